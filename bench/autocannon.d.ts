@@ -1,0 +1,54 @@
+/** The part of autocannon 9's programmatic API the bench uses (the package ships no types). */
+declare module 'autocannon' {
+  import type { EventEmitter } from 'node:events';
+  import type { ConnectionOptions } from 'node:tls';
+
+  interface Request {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+  }
+
+  /** One connection. `opts` is the client's own clone of the options: read by `tls.connect` after `setupClient`. */
+  interface Client extends EventEmitter {
+    opts: { tlsOptions: ConnectionOptions };
+    setRequests(requests: Request[]): void;
+  }
+
+  interface Histogram {
+    average: number;
+    p50: number;
+    p99: number;
+    max: number;
+  }
+
+  interface Options extends Request {
+    url: string;
+    connections?: number;
+    duration?: number;
+    overallRate?: number;
+    connectionRate?: number;
+    timeout?: number;
+    tlsOptions?: ConnectionOptions;
+    setupClient?: (client: Client) => void;
+  }
+
+  interface Result {
+    duration: number;
+    latency: Histogram;
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+    statusCodeStats: Record<string, { count: number }>;
+  }
+
+  /** Emits `response` (client, statusCode, bytes, responseTimeMs) for every response. */
+  interface Instance extends EventEmitter {
+    stop(): void;
+  }
+
+  function autocannon(options: Options, callback: (error: Error | null, result: Result) => void): Instance;
+  export default autocannon;
+  export type { Client, Options, Request, Result };
+}

@@ -1,0 +1,262 @@
+/**
+ * Writes docs/performance.md from one bench run. Tables show the median of the repeated runs; every run
+ * is listed at the end. Text between the NOTES markers is written by hand and kept across regenerations.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Machine } from './machine.ts';
+import type { Measurement } from './load.ts';
+import type { Settings } from './settings.ts';
+import type { Scenario } from './scenarios/index.ts';
+import type { TargetId } from './targets.ts';
+import { median } from './stats.ts';
+import { PIX_SEEDED_PER_APPLICATION } from './scenarios/settlement.ts';
+
+/** A measurement plus the CPU seconds the target's processes used during it. */
+export interface Run extends Measurement {
+  wallS: number;
+  serverCpuS: number;
+  databaseCpuS: number;
+}
+
+export interface ScenarioResult {
+  scenario: Scenario;
+  target: TargetId;
+  runs: Run[];
+}
+
+export interface ReportInput {
+  settings: Settings;
+  machine: Machine;
+  labels: Partial<Record<TargetId, string>>;
+  /** Targets that did not start; `environment` tells a database's sandbox pixd from its production one. */
+  skipped: { target: TargetId; environment?: string; reason: string }[];
+  records: ScenarioResult[];
+  elapsedS: number;
+  /** 1-minute load average when the bench finished. */
+  loadAverageEnd: number;
+}
+
+/** The goals the numbers are held against. */
+export const GOALS = { createShareOfEchoMin: 0.3, createP99AtRateMaxMs: 15 };
+
+const NOTES_START = '<!-- notes:start (hand-written, kept when the bench rewrites this file) -->';
+const NOTES_END = '<!-- notes:end -->';
+
+interface Summary {
+  okPerSecond: number;
+  /** Lowest and highest req/s of the repeats, shown next to the median. */
+  okRange: [number, number];
+  p50Ms: number;
+  p99Ms: number;
+  /** CPU microseconds per response: the server process, and PostgreSQL's backends. */
+  serverCpuUs: number;
+  databaseCpuUs: number;
+  /** Server CPU time over wall time: 100 % is one core saturated. */
+  serverBusy: number;
+  unexpected: string;
+}
+
+const responses = (run: Run) => Object.values(run.statuses).reduce((sum, n) => sum + n, 0);
+
+function summarise(record: ScenarioResult): Summary {
+  const unexpected = new Map<string, number>();
+  let errors = 0;
+  for (const run of record.runs) {
+    errors += run.errors;
+    for (const [status, count] of Object.entries(run.statuses)) {
+      if (Number(status) !== run.expectStatus) unexpected.set(status, (unexpected.get(status) ?? 0) + count);
+    }
+  }
+  const parts = [...unexpected].map(([status, count]) => `${status} × ${count}`);
+  if (errors) parts.push(`no response × ${errors}`);
+  return {
+    okPerSecond: median(record.runs.map((r) => r.okPerSecond)),
+    okRange: [Math.min(...record.runs.map((r) => r.okPerSecond)), Math.max(...record.runs.map((r) => r.okPerSecond))],
+    p50Ms: median(record.runs.map((r) => r.p50Ms)),
+    p99Ms: median(record.runs.map((r) => r.p99Ms)),
+    serverCpuUs: median(record.runs.map((r) => (r.serverCpuS * 1e6) / responses(r))),
+    databaseCpuUs: median(record.runs.map((r) => (r.databaseCpuS * 1e6) / responses(r))),
+    serverBusy: median(record.runs.map((r) => r.serverCpuS / r.wallS)),
+    unexpected: parts.length ? parts.join(', ') : 'none',
+  };
+}
+
+const rps = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
+const ms = (n: number) => (Number.isFinite(n) ? (n < 10 ? n.toFixed(2) : n.toFixed(1)) : 'n/a');
+const rpsWithRange = (s: Summary) => (s.okRange[0] === s.okRange[1] ? rps(s.okPerSecond) : `${rps(s.okPerSecond)} (${rps(s.okRange[0])}–${rps(s.okRange[1])})`);
+/** A scenario that counts something other than requests says so next to the number: "212 pairs/s". */
+const unitSuffix = (scenario: Scenario) => (scenario.unit ? ` ${scenario.unit}/s` : '');
+const us = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
+const pct = (n: number) => (Number.isFinite(n) ? `${(n * 100).toFixed(0)} %` : 'n/a');
+
+function find(input: ReportInput, scenarioId: string, target: TargetId): ScenarioResult | undefined {
+  return input.records.find((r) => r.scenario.id === scenarioId && r.target === target);
+}
+
+function machineSection({ machine: m, settings: s, elapsedS, loadAverageEnd }: ReportInput): string[] {
+  return [
+    '## Machine',
+    '',
+    `- CPU: ${m.cpu}, ${m.cores} cores available; ${m.memoryGiB} GiB memory; ${m.os}`,
+    `- Node ${m.node}, autocannon ${m.autocannon}; code measured: ${m.code}`,
+    `- Run: ${m.date}, ${s.repeats} repeat(s) × ${s.durationS} s per measurement, ${Math.round(elapsedS)} s in all; 1-minute load average ${m.loadAverage.toFixed(2)} at start, ${loadAverageEnd.toFixed(2)} at the end`,
+    '- The load generator, the server under test and PostgreSQL share these cores, and the machine is shared with other jobs: req/s swing between repeats (the ranges below, and "Every run"). CPU µs per request is the steadier measure; compare numbers from the same session only.',
+  ];
+}
+
+function methodSection({ settings: s }: ReportInput): string[] {
+  return [
+    '## Method',
+    '',
+    '`npm run bench` (bench/run.ts) starts, in one run:',
+    '',
+    '- **echo**: a bare `node:https` server in a child process with pixd\'s TLS setup (RSA-2048 server certificate signed by a CA, `requestCert`, client certificate checked per request), which parses the JSON body and writes it back. It is the ceiling: the cost of mutual TLS, HTTP/1.1 and JSON on this machine with nothing behind it.',
+    '- **pixd** in a child process (`node --import tsx bench/pixd-server.ts`, which calls `startService` like `pixd start` does; `PIXD_ENV=production`, `LOG_LEVEL=silent`, temporary data directory), once on PGlite (embedded) and once on PostgreSQL (a fresh database `pixd_bench_<pid>`, dropped at the end).',
+    '- **pixd, sandbox**: scenarios that pay charges need the sandbox route POST /sandbox/pix/pay, so when they are selected each database also gets a second pixd with `PIXD_ENV=sandbox` (its own data directory, database `pixd_bench_<pid>_sandbox` and applications), started beside the production one. Only the pixd under load is measured; the idle one stays up so repeats can go round all targets. Sandbox rows appear under their database with the same label.',
+    '',
+    `Load comes from autocannon in the parent process, over mutual TLS with keep-alive connections. POST /v2/cob allows 500 req/s per application, so each pixd target gets ${s.connections} applications (the demo one from credentials.json and ${s.connections - 1} created through the operator API), each with its own client certificate and bearer token, one per connection: no run is limited by 429s. Only responses with the expected status (201 for POST, 200 for GET and echo) count as throughput, and latency percentiles are computed from those responses' own times; anything else is listed as "other responses".`,
+    '',
+    `- **max** runs: ${s.connections} connections, each sending its next request as soon as the previous answer arrives, for ${s.durationS} s.`,
+    `- **${s.ratePerSecond} req/s offered**: one connection per application, ${s.connections} autocannon instances with \`overallRate\` ${Math.round(s.ratePerSecond / s.connections)} each, started ${Math.round(1000 / s.connections)} ms apart. autocannon paces a rate as a burst at the start of each second per connection; staggering the instances spreads those bursts so requests arrive through the second. Latencies are not corrected for coordinated omission (autocannon 9's correction uses a 1 ms interval whatever the rate); the achieved rate shows whether the server kept up.`,
+    `- Request body: \`{"calendario":{"expiracao":3600},"valor":{"original":"12.34"},"chave":"<the application's key>"}\` (echo gets the same body and headers, with a dummy bearer token). GET /v2/cob/:txid reads a charge created by the same application before the run.`,
+    `- **Settlement** (sandbox pixd): each iteration is a pair of dependent requests by one application, POST /v2/cob with the body above (12.34, above the sandbox auto-payer's 10.00, so nothing else pays it) and then POST /sandbox/pix/pay \`{"txid": "<its txid>"}\` (payment, ledger entry and webhook event in one transaction, through the payment engine). autocannon cannot chain requests, so a small loop in the parent process runs ${s.connections} workers, one per application, each over its own keep-alive mutual-TLS \`node:https\` agent, starting pairs until the run's time is up (pairs in flight then finish and count). Throughput is successful pairs (settlements) per second and latency is the whole pair's; CPU columns are per pair. After every run (and warm-up), each application's received Pix are counted (GET /v2/pix over 2000–2100, \`paginacao.itensPorPagina=1\`, \`quantidadeTotalDeItens\`) and must have grown by exactly its successful pairs; any difference is listed under other responses as "received Pix ≠ paid".`,
+    `- **GET /v2/pix** (sandbox pixd): before the first run each application receives ${PIX_SEEDED_PER_APPLICATION} Pix through the same create-and-pay flow; the runs then ask for \`inicio\`/\`fim\` covering exactly those (from the first payment's \`horario\` to 1 ms past the last), default page of 100, with autocannon like GET /v2/cob/:txid. The settlement runs add Pix outside that range, so the table grows but the answer does not.`,
+    '- **CPU µs/req** is the CPU time (user + system, from /proc) the server process used during the run divided by the responses it gave; **busy** is that CPU time over the wall time, so about 100 % means the server\'s event loop kept one core saturated (it can go past 100 %: garbage collection and libuv\'s thread pool, where WebCrypto runs, use other threads). For PostgreSQL, the CPU of the client backends serving the bench database is shown separately (autovacuum and the WAL writer are not counted); with PGlite the database runs inside the pixd process and is included. CPU per request moves less with the machine\'s noise than req/s do, but it is not immune: a busy host inflates it too (cache contention, and time the hypervisor takes back is charged to whichever process was running).',
+    `- Each scenario gets ${s.warmupS} s of unrecorded warm-up on each target before its first measurement. Repeats go round all targets and scenarios in turn, so drift in the machine's load spreads over all of them. Tables show the median of the ${s.repeats} runs.`,
+  ];
+}
+
+function ceilingSection(input: ReportInput): string[] {
+  const echo = find(input, 'echo', 'echo');
+  if (!echo) return ['## Ceiling', '', 'The echo target was not run.'];
+  const e = summarise(echo);
+  return [
+    '## Ceiling: echo',
+    '',
+    '| Load | req/s (min–max) | p50 ms | p99 ms | server CPU µs/req | server busy | other responses |',
+    '|---|---:|---:|---:|---:|---:|---|',
+    `| ${echo.scenario.load(input.settings)} | ${rpsWithRange(e)} | ${ms(e.p50Ms)} | ${ms(e.p99Ms)} | ${us(e.serverCpuUs)} | ${pct(e.serverBusy)} | ${e.unexpected} |`,
+  ];
+}
+
+function databaseSection(input: ReportInput, target: TargetId): string[] {
+  const label = input.labels[target];
+  const skipped = input.skipped.find((s) => s.target === target && s.environment !== 'sandbox') ?? input.skipped.find((s) => s.target === target);
+  if (!label) return [`## pixd + ${target === 'postgres' ? 'PostgreSQL' : 'PGlite'}`, '', skipped ? `Not measured: ${skipped.reason}` : 'Not run.'];
+  const echo = find(input, 'echo', 'echo');
+  const ceiling = echo ? summarise(echo).okPerSecond : NaN;
+  const rows = input.records
+    .filter((r) => r.target === target)
+    .map((record) => {
+      const s = summarise(record);
+      const share = record.scenario.mode === 'max' && !record.scenario.unit ? pct(s.okPerSecond / ceiling) : '—';
+      const database = target === 'postgres' ? ` ${us(s.databaseCpuUs)} |` : '';
+      return `| ${record.scenario.title} | ${record.scenario.load(input.settings)} | ${rpsWithRange(s)}${unitSuffix(record.scenario)} | ${ms(s.p50Ms)} | ${ms(s.p99Ms)} | ${share} | ${us(s.serverCpuUs)} | ${pct(s.serverBusy)} |${database} ${s.unexpected} |`;
+    });
+  const header =
+    target === 'postgres'
+      ? ['| Request | Load | 2xx req/s (min–max) | p50 ms | p99 ms | of echo | pixd CPU µs/req | pixd busy | PostgreSQL CPU µs/req | other responses |', '|---|---|---:|---:|---:|---:|---:|---:|---:|---|']
+      : ['| Request | Load | 2xx req/s (min–max) | p50 ms | p99 ms | of echo | pixd CPU µs/req (database included) | pixd busy | other responses |', '|---|---|---:|---:|---:|---:|---:|---:|---|'];
+  const notStarted = input.skipped.filter((s) => s.target === target && s.environment === 'sandbox').map((s) => `Sandbox pixd (for the sandbox scenarios) not started: ${s.reason}`);
+  return [`## ${label}`, '', ...header, ...rows, ...(notStarted.length ? ['', ...notStarted] : [])];
+}
+
+function goalsSection(input: ReportInput): string[] {
+  const echo = find(input, 'echo', 'echo');
+  const rows: string[] = [];
+  for (const target of ['postgres', 'pglite'] as TargetId[]) {
+    const label = input.labels[target];
+    if (!label) continue;
+    const create = find(input, 'cob-create', target);
+    if (create && echo) {
+      const share = summarise(create).okPerSecond / summarise(echo).okPerSecond;
+      rows.push(`| POST /v2/cob max req/s ÷ echo, ${label} | ${pct(share)} | ≥ ${pct(GOALS.createShareOfEchoMin)} | ${verdict(share >= GOALS.createShareOfEchoMin, target)} |`);
+    }
+    const atRate = find(input, 'cob-create-rate', target);
+    if (atRate) {
+      const s = summarise(atRate);
+      rows.push(`| POST /v2/cob p99 at ${input.settings.ratePerSecond} req/s offered (${rps(s.okPerSecond)} achieved), ${label} | ${ms(s.p99Ms)} ms | ≤ ${GOALS.createP99AtRateMaxMs} ms | ${verdict(s.p99Ms <= GOALS.createP99AtRateMaxMs, target)} |`);
+    }
+  }
+  if (!rows.length) return [];
+  return ['## Goals', '', 'The goals are set for PostgreSQL; PGlite is shown against the same numbers for reference.', '', '| Measure | Result | Goal | Met |', '|---|---:|---:|---|', ...rows];
+}
+
+const verdict = (met: boolean, target: TargetId) => (met ? 'yes' : target === 'postgres' ? '**no**' : 'no (reference only)');
+
+function allRunsSection(input: ReportInput): string[] {
+  const rows = input.records.flatMap((record) =>
+    record.runs.map((run, i) => {
+      const statuses = Object.entries(run.statuses).map(([status, count]) => `${status} × ${count}`).join(', ') || 'none';
+      const busy = pct(run.serverCpuS / run.wallS) + (run.databaseCpuS ? ` + ${pct(run.databaseCpuS / run.wallS)}` : '');
+      return `| ${input.labels[record.target]} | ${record.scenario.title}, ${record.scenario.load(input.settings)} | ${i + 1} | ${rps(run.okPerSecond)}${unitSuffix(record.scenario)} | ${ms(run.p50Ms)} | ${ms(run.p99Ms)} | ${busy} | ${statuses}${run.errors ? `, no response × ${run.errors}` : ''} |`;
+    }),
+  );
+  return [
+    '## Every run',
+    '',
+    '"CPU" is the server\'s busy share of one core, plus PostgreSQL\'s backends where they apply.',
+    '',
+    '| Target | Scenario | Run | 2xx req/s | p50 ms | p99 ms | CPU | responses |',
+    '|---|---|---:|---:|---:|---:|---:|---|',
+    ...rows,
+  ];
+}
+
+function howToRunSection(): string[] {
+  return [
+    '## How to run',
+    '',
+    '```sh',
+    'npm run bench                                  # echo, PGlite and PostgreSQL; writes docs/performance.md',
+    'BENCH_DURATION_S=5 BENCH_REPEATS=1 npm run bench   # a quick look',
+    'BENCH_TARGETS=echo,postgres BENCH_SCENARIOS=cob-create npm run bench',
+    '```',
+    '',
+    'PostgreSQL must accept `postgres://postgres@127.0.0.1:5432/postgres` (or set `BENCH_PG_URL`); the bench creates and drops its own database. If it cannot connect, the PostgreSQL section says so and the rest still runs.',
+    '',
+    '| Variable | Default | Meaning |',
+    '|---|---|---|',
+    '| `BENCH_DURATION_S` | 10 | seconds per measured run |',
+    '| `BENCH_REPEATS` | 3 | measured runs per scenario and target (tables show medians) |',
+    '| `BENCH_WARMUP_S` | 2 | unrecorded seconds before a scenario\'s first run on a target (0 to skip) |',
+    '| `BENCH_CONNECTIONS` | 10 | connections of max runs, and pixd applications per target |',
+    '| `BENCH_RATE` | 500 | offered req/s of the fixed-rate run |',
+    '| `BENCH_TARGETS` | echo,pglite,postgres | targets to start |',
+    '| `BENCH_SCENARIOS` | all | scenario ids (substring match): echo, cob-create, cob-read, cob-create-rate, settlement, pix-list |',
+    '| `BENCH_PG_URL` | postgres://postgres@127.0.0.1:5432/postgres | PostgreSQL server for the fresh database |',
+    '| `BENCH_OUTPUT` | docs/performance.md | report file |',
+    '| `BENCH_CODE_VERSION` | git commit of the checkout | what the report says was measured |',
+    '| `BENCH_CHILD_NODE_ARGS` | none | extra node flags for the server processes, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile pixd under load |',
+    '',
+    'A new scenario (settlement throughput, GET /v2/pix, webhook delivery...) is a module in `bench/scenarios/` exporting a `Scenario` (fixtures + load plan), listed in `bench/scenarios/index.ts`.',
+  ];
+}
+
+function keptNotes(file: string): string {
+  const previous = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  const start = previous.indexOf(NOTES_START);
+  const end = previous.indexOf(NOTES_END);
+  const notes = start >= 0 && end > start ? previous.slice(start + NOTES_START.length, end).trim() : '_No notes yet._';
+  return [NOTES_START, '', notes, '', NOTES_END].join('\n');
+}
+
+export function writeReport(input: ReportInput): string {
+  const file = path.resolve(input.settings.output);
+  const sections = [
+    ['# Performance', '', `Generated by \`npm run bench\` on ${input.machine.date}. Numbers are medians of ${input.settings.repeats} run(s); see "Every run" for the spread.`],
+    machineSection(input),
+    goalsSection(input),
+    ceilingSection(input),
+    databaseSection(input, 'postgres'),
+    databaseSection(input, 'pglite'),
+    ['## Notes', '', keptNotes(file)],
+    methodSection(input),
+    howToRunSection(),
+    allRunsSection(input),
+  ].filter((s) => s.length);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, sections.map((s) => s.join('\n')).join('\n\n') + '\n');
+  return file;
+}

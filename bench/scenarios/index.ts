@@ -1,0 +1,16 @@
+/** Every scenario, in the order they run against each target. */
+import type { Scenario } from './scenario.ts';
+import { echo } from './echo.ts';
+import { cobCreate, cobCreateAtRate, cobRead } from './cob.ts';
+import { pixList, settlement } from './settlement.ts';
+import { lotecobvProcessing } from './lotecobv.ts';
+
+export const scenarios: Scenario[] = [echo, cobCreate, cobRead, cobCreateAtRate, settlement, pixList, lotecobvProcessing];
+
+export type { Scenario };
+
+/**
+ * Benches that are not request loads: each runs on its own (`node --import tsx bench/scenarios/<file>`) and
+ * writes its section of the notes in docs/performance.md.
+ */
+export const standalone = ['reconciliation-report.ts'];

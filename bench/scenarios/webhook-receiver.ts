@@ -1,0 +1,43 @@
+/**
+ * Child process of the webhook-delivery bench: a mutual-TLS receiver that answers 200 and notes, per
+ * endToEndId, when each callback arrived (wall clock, sub-millisecond). It gets its certificates over IPC,
+ * replies {port}, and on each {report: true} sends back every receipt time so far. It exits with its parent.
+ */
+import https from 'node:https';
+import { performance } from 'node:perf_hooks';
+
+interface Start {
+  keyPem: string;
+  certPem: string;
+  /** The pixd service CA: client certificates must chain to it. */
+  clientCaPem: string;
+}
+
+const wallNowMs = () => performance.timeOrigin + performance.now();
+const receipts: Record<string, number[]> = {};
+let otherCalls = 0;
+
+process.once('message', (start: Start) => {
+  const server = https.createServer(
+    { key: start.keyPem, cert: start.certPem, ca: start.clientCaPem, requestCert: true, rejectUnauthorized: true, minVersion: 'TLSv1.2', keepAliveTimeout: 30_000 },
+    (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => {
+        const at = wallNowMs();
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { pix?: { endToEndId: string }[] };
+        if (body.pix) for (const p of body.pix) (receipts[p.endToEndId] ??= []).push(at);
+        else otherCalls++;
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    },
+  );
+  server.on('tlsClientError', () => undefined);
+  server.listen(0, '127.0.0.1', () => {
+    process.send!({ port: (server.address() as { port: number }).port });
+    process.on('message', (message: { report?: boolean }) => {
+      if (message.report) process.send!({ receipts, otherCalls });
+    });
+  });
+});
+process.on('disconnect', () => process.exit(0));

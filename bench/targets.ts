@@ -1,0 +1,128 @@
+/**
+ * The servers a run measures: the echo ceiling and pixd on each database. Each is a child process; pixd
+ * targets also get their applications (each with its own certificate and token), because POST /v2/cob
+ * allows 500 req/s per application and a max-throughput run must not be measuring 429s.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CredentialsFile } from '../src/accounts/credentials.ts';
+import type { OperatorFile } from '../src/operator/secret.ts';
+import { startChild, type Child } from './processes.ts';
+import { onCleanup } from './lifecycle.ts';
+import { freshDatabase, type FreshDatabase } from './postgres.ts';
+import { expectJson, type Tls } from './https-json.ts';
+import type { EchoReady } from './echo-server.ts';
+import type { PixdReady } from './pixd-server.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+export type TargetId = 'echo' | 'pglite' | 'postgres';
+
+/** pixd's PIXD_ENV. Scenarios that need the sandbox routes (POST /sandbox/pix/pay) get a sandbox pixd of their own. */
+export type Environment = 'production' | 'sandbox';
+
+/** A caller: its TLS identity and, on pixd, its bearer token and a Pix key of its account. */
+export interface Party {
+  tls: Required<Tls>;
+  token: string;
+  chave: string;
+}
+
+export interface Target {
+  id: TargetId;
+  /** pixd's environment; the echo target has none. */
+  environment?: Environment;
+  label: string;
+  url: string;
+  parties: Party[];
+  /** Processes doing the work, for CPU accounting: the server child, and PostgreSQL backends if any. */
+  processes(): Promise<{ server: number[]; database: number[] }>;
+  close(): Promise<void>;
+}
+
+export async function startEcho(): Promise<Target> {
+  const child = await startChild<EchoReady>(path.join(here, 'echo-server.ts'));
+  const { url, caPem, client } = child.ready;
+  // The echo server ignores the token and key; they keep its requests the same size as pixd's.
+  const party: Party = { tls: { ca: caPem, cert: client.certPem, key: client.keyPem }, token: 'x'.repeat(600), chave: '00000000-0000-4000-8000-000000000000' };
+  const processes = async () => ({ server: [child.pid], database: [] });
+  return { id: 'echo', label: 'echo (bare node:https)', url, parties: [party], processes, close: child.stop };
+}
+
+export async function startPixd(database: 'pglite' | 'postgres', options: { applications: number; adminUrl: string; environment?: Environment }): Promise<Target> {
+  const environment = options.environment ?? 'production';
+  const dataDir = temporaryDirectory();
+  let postgres: FreshDatabase | undefined;
+  let child: Child<PixdReady> | undefined;
+  const close = async () => {
+    await child?.stop();
+    await postgres?.drop();
+    await dataDir.remove();
+  };
+  try {
+    postgres = database === 'postgres' ? await freshDatabase(options.adminUrl, environment === 'production' ? undefined : environment) : undefined;
+    child = await startChild<PixdReady>(path.join(here, 'pixd-server.ts'), { PIXD_DATA_DIR: dataDir.path, PIXD_ENV: environment, ...(postgres && { DATABASE_URL: postgres.url }) });
+    const parties = await applications(child.ready, options.applications);
+    const label = postgres ? `pixd + PostgreSQL ${postgres.version}` : 'pixd + PGlite (embedded)';
+    const pid = child.pid;
+    const db = postgres;
+    const processes = async () => ({ server: [pid], database: db ? await db.backendPids() : [] });
+    return { id: database, environment, label, url: child.ready.baseUrl, parties, processes, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** The demo application from credentials.json, plus more created through the operator API. */
+async function applications(ready: PixdReady, count: number): Promise<Party[]> {
+  const credentials = JSON.parse(fs.readFileSync(ready.credentialsPath, 'utf8')) as CredentialsFile;
+  const operator = JSON.parse(fs.readFileSync(ready.operatorPath, 'utf8')) as OperatorFile;
+  const ca = fs.readFileSync(credentials.caCertificate, 'utf8');
+  const demo = {
+    clientId: credentials.clientId,
+    clientSecret: credentials.clientSecret,
+    tls: { ca, cert: fs.readFileSync(credentials.certificate.pem, 'utf8'), key: fs.readFileSync(credentials.certificate.key, 'utf8') },
+    chave: credentials.chaves[0],
+  };
+  const apps = [demo];
+  for (let i = 1; i < count; i++) {
+    const issued = await expectJson(201, 'create account', `${ready.baseUrl}/operator/accounts`, { ca }, {
+      method: 'POST',
+      body: { nome: `Bench ${i} Ltda` },
+      headers: { authorization: `Bearer ${operator.secret}` },
+    });
+    apps.push({
+      clientId: issued.clientId,
+      clientSecret: issued.clientSecret,
+      tls: { ca, cert: issued.certificate.certPem, key: issued.certificate.keyPem },
+      chave: issued.chaves[0],
+    });
+  }
+  return Promise.all(
+    apps.map(async (app) => {
+      const token = await expectJson(200, 'token', `${ready.baseUrl}/oauth/token`, app.tls, {
+        method: 'POST',
+        body: { grant_type: 'client_credentials' },
+        headers: { authorization: 'Basic ' + Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64') },
+      });
+      return { tls: app.tls, token: token.access_token as string, chave: app.chave };
+    }),
+  );
+}
+
+/** The pixd child's data directory (PGlite files, certificates), removed when the target closes. */
+function temporaryDirectory(): { path: string; remove(): Promise<void> } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pixd-bench-'));
+  const remove = async () => fs.rmSync(dir, { recursive: true, force: true });
+  const forget = onCleanup(remove);
+  return {
+    path: dir,
+    async remove() {
+      await remove();
+      forget();
+    },
+  };
+}

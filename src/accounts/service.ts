@@ -1,0 +1,81 @@
+/**
+ * Accounts, their applications and client certificates. Used by first start (the demo account), the
+ * operator API and `pixd account create`. The client's private key is handed out once and never stored.
+ */
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
+import type { Database } from '../platform/db/database.ts';
+import type { Clock } from '../platform/clock.ts';
+import type { ServicePki } from '../platform/bootstrap.ts';
+import { certificateSha256, issueCertificate, toPkcs12 } from '../platform/pki.ts';
+import { hashSecret } from '../platform/auth/tokens.ts';
+import { SCOPES, isScope } from '../platform/auth/scopes.ts';
+import { completeCnpj, isValidCnpj, isValidCpf } from '../platform/documents.ts';
+import { insertAccount, insertApplication, insertKey, type AccountRow } from './store.ts';
+
+export interface NewAccountInput {
+  nome?: string;
+  documento?: string;
+  scopes?: string[];
+  cidade?: string;
+}
+
+export interface IssuedAccount {
+  account: AccountRow;
+  clientId: string;
+  clientSecret: string;
+  scopes: string[];
+  chaves: string[];
+  certificate: { certPem: string; keyPem: string; p12Base64: string };
+}
+
+export class AccountInputError extends Error {}
+
+const NOME_MAX_CHARS = 200;
+
+export function validateAccountInput(input: NewAccountInput): Required<NewAccountInput> {
+  const nome = input.nome?.trim() || 'Pixd Demo Ltda';
+  if (nome.length > NOME_MAX_CHARS) throw new AccountInputError(`nome must be at most ${NOME_MAX_CHARS} characters`);
+  const documento = input.documento ?? completeCnpj(String(randomInt(10 ** 11, 10 ** 12)));
+  if (!isValidCpf(documento) && !isValidCnpj(documento)) throw new AccountInputError(`documento "${documento}" is not a valid CPF or CNPJ`);
+  const scopes = input.scopes?.length ? [...new Set(input.scopes)] : [...SCOPES];
+  const unknown = scopes.filter((s) => !isScope(s));
+  if (unknown.length) throw new AccountInputError(`unknown scopes: ${unknown.join(', ')}`);
+  return { nome, documento, scopes, cidade: input.cidade?.trim() || 'Sao Paulo' };
+}
+
+export async function createAccount(db: Database, pki: ServicePki, clock: Clock, input: NewAccountInput): Promise<IssuedAccount> {
+  const valid = validateAccountInput(input);
+  const now = clock.now();
+  const clientId = `Client_Id_${randomBytes(20).toString('hex')}`;
+  const clientSecret = `Client_Secret_${randomBytes(24).toString('hex')}`;
+  const certificate = issueCertificate(pki.ca, { commonName: clientId, usage: 'client', now });
+  const chave = randomUUID();
+  const account = await db.tx(async (sql) => {
+    const account = await insertAccount(
+      sql,
+      {
+        nome: valid.nome,
+        documento: valid.documento,
+        conta: String(randomInt(10 ** 7, 10 ** 8)),
+        payee_code: randomBytes(16).toString('hex'),
+        cidade: valid.cidade,
+      },
+      now,
+    );
+    await insertKey(sql, { chave, accountId: account.id, tipo: 'evp' }, now);
+    await insertApplication(
+      sql,
+      { clientId, accountId: account.id, secretHash: hashSecret(clientSecret), scopes: valid.scopes, certificateSha256: certificateSha256(certificate.certPem) },
+      now,
+    );
+    return account;
+  });
+  return {
+    account,
+    clientId,
+    clientSecret,
+    scopes: valid.scopes,
+    chaves: [chave],
+    certificate: { ...certificate, p12Base64: toPkcs12(certificate, pki.ca.certPem).toString('base64') },
+  };
+}

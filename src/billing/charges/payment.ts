@@ -1,0 +1,120 @@
+/**
+ * The card payment of a charge: setting it (new/unpaid → waiting), the issuer's answer (waiting → approved or
+ * unpaid; sandbox outcome by the card number's last digit) and the confirmation (approved → paid) with its
+ * ledger entries. Callers hold the charge row lock.
+ */
+import type { Sql } from '../../platform/db/database.ts';
+import { LIMITS } from '../../platform/limits.ts';
+import { ledgerCode, transfer } from '../../platform/ledger/ledger.ts';
+import { enqueue } from '../../platform/outbox/outbox.ts';
+import { isValidCnpj, isValidCpf } from '../../platform/documents.ts';
+import { billingError } from '../shared/errors.ts';
+import { percentFloor, percentHalfUp } from '../shared/money.ts';
+import { cardNumberOf, spendPaymentToken } from '../tokens/service.ts';
+import { installmentValue } from '../tokens/installments.ts';
+import type { CreditCardInput } from './schemas.ts';
+import { accountsByPayeeCode, type CardPaymentRecord, type ChargeRow } from './store.ts';
+import { transition } from './transitions.ts';
+
+export const CARD_TOPICS = { authorize: 'billing.card.authorize', settle: 'billing.card.settle' } as const;
+
+/** Spec: sandbox card simulation by the last digit of the number; any other digit is approved. */
+export const SANDBOX_REFUSALS: Record<string, string> = {
+  '1': 'Invalid card data.',
+  '2': 'Transaction not authorized for security reasons.',
+  '3': 'Transaction not authorized, please try again later.',
+};
+
+const invalidCustomer = (property: string, why: string) => billingError(400, 'validation_error', `payment.credit_card.customer.${property}: ${why}`);
+
+/** A company payer (juridical_person) needs only its corporate name and CNPJ; a person needs name, CPF and e-mail. */
+function checkCustomer(customer: CreditCardInput['customer']): boolean {
+  if (customer.juridical_person) {
+    if (!isValidCnpj(customer.juridical_person.cnpj)) throw invalidCustomer('juridical_person.cnpj', 'CNPJ inválido.');
+    return true;
+  }
+  for (const field of ['name', 'cpf', 'email'] as const) if (!customer[field]) throw invalidCustomer(field, 'propriedade obrigatória para pessoa física.');
+  if (!isValidCpf(customer.cpf!)) throw invalidCustomer('cpf', 'CPF inválido.');
+  return false;
+}
+
+/** Items (value × amount) plus shippings, in cents. */
+export function grossTotal(charge: Pick<ChargeRow, 'items' | 'shippings'>): number {
+  return charge.items.reduce((sum, i) => sum + i.value * (i.amount ?? 1), 0) + charge.shippings.reduce((sum, s) => sum + s.value, 0);
+}
+
+function discountCents(gross: number, discount: CreditCardInput['discount']): number {
+  if (!discount) return 0;
+  const cents = discount.type === 'currency' ? discount.value : percentHalfUp(gross, Math.min(discount.value, LIMITS.billingPercentScale));
+  if (cents >= gross) throw billingError(400, 'validation_error', 'payment.credit_card.discount: o desconto não pode igualar ou superar o total.');
+  return cents;
+}
+
+/** new (or unpaid, on retry) → waiting: spends the token, fixes the total and installments, queues the issuer's answer. */
+export async function setCardPayment(sql: Sql, charge: ChargeRow, card: CreditCardInput, now: Date, options: { answerNow?: boolean } = {}): Promise<void> {
+  const juridical = checkCustomer(card.customer);
+  const spent = await spendPaymentToken(sql, charge.account_id, card.payment_token, now);
+  const gross = grossTotal(charge);
+  const discount = discountCents(gross, card.discount);
+  const total = gross - discount;
+  const installments = card.installments ?? 1;
+  const payment: CardPaymentRecord = {
+    method: 'credit_card',
+    installments,
+    installment_value: installmentValue(total, installments),
+    brand: spent.brand,
+    card_mask: spent.cardMask,
+    token_ref: spent.tokenRef,
+    customer: card.customer,
+    juridical_person: juridical,
+    billing_address: card.billing_address ?? null,
+    discount_cents: discount,
+    message: card.message ?? null,
+  };
+  const payer = juridical ? `Pagador pessoa jurídica: ${card.customer.juridical_person!.corporate_name}.` : undefined;
+  await transition(sql, charge, charge.status, 'waiting', now, {
+    message: payer,
+    changes: { payment, total_cents: total, refusal_reason: null, refusal_retry: null },
+  });
+  if (!options.answerNow) await enqueue(sql, { topic: CARD_TOPICS.authorize, payload: { chargeId: charge.id }, availableAt: now, now });
+}
+
+/** waiting → approved (confirmation queued) or unpaid with the refusal reason. */
+export async function answerCardPayment(sql: Sql, charge: ChargeRow, now: Date): Promise<void> {
+  if (charge.status !== 'waiting' || !charge.payment) return;
+  const number = await cardNumberOf(sql, charge.payment.token_ref);
+  const reason = SANDBOX_REFUSALS[number.slice(-1)];
+  if (reason) {
+    // Retry is allowed for every refusal of a non-recurrent card charge (spec: retry rules).
+    await transition(sql, charge, 'waiting', 'unpaid', now, { message: `Motivo: ${reason}`, changes: { refusal_reason: reason, refusal_retry: !charge.recurrent } });
+    return;
+  }
+  await transition(sql, charge, 'waiting', 'approved', now, { changes: { approved_at: now } });
+  const settleAt = new Date(now.getTime() + LIMITS.billingCardSettlementDelaySeconds * 1000);
+  await enqueue(sql, { topic: CARD_TOPICS.settle, payload: { chargeId: charge.id }, availableAt: settleAt, now });
+}
+
+/**
+ * approved → paid, with the ledger: the acquirer pays the total to the seller; the card fee (half-up on the paid
+ * amount) goes to revenue; marketplace shares (rounded down) and shippings go to their payees' accounts.
+ */
+export async function confirmCardPayment(sql: Sql, charge: ChargeRow, now: Date): Promise<boolean> {
+  if (charge.status !== 'approved') return false;
+  const paid = charge.total_cents;
+  const seller = ledgerCode.available(charge.account_id);
+  const reference = `billing_charge:${charge.id}`;
+  const base = { reference, accountId: charge.account_id, at: now };
+  await transfer(sql, { ...base, kind: 'billing_card_payment', from: ledgerCode.externalCard, to: seller, amountCents: paid });
+  const fee = percentHalfUp(paid, LIMITS.billingCardFeeBasisPoints);
+  if (fee > 0) await transfer(sql, { ...base, kind: 'billing_card_fee', from: seller, to: ledgerCode.fees, amountCents: fee });
+  const payees = await accountsByPayeeCode(sql, [...charge.items.map((i) => i.marketplace?.payee_code), ...charge.shippings.map((s) => s.payee_code)].filter((c): c is string => !!c));
+  const payouts: [string, number, string][] = [
+    ...charge.items.filter((i) => i.marketplace).map((i): [string, number, string] => [i.marketplace!.payee_code, percentFloor(i.value * (i.amount ?? 1), i.marketplace!.percentage), 'billing_marketplace_share']),
+    ...charge.shippings.filter((s) => s.payee_code).map((s): [string, number, string] => [s.payee_code!, s.value, 'billing_shipping_payout']),
+  ];
+  for (const [code, cents, kind] of payouts) {
+    if (cents > 0) await transfer(sql, { ...base, kind, from: seller, to: ledgerCode.available(payees.get(code)!), amountCents: cents });
+  }
+  await transition(sql, charge, 'approved', 'paid', now, { valueCents: paid, receivedByBankAt: now, changes: { paid_at: now, paid_cents: paid } });
+  return true;
+}

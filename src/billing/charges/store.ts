@@ -1,0 +1,166 @@
+/** SQL of card charges, their history and refunds. */
+import type { Sql } from '../../platform/db/database.ts';
+import type { ItemInput, ShippingInput } from './schemas.ts';
+
+export type ChargeStatus = 'new' | 'waiting' | 'approved' | 'paid' | 'unpaid' | 'partially_refunded' | 'refunded' | 'canceled';
+
+export interface CardPaymentRecord {
+  method: 'credit_card';
+  installments: number;
+  installment_value: number;
+  brand: string;
+  card_mask: string;
+  /** SHA-256 of the payment token: the job that authorises reads the card's vault entry through it. */
+  token_ref: string;
+  customer: Record<string, unknown>;
+  juridical_person: boolean;
+  billing_address: Record<string, unknown> | null;
+  discount_cents: number;
+  message: string | null;
+}
+
+export interface ChargeRow {
+  id: number;
+  account_id: number;
+  status: ChargeStatus;
+  total_cents: number;
+  items: ItemInput[];
+  shippings: ShippingInput[];
+  custom_id: string | null;
+  notification_url: string | null;
+  notification_token: string;
+  notification_generation: number;
+  notification_queried_event: number;
+  checkout_token: string;
+  marketplace: boolean;
+  recurrent: boolean;
+  payment: CardPaymentRecord | null;
+  paid_cents: number | null;
+  refusal_reason: string | null;
+  refusal_retry: boolean | null;
+  approved_at: Date | null;
+  paid_at: Date | null;
+  refunded_cents: number;
+  created_at: Date;
+}
+
+const COLUMNS = `id, account_id, status, total_cents, items, shippings, custom_id, notification_url, notification_token, notification_generation,
+  notification_queried_event, checkout_token, marketplace, recurrent, payment, paid_cents, refusal_reason, refusal_retry, approved_at, paid_at,
+  refunded_cents, created_at`;
+
+export async function insertCharge(
+  sql: Sql,
+  c: Pick<ChargeRow, 'account_id' | 'status' | 'total_cents' | 'items' | 'shippings' | 'custom_id' | 'notification_url' | 'notification_token' | 'checkout_token' | 'marketplace'>,
+  now: Date,
+): Promise<ChargeRow> {
+  const { rows } = await sql.query<ChargeRow>(
+    `insert into billing_charges (account_id, status, total_cents, items, shippings, custom_id, notification_url, notification_token, checkout_token, marketplace, created_at, updated_at)
+     values ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, $10, $11, $11) returning ${COLUMNS}`,
+    [c.account_id, c.status, c.total_cents, JSON.stringify(c.items), JSON.stringify(c.shippings), c.custom_id, c.notification_url, c.notification_token, c.checkout_token, c.marketplace, now],
+  );
+  return rows[0];
+}
+
+/** The charge, locked for the rest of the transaction (every state change goes through here). */
+export async function lockCharge(sql: Sql, where: { id: number; accountId?: number }): Promise<ChargeRow | undefined> {
+  const { rows } = await sql.query<ChargeRow>(
+    `select ${COLUMNS} from billing_charges where id = $1 and ($2::bigint is null or account_id = $2) for update`,
+    [where.id, where.accountId ?? null],
+  );
+  return rows[0];
+}
+
+export async function findCharge(sql: Sql, where: { id?: number; accountId?: number; notificationToken?: string; checkoutToken?: string }): Promise<ChargeRow | undefined> {
+  const { rows } = await sql.query<ChargeRow>(
+    `select ${COLUMNS} from billing_charges where ($1::bigint is null or id = $1) and ($2::bigint is null or account_id = $2)
+       and ($3::text is null or notification_token = $3) and ($4::text is null or checkout_token = $4)`,
+    [where.id ?? null, where.accountId ?? null, where.notificationToken ?? null, where.checkoutToken ?? null],
+  );
+  return rows[0];
+}
+
+/** Writes the changed columns of a charge. */
+export async function updateCharge(sql: Sql, id: number, changes: Partial<Omit<ChargeRow, 'id' | 'account_id'>>, now: Date): Promise<void> {
+  const entries = Object.entries(changes);
+  const sets = entries.map(([column, value], i) => `${column} = $${i + 3}${column === 'payment' ? '::jsonb' : ''}`);
+  const values = entries.map(([column, value]) => (column === 'payment' && value !== null ? JSON.stringify(value) : value));
+  await sql.query(`update billing_charges set updated_at = $2${sets.length ? ', ' + sets.join(', ') : ''} where id = $1`, [id, now, ...values]);
+}
+
+export interface HistoryRow {
+  event_id: number | null;
+  status: string | null;
+  previous_status: string | null;
+  message: string;
+  value_cents: number | null;
+  received_by_bank_at: Date | null;
+  created_at: Date;
+}
+
+/** A history entry; with `status` it is also the next status event (ids 1, 2, ... per charge). Returns the event id. */
+export async function insertHistory(
+  sql: Sql,
+  chargeId: number,
+  entry: { message: string; status?: string; previous?: string | null; valueCents?: number; receivedByBankAt?: Date },
+  now: Date,
+): Promise<number | null> {
+  const { rows } = await sql.query<{ event_id: number | null }>(
+    `insert into billing_history (charge_id, event_id, status, previous_status, message, value_cents, received_by_bank_at, created_at)
+     values ($1, case when $2::text is null then null else
+       (select coalesce(max(event_id), 0) + 1 from billing_history where charge_id = $1) end, $2, $3, $4, $5, $6, $7)
+     returning event_id`,
+    [chargeId, entry.status ?? null, entry.previous ?? null, entry.message, entry.valueCents ?? null, entry.receivedByBankAt ?? null, now],
+  );
+  return rows[0].event_id;
+}
+
+export async function historyOf(sql: Sql, chargeId: number, options: { eventsSince?: Date } = {}): Promise<HistoryRow[]> {
+  const { rows } = await sql.query<HistoryRow>(
+    `select event_id, status, previous_status, message, value_cents, received_by_bank_at, created_at from billing_history
+     where charge_id = $1 and ($2::timestamptz is null or (event_id is not null and created_at >= $2)) order by id`,
+    [chargeId, options.eventsSince ?? null],
+  );
+  return rows;
+}
+
+export async function lastEventId(sql: Sql, chargeId: number): Promise<number> {
+  const { rows } = await sql.query<{ last: number }>('select coalesce(max(event_id), 0)::int as last from billing_history where charge_id = $1', [chargeId]);
+  return rows[0].last;
+}
+
+export interface RefundRow {
+  id: number;
+  charge_id: number;
+  amount_cents: number;
+  partial: boolean;
+  status: 'processing' | 'done';
+  created_at: Date;
+}
+
+export async function refundsOf(sql: Sql, chargeId: number): Promise<RefundRow[]> {
+  const { rows } = await sql.query<RefundRow>('select id, charge_id, amount_cents, partial, status, created_at from billing_refunds where charge_id = $1 order by id', [chargeId]);
+  return rows;
+}
+
+export async function insertRefund(sql: Sql, r: { chargeId: number; amountCents: number; partial: boolean }, now: Date): Promise<number> {
+  const { rows } = await sql.query<{ id: number }>(
+    `insert into billing_refunds (charge_id, amount_cents, partial, status, created_at) values ($1, $2, $3, 'processing', $4) returning id`,
+    [r.chargeId, r.amountCents, r.partial, now],
+  );
+  return rows[0].id;
+}
+
+export async function finishRefund(sql: Sql, refundId: number, now: Date): Promise<RefundRow | undefined> {
+  const { rows } = await sql.query<RefundRow>(
+    `update billing_refunds set status = 'done', done_at = $2 where id = $1 and status = 'processing' returning id, charge_id, amount_cents, partial, status, created_at`,
+    [refundId, now],
+  );
+  return rows[0];
+}
+
+/** Accounts of this service by payee_code (marketplace and shipping payees). */
+export async function accountsByPayeeCode(sql: Sql, codes: string[]): Promise<Map<string, number>> {
+  if (!codes.length) return new Map();
+  const { rows } = await sql.query<{ id: number; payee_code: string }>('select id, payee_code from accounts where payee_code = any($1)', [codes]);
+  return new Map(rows.map((r) => [r.payee_code, r.id]));
+}

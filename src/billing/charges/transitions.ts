@@ -1,0 +1,56 @@
+/**
+ * The one place a card charge changes status (docs/billing.md, "States"). Every change is checked against
+ * the table below, written to the history with its message as the next status event, and notified when the
+ * charge has a notification_url. Callers hold the charge row lock.
+ */
+import type { Sql } from '../../platform/db/database.ts';
+import { billingError } from '../shared/errors.ts';
+import { enqueueNotification } from '../notifications/delivery.ts';
+import { insertHistory, updateCharge, type ChargeRow, type ChargeStatus } from './store.ts';
+
+export const TRANSITIONS: Record<ChargeStatus | 'none', readonly ChargeStatus[]> = {
+  none: ['new'],
+  new: ['waiting', 'canceled'],
+  waiting: ['approved', 'unpaid', 'canceled'],
+  approved: ['paid'],
+  unpaid: ['waiting', 'canceled'],
+  paid: ['partially_refunded', 'refunded'],
+  partially_refunded: ['refunded'],
+  refunded: [],
+  canceled: [],
+};
+
+export const MESSAGES: Record<ChargeStatus, string> = {
+  new: 'Cobrança criada.',
+  waiting: 'Pagamento via cartão de crédito aguardando a resposta da operadora.',
+  approved: 'Pagamento via cartão de crédito aprovado pela operadora; aguardando confirmação.',
+  paid: 'Pagamento confirmado.',
+  unpaid: 'Pagamento via cartão de crédito recusado pela operadora.',
+  partially_refunded: 'Estorno parcial realizado.',
+  refunded: 'Estorno realizado.',
+  canceled: 'Cobrança cancelada.',
+};
+
+export interface TransitionExtra {
+  message?: string;
+  valueCents?: number;
+  receivedByBankAt?: Date;
+  changes?: Parameters<typeof updateCharge>[2];
+}
+
+/** Moves `charge` to `to` (or records its creation when `from` is 'none'). Mutates the row in memory too. */
+export async function transition(sql: Sql, charge: ChargeRow, from: ChargeStatus | 'none', to: ChargeStatus, now: Date, extra: TransitionExtra = {}): Promise<void> {
+  if (!TRANSITIONS[from].includes(to)) throw billingError(400, 'invalid_status_transition', `A cobrança não pode passar de ${from} para ${to}.`);
+  if (from !== 'none') await updateCharge(sql, charge.id, { status: to, ...extra.changes }, now);
+  Object.assign(charge, { status: to, ...extra.changes });
+  const message = extra.message ? `${MESSAGES[to]} ${extra.message}` : MESSAGES[to];
+  await insertHistory(sql, charge.id, { message, status: to, previous: from === 'none' ? null : from, valueCents: extra.valueCents, receivedByBankAt: extra.receivedByBankAt }, now);
+  await enqueueNotification(sql, charge, now);
+}
+
+/** Refuses with a clear error unless the charge is in one of `allowed`. */
+export function requireStatus(charge: ChargeRow, allowed: readonly ChargeStatus[], action: string): void {
+  if (!allowed.includes(charge.status)) {
+    throw billingError(400, 'invalid_charge_status', `${action} exige a cobrança em ${allowed.join(' ou ')}; ela está em ${charge.status}.`);
+  }
+}

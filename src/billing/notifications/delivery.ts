@@ -1,0 +1,85 @@
+/**
+ * Billing notifications on the durable outbox (spec: Billing notifications; docs/billing.md).
+ *
+ * Every status change of a charge with a notification_url enqueues one delivery job carrying a generation
+ * number; the charge keeps the latest generation, so an older job that is still retrying sees it is superseded
+ * and stops (the POST is the same for every change: `notification=<token>`, so one live job per charge is
+ * enough). A job ends when the receiver has queried the token past the newest event ("delivered only when
+ * queried"), otherwise it POSTs again on LIMITS.billingNotificationScheduleMinutes (also after a 200) until
+ * 3 days after its first attempt. Each attempt goes through the webhooks engineer's transport (service client
+ * certificate, extra trust for tests, attempt records); failures also land in the charge history. The URL is
+ * read at every attempt, so after PUT /v1/charge/:id/metadata changes it the next attempt uses the new one.
+ */
+import type { Database, Sql } from '../../platform/db/database.ts';
+import { LIMITS } from '../../platform/limits.ts';
+import { enqueue, type JobHandler, type OutboxJob } from '../../platform/outbox/outbox.ts';
+import { attemptDelivery } from '../../platform/webhooks/delivery.ts';
+import type { WebhookDispatcher } from '../../platform/webhooks/dispatcher.ts';
+import { webhookSettings } from '../../platform/webhooks/settings.ts';
+import { findCharge, insertHistory, lastEventId, updateCharge, type ChargeRow } from '../charges/store.ts';
+
+export const NOTIFICATION_TOPIC = 'billing.notification';
+const MINUTE_MS = 60_000;
+const WINDOW_MS = LIMITS.billingNotificationWindowSeconds * 1000;
+
+interface NotificationPayload {
+  chargeId: number;
+  accountId: number;
+  generation: number;
+  /** Service-clock time of the first attempt of this notification: the 3-day window starts here. */
+  windowStartMs: number;
+}
+
+/** Called inside the transaction of a status change (or of a URL change). */
+export async function enqueueNotification(sql: Sql, charge: ChargeRow, now: Date, windowStartMs = now.getTime()): Promise<void> {
+  if (!charge.notification_url) return;
+  const generation = charge.notification_generation + 1;
+  await updateCharge(sql, charge.id, { notification_generation: generation }, now);
+  charge.notification_generation = generation;
+  const payload: NotificationPayload = { chargeId: charge.id, accountId: charge.account_id, generation, windowStartMs };
+  await enqueue(sql, { topic: NOTIFICATION_TOPIC, payload, availableAt: now, now });
+}
+
+/**
+ * After the notification URL changed: delivery continues to the new URL when the newest status event has not
+ * been queried and was first sent at most 3 days ago (a new job, superseding the old one, tries at once).
+ */
+export async function continueAfterUrlChange(sql: Sql, charge: ChargeRow, lastEventAt: Date | undefined, now: Date): Promise<void> {
+  if (!lastEventAt || charge.notification_queried_event >= (await lastEventId(sql, charge.id))) return;
+  if (now.getTime() - lastEventAt.getTime() > WINDOW_MS) return;
+  await enqueueNotification(sql, charge, now, lastEventAt.getTime());
+}
+
+/** When to POST again after attempt n, or null once past the 3-day window. */
+export function nextSendAt(attempt: number, nowMs: number, windowStartMs: number): Date | null {
+  const schedule = LIMITS.billingNotificationScheduleMinutes;
+  const next = nowMs + schedule[Math.min(attempt, schedule.length) - 1] * MINUTE_MS;
+  return next > windowStartMs + WINDOW_MS ? null : new Date(next);
+}
+
+export function notificationHandler(dispatcher: WebhookDispatcher, db: Database): JobHandler {
+  return async (job: OutboxJob<NotificationPayload>) => {
+    const { chargeId, generation, windowStartMs } = job.payload;
+    const charge = await findCharge(db, { id: chargeId });
+    if (!charge || charge.notification_generation !== generation || !charge.notification_url) return { done: true };
+    if (charge.notification_queried_event >= (await lastEventId(db, chargeId))) return { done: true };
+    if (dispatcher.clock.nowMs() > windowStartMs + WINDOW_MS) return { giveUp: 'token não consultado em 3 dias' };
+    const url = charge.notification_url;
+    const outcome = await attemptDelivery(dispatcher, job, {
+      accountId: charge.account_id,
+      url,
+      // Efí's shape: a form field, not JSON (spec: "POSTs only notification=<token>").
+      body: { notification: charge.notification_token },
+      form: true,
+      timeoutMs: webhookSettings().deliveryTimeoutMs,
+      schedule: [],
+    });
+    // This node is stopping: another one tries at once.
+    if ('retryAt' in outcome) return outcome;
+    const failed = 'giveUp' in outcome;
+    if (failed) await insertHistory(db, chargeId, { message: `Falha ao enviar a notificação para ${url}: ${outcome.giveUp.replace(/^.*última: /, '')}` }, dispatcher.clock.now());
+    const next = nextSendAt(job.attempt, dispatcher.clock.nowMs(), windowStartMs);
+    const state = failed ? 'falhou' : 'recebida, token ainda não consultado';
+    return next ? { retryAt: next, error: `tentativa ${job.attempt} ${state}` } : { giveUp: `tentativa ${job.attempt} ${state}; janela de 3 dias encerrada` };
+  };
+}

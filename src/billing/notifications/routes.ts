@@ -1,0 +1,20 @@
+/** Billing notifications: GET /v1/notification/:token, and the delivery worker on the webhook lanes. */
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../platform/context.ts';
+import { webhookDispatcher } from '../../platform/webhooks/dispatcher.ts';
+import { NOTIFICATION_TOPIC, notificationHandler } from './delivery.ts';
+import { NotificationList, TokenParams } from './schemas.ts';
+import { readNotification } from './service.ts';
+
+export const billingNotificationRoutes = (ctx: AppContext): FastifyPluginAsync => async (base) => {
+  const app = base.withTypeProvider<TypeBoxTypeProvider>();
+  const dispatcher = webhookDispatcher(base, ctx);
+  dispatcher.register(NOTIFICATION_TOPIC, notificationHandler(dispatcher, ctx.db));
+
+  app.get(
+    '/v1/notification/:token',
+    { config: { scope: 'charge.read' }, schema: { tags: ['Billing'], summary: 'Status changes of a charge (marks them delivered)', params: TokenParams, response: { 200: NotificationList } } },
+    async (request) => ({ code: 200, data: await readNotification(ctx.db, request.principal.accountId, request.params.token, ctx.clock.now()) }),
+  );
+};

@@ -1,0 +1,41 @@
+/** GET /v1/notification/:token: the charge's status events, and the query that marks them delivered. */
+import type { Database } from '../../platform/db/database.ts';
+import { LIMITS } from '../../platform/limits.ts';
+import { billingError } from '../shared/errors.ts';
+import { billingDate, billingDateTime, DAY_MS } from '../shared/dates.ts';
+import { findCharge, historyOf, updateCharge } from '../charges/store.ts';
+
+export interface NotificationEvent {
+  id: number;
+  type: 'charge';
+  custom_id: string | null;
+  status: { current: string; previous: string | null };
+  identifiers: { charge_id: number };
+  created_at: string;
+  received_by_bank_at?: string;
+  value?: number;
+}
+
+export async function readNotification(db: Database, accountId: number, token: string, now: Date): Promise<NotificationEvent[]> {
+  return db.tx(async (sql) => {
+    const charge = await findCharge(sql, { accountId, notificationToken: token });
+    if (!charge) throw billingError(404, 'notification_not_found', 'Token de notificação não encontrado para esta conta.');
+    const events = await historyOf(sql, charge.id, { eventsSince: new Date(now.getTime() - LIMITS.billingNotificationHistoryDays * DAY_MS) });
+    const newest = Math.max(0, ...events.map((e) => e.event_id!));
+    // Querying the token is what delivers the notification (spec: Billing notifications 3).
+    if (newest > charge.notification_queried_event) {
+      await sql.query('update billing_charges set notification_queried_event = greatest(notification_queried_event, $2) where id = $1', [charge.id, newest]);
+      await updateCharge(sql, charge.id, {}, now);
+    }
+    return events.map((e) => ({
+      id: e.event_id!,
+      type: 'charge' as const,
+      custom_id: charge.custom_id,
+      status: { current: e.status!, previous: e.previous_status },
+      identifiers: { charge_id: charge.id },
+      created_at: billingDateTime(e.created_at),
+      ...(e.received_by_bank_at && { received_by_bank_at: billingDate(e.received_by_bank_at) }),
+      ...(e.value_cents !== null && { value: e.value_cents }),
+    }));
+  });
+}

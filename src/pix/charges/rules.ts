@@ -1,0 +1,59 @@
+/** Checks shared by immediate and due charges: the key and the location a charge points at. */
+import type { Sql } from '../../platform/db/database.ts';
+import { invalid, type Violation } from '../../platform/errors.ts';
+import { lockLocation, type LocationRow, type TipoCob } from '../loc/store.ts';
+import { chargeUsingLocation } from './store.ts';
+
+export async function keyViolations(sql: Sql, accountId: number, chave: string, root: string): Promise<Violation[]> {
+  const { rows } = await sql.query<{ removed_at: Date | null }>('select removed_at from pix_keys where chave = $1 and account_id = $2', [chave, accountId]);
+  if (!rows.length) return [{ property: `${root}.chave`, reason: 'a chave não pertence a este usuário recebedor.', value: chave }];
+  if (rows[0].removed_at) return [{ property: `${root}.chave`, reason: 'a chave foi removida.', value: chave }];
+  return [];
+}
+
+export interface LocationClaim {
+  accountId: number;
+  locId: number | undefined;
+  tipoCob: TipoCob;
+  /** The charge being revised, which may keep its own location. */
+  chargeId?: number;
+  errorName: string;
+  root: string;
+}
+
+/**
+ * Why a charge may not use the location named by `loc.id` (`location` as locked, `user` the charge serving
+ * it), or undefined: it must exist, be of the same type and serve no other charge.
+ */
+export function locationRefusal(location: LocationRow | undefined, user: number | undefined, args: LocationClaim & { locId: number }): { detail: string; violation: Violation } | undefined {
+  const property = `${args.root}.loc.id`;
+  if (!location) return { detail: 'O location referenciado por loc.id inexiste.', violation: { property, reason: 'location inexistente.', value: args.locId } };
+  if (location.tipo_cob !== args.tipoCob) {
+    return {
+      detail: `O location apresenta tipo "${location.tipo_cob}" (deveria ser "${args.tipoCob}").`,
+      violation: { property, reason: `tipoCob do location é ${location.tipo_cob}.`, value: args.locId },
+    };
+  }
+  if (user !== undefined && user !== args.chargeId) {
+    return { detail: 'O location referenciado por loc.id já está sendo utilizado por outra cobrança.', violation: { property, reason: 'location em uso.', value: args.locId } };
+  }
+  return undefined;
+}
+
+/**
+ * Returns the location a charge may use: the one named by `loc.id` (see `locationRefusal`) or a fresh one.
+ * The row is locked, so two charges cannot claim it at once.
+ */
+export async function claimLocation(sql: Sql, args: LocationClaim, create: () => Promise<LocationRow>): Promise<LocationRow> {
+  if (args.locId === undefined) return create();
+  const location = await lockLocation(sql, args.accountId, args.locId);
+  const user = location && (await chargeUsingLocation(sql, location.id));
+  const refusal = locationRefusal(location, user, { ...args, locId: args.locId });
+  if (refusal) throw invalid(args.errorName, refusal.detail, [refusal.violation]);
+  return location!;
+}
+
+/** Unique-violation on (account, txid): a concurrent create with the same txid lost the race. */
+export function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: string })?.code === '23505';
+}

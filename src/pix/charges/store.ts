@@ -1,0 +1,196 @@
+/** Storage of immediate and due charges: one table, current state plus every revision. */
+import type { Sql } from '../../platform/db/database.ts';
+import { assertCents } from '../../platform/money.ts';
+import type { TipoCob } from '../loc/store.ts';
+
+export interface ChargeRow<B = Record<string, unknown>> {
+  id: number;
+  account_id: number;
+  txid: string;
+  kind: TipoCob;
+  revisao: number;
+  status: string;
+  created_at: Date;
+  updated_at: Date;
+  amount_cents: number;
+  chave: string;
+  location_id: number | null;
+  body: B;
+  /** Joined: the location's token and creation time, and the receiver's name and city. */
+  loc_token: string | null;
+  loc_created_at: Date | null;
+  account_nome: string;
+  account_cidade: string;
+}
+
+export interface ChargeWrite<B> {
+  status: string;
+  amountCents: number;
+  chave: string;
+  devedorCpf?: string;
+  devedorCnpj?: string;
+  locationId: number | null;
+  body: B;
+}
+
+const SELECT = `select c.id, c.account_id, c.txid, c.kind, c.revisao, c.status, c.created_at, c.updated_at, c.amount_cents,
+  c.chave, c.location_id, c.body, l.token as loc_token, l.created_at as loc_created_at, a.nome as account_nome, a.cidade as account_cidade
+  from charges c join accounts a on a.id = c.account_id left join locations l on l.id = c.location_id`;
+
+export async function findCharge<B>(sql: Sql, accountId: number, kind: TipoCob, txid: string, forUpdate = false): Promise<ChargeRow<B> | undefined> {
+  const { rows } = await sql.query<ChargeRow<B>>(
+    `${SELECT} where c.account_id = $1 and c.kind = $2 and c.txid = $3${forUpdate ? ' for update of c' : ''}`,
+    [accountId, kind, txid],
+  );
+  return rows[0];
+}
+
+/** Several charges of one account by id, locked for revision (the batch job revises them together). */
+export async function lockCharges<B>(sql: Sql, accountId: number, ids: number[]): Promise<ChargeRow<B>[]> {
+  if (!ids.length) return [];
+  const { rows } = await sql.query<ChargeRow<B>>(`${SELECT} where c.account_id = $1 and c.id = any($2::bigint[]) order by c.id for update of c`, [accountId, ids]);
+  return rows;
+}
+
+export async function txidTaken(sql: Sql, accountId: number, txid: string): Promise<boolean> {
+  const { rows } = await sql.query('select 1 from charges where account_id = $1 and txid = $2', [accountId, txid]);
+  return rows.length > 0;
+}
+
+export async function chargeUsingLocation(sql: Sql, locationId: number): Promise<number | undefined> {
+  const { rows } = await sql.query<{ id: number }>('select id from charges where location_id = $1', [locationId]);
+  return rows[0]?.id;
+}
+
+export async function insertCharge<B>(sql: Sql, accountId: number, kind: TipoCob, txid: string, w: ChargeWrite<B>, now: Date): Promise<number> {
+  assertCents(w.amountCents);
+  // One round trip: the charge and its revision 0 are written by the same statement.
+  const { rows } = await sql.query<{ id: number }>(
+    `with c as (
+       insert into charges (account_id, txid, kind, revisao, status, created_at, updated_at, amount_cents, chave, devedor_cpf, devedor_cnpj, location_id, body)
+       values ($1, $2, $3, 0, $4, $5, $5, $6, $7, $8, $9, $10, $11::jsonb) returning id, status, location_id, body, created_at)
+     insert into charge_revisions (charge_id, revisao, status, location_id, body, created_at)
+     select id, 0, status, location_id, body, created_at from c returning charge_id as id`,
+    [accountId, txid, kind, w.status, now, w.amountCents, w.chave, w.devedorCpf ?? null, w.devedorCnpj ?? null, w.locationId, JSON.stringify(w.body)],
+  );
+  return rows[0].id;
+}
+
+/** Writes a new revision: the current state moves forward and the revision is kept whole. */
+export async function reviseCharge<B>(sql: Sql, chargeId: number, revisao: number, w: ChargeWrite<B>, now: Date): Promise<void> {
+  assertCents(w.amountCents);
+  await sql.query(
+    `update charges set revisao = $2, status = $3, updated_at = $4, amount_cents = $5, chave = $6, devedor_cpf = $7, devedor_cnpj = $8,
+       location_id = $9, body = $10::jsonb where id = $1`,
+    [chargeId, revisao, w.status, now, w.amountCents, w.chave, w.devedorCpf ?? null, w.devedorCnpj ?? null, w.locationId, JSON.stringify(w.body)],
+  );
+  await insertRevision(sql, chargeId, revisao, w, now);
+}
+
+/** A write as one record of `jsonb_to_recordset` (the bulk statements below). */
+function record<B>(w: ChargeWrite<B>) {
+  assertCents(w.amountCents);
+  return { status: w.status, amount_cents: w.amountCents, chave: w.chave, devedor_cpf: w.devedorCpf ?? null, devedor_cnpj: w.devedorCnpj ?? null, location_id: w.locationId, body: w.body };
+}
+const RECORD_COLUMNS = 'status text, amount_cents bigint, chave text, devedor_cpf text, devedor_cnpj text, location_id bigint, body jsonb';
+
+/**
+ * insertCharge for many charges in one round trip (batches of due charges): revision 0 of each is written
+ * by the same statement. A txid taken meanwhile is skipped, not an error; returns the ids by txid of those written.
+ */
+export async function insertCharges<B>(sql: Sql, accountId: number, kind: TipoCob, charges: { txid: string; write: ChargeWrite<B> }[], now: Date, batchId: number | null): Promise<Map<string, number>> {
+  if (!charges.length) return new Map();
+  const input = charges.map(({ txid, write }) => ({ txid, ...record(write) }));
+  const { rows } = await sql.query<{ id: number; txid: string }>(
+    `with input as (select * from jsonb_to_recordset($5::jsonb) as r(txid text, ${RECORD_COLUMNS})),
+     created as (
+       insert into charges (account_id, txid, kind, revisao, status, created_at, updated_at, amount_cents, chave, devedor_cpf, devedor_cnpj, location_id, body, batch_id)
+       select $1, txid, $2, 0, status, $3, $3, amount_cents, chave, devedor_cpf, devedor_cnpj, location_id, body, $4 from input
+       on conflict (account_id, txid) do nothing
+       returning id, txid, status, location_id, body),
+     revisions as (insert into charge_revisions (charge_id, revisao, status, location_id, body, created_at) select id, 0, status, location_id, body, $3 from created)
+     select id, txid from created`,
+    [accountId, kind, now, batchId, JSON.stringify(input)],
+  );
+  return new Map(rows.map((r) => [r.txid, r.id]));
+}
+
+/** reviseCharge for many charges in one round trip; the rows must be locked by the caller. */
+export async function reviseCharges<B>(sql: Sql, revisions: { chargeId: number; revisao: number; write: ChargeWrite<B> }[], now: Date): Promise<void> {
+  if (!revisions.length) return;
+  const input = revisions.map(({ chargeId, revisao, write }) => ({ id: chargeId, revisao, ...record(write) }));
+  await sql.query(
+    `with input as (select * from jsonb_to_recordset($2::jsonb) as r(id bigint, revisao integer, ${RECORD_COLUMNS})),
+     revised as (
+       update charges c set revisao = i.revisao, status = i.status, updated_at = $1, amount_cents = i.amount_cents, chave = i.chave,
+         devedor_cpf = i.devedor_cpf, devedor_cnpj = i.devedor_cnpj, location_id = i.location_id, body = i.body
+       from input i where c.id = i.id)
+     insert into charge_revisions (charge_id, revisao, status, location_id, body, created_at) select id, revisao, status, location_id, body, $1 from input`,
+    [now, JSON.stringify(input)],
+  );
+}
+
+async function insertRevision<B>(sql: Sql, chargeId: number, revisao: number, w: ChargeWrite<B>, now: Date): Promise<void> {
+  await sql.query(
+    'insert into charge_revisions (charge_id, revisao, status, location_id, body, created_at) values ($1, $2, $3, $4, $5::jsonb, $6)',
+    [chargeId, revisao, w.status, w.locationId, JSON.stringify(w.body), now],
+  );
+}
+
+export interface RevisionRow<B> {
+  revisao: number;
+  status: string;
+  location_id: number | null;
+  body: B;
+  loc_token: string | null;
+  loc_created_at: Date | null;
+}
+
+export async function findRevision<B>(sql: Sql, chargeId: number, revisao: number): Promise<RevisionRow<B> | undefined> {
+  const { rows } = await sql.query<RevisionRow<B>>(
+    `select r.revisao, r.status, r.location_id, r.body, l.token as loc_token, l.created_at as loc_created_at
+     from charge_revisions r left join locations l on l.id = r.location_id where r.charge_id = $1 and r.revisao = $2`,
+    [chargeId, revisao],
+  );
+  return rows[0];
+}
+
+export interface ChargeListFilter {
+  accountId: number;
+  kind: TipoCob;
+  inicio: Date;
+  fim: Date;
+  cpf?: string;
+  cnpj?: string;
+  status?: string;
+  locationPresente?: boolean;
+  /** Extra SQL condition and its parameters, for resource-specific filters (e.g. a batch id). */
+  extra?: { where: string; params: unknown[] };
+}
+
+export async function listCharges<B>(sql: Sql, f: ChargeListFilter, page: number, pageSize: number): Promise<{ rows: ChargeRow<B>[]; total: number }> {
+  const params: unknown[] = [f.accountId, f.kind, f.inicio, f.fim];
+  let where = 'c.account_id = $1 and c.kind = $2 and c.created_at >= $3 and c.created_at <= $4';
+  const add = (condition: string, value: unknown) => {
+    params.push(value);
+    where += ` and ${condition.replace('?', `$${params.length}`)}`;
+  };
+  if (f.cpf) add('c.devedor_cpf = ?', f.cpf);
+  if (f.cnpj) add('c.devedor_cnpj = ?', f.cnpj);
+  if (f.status) add('c.status = ?', f.status);
+  if (f.locationPresente !== undefined) where += ` and c.location_id is ${f.locationPresente ? 'not ' : ''}null`;
+  if (f.extra) {
+    let condition = f.extra.where;
+    for (const value of f.extra.params) {
+      params.push(value);
+      condition = condition.replace('?', `$${params.length}`);
+    }
+    where += ` and ${condition}`;
+  }
+  const count = await sql.query<{ n: number }>(`select count(*)::int as n from charges c where ${where}`, params);
+  const { rows } = await sql.query<ChargeRow<B>>(
+    `${SELECT} where ${where} order by c.created_at, c.id limit $${params.length + 1} offset $${params.length + 2}`,
+    [...params, pageSize, page * pageSize],
+  );
+  return { rows, total: count.rows[0].n };
+}

@@ -1,0 +1,46 @@
+/** Random (evp) keys in `pix_keys`. A removed key keeps its row (removed_at), so its chave is never reused. */
+import type { Sql } from '../../platform/db/database.ts';
+
+/**
+ * Locks the account row for the rest of the transaction and returns its document. Key creations of one
+ * account queue here, so counting the active keys and inserting one cannot race past the limit.
+ */
+export async function lockAccountForKeys(sql: Sql, accountId: number): Promise<{ documento: string } | undefined> {
+  const { rows } = await sql.query<{ documento: string }>('select documento from accounts where id = $1 for update', [accountId]);
+  return rows[0];
+}
+
+/** Every active key of the account, whatever its type: the DICT limit counts them all. */
+export async function countActiveKeys(sql: Sql, accountId: number): Promise<number> {
+  const { rows } = await sql.query<{ n: number }>('select count(*)::int as n from pix_keys where account_id = $1 and removed_at is null', [accountId]);
+  return rows[0].n;
+}
+
+/**
+ * Inserts a new random key unless the chave exists, active or removed. Returns false on a collision;
+ * `on conflict do nothing` keeps the transaction usable, so the caller can try another UUID.
+ */
+export async function insertRandomKey(sql: Sql, accountId: number, chave: string, now: Date): Promise<boolean> {
+  const { rowCount } = await sql.query(
+    `insert into pix_keys (chave, account_id, tipo, created_at) values ($1, $2, 'evp', $3) on conflict (chave) do nothing`,
+    [chave, accountId, now],
+  );
+  return rowCount === 1;
+}
+
+export async function activeRandomKeys(sql: Sql, accountId: number): Promise<string[]> {
+  const { rows } = await sql.query<{ chave: string }>(
+    `select chave from pix_keys where account_id = $1 and tipo = 'evp' and removed_at is null order by created_at, chave`,
+    [accountId],
+  );
+  return rows.map((r) => r.chave);
+}
+
+/** Marks an active random key of the account removed. False when there is no such key. */
+export async function markRandomKeyRemoved(sql: Sql, accountId: number, chave: string, now: Date): Promise<boolean> {
+  const { rowCount } = await sql.query(
+    `update pix_keys set removed_at = $3 where chave = $1 and account_id = $2 and tipo = 'evp' and removed_at is null`,
+    [chave, accountId, now],
+  );
+  return rowCount === 1;
+}

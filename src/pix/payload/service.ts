@@ -1,0 +1,122 @@
+/**
+ * The charge as the payer's institution sees it when it follows a dynamic QR code: Bacen CobPayload
+ * (immediate) or CobVPayload (due). Whether a charge can be paid is decided by the payment engine's
+ * own rule (`unpayableReason`), so what a payer is shown and what the service accepts never disagree.
+ * How each case is answered is explained in docs/payload.md.
+ */
+import { findAccount } from '../../accounts/store.ts';
+import type { Sql } from '../../platform/db/database.ts';
+import { ApiError, invalid, notFound } from '../../platform/errors.ts';
+import { formatAmount } from '../../platform/money.ts';
+import { findCharge, type ChargeRow } from '../charges/store.ts';
+import type { CobBody } from '../cob/schemas.ts';
+import { brasiliaDate, dueAmountOn, lastPayableDate } from '../cobv/amount.ts';
+import type { CobVBody } from '../cobv/schemas.ts';
+import { findLocationByToken, type TipoCob } from '../loc/store.ts';
+import { unpayableReason } from '../payments/engine.ts';
+import type { StatusCobranca } from '../shared/schemas.ts';
+
+export const PAYLOAD_NOT_FOUND = 'CobPayloadNaoEncontrado';
+export const PAYLOAD_INVALID = 'CobPayloadOperacaoInvalida';
+
+export interface PayloadRequest {
+  token: string;
+  now: Date;
+  /** Data de pagamento pretendida (cobv), YYYY-MM-DD; default: today in Brasília. Ignored for cob. */
+  DPP?: string;
+  /** IBGE municipality code of the payer; its format is checked by the route, nothing else depends on it. */
+  codMun?: string;
+}
+
+export interface ServedPayload {
+  tipoCob: TipoCob;
+  payload: Record<string, unknown>;
+}
+
+interface PayloadSource<B> {
+  sql: Sql;
+  charge: ChargeRow<B>;
+  status: StatusCobranca;
+  payable: boolean;
+  request: PayloadRequest;
+}
+
+const notServing = () => notFound('A cobrança em questão não foi encontrada para a location requisitada.', PAYLOAD_NOT_FOUND);
+
+/** What both payloads share: the stored request fields, identity, status and the calendar with `apresentacao`. */
+function basePayload<B extends { calendario: object }>({ charge, status, request }: PayloadSource<B>): Record<string, unknown> {
+  const { calendario, ...body } = charge.body;
+  return {
+    calendario: { criacao: charge.created_at.toISOString(), apresentacao: request.now.toISOString(), ...calendario },
+    txid: charge.txid,
+    revisao: charge.revisao,
+    status,
+    ...body,
+  };
+}
+
+/** Bacen DadosRecebedor from the receiving account: the document's length says CPF or CNPJ. */
+async function recebedor(sql: Sql, accountId: number): Promise<Record<string, string>> {
+  const account = await findAccount(sql, accountId);
+  if (!account) throw new ApiError(500, 'ErroInternoDoServidor', 'Conta recebedora inexistente.');
+  return { nome: account.nome, [account.documento.length === 14 ? 'cnpj' : 'cpf']: account.documento, cidade: account.cidade };
+}
+
+/**
+ * Bacen CobVPayload (CobPayload is the base alone): the amount due on the intended payment date (DPP). For a payable charge a DPP
+ * before today or past the last payable day is refused as the standard lists; a charge shown only for
+ * information (paid, removed) is priced on its last payable day when the DPP lies beyond it.
+ */
+async function cobvPayload({ sql, charge, status, payable, request }: PayloadSource<CobVBody>): Promise<Record<string, unknown>> {
+  const today = brasiliaDate(request.now);
+  const last = lastPayableDate(charge.body);
+  const requested = request.DPP ?? today;
+  if (payable && (requested < today || requested > last)) {
+    const reason = requested < today ? `DPP anterior à data presente (${today}).` : `DPP posterior ao último dia de pagamento da cobrança (${last}).`;
+    throw invalid(PAYLOAD_INVALID, 'A cobrança existe, mas a requisição é inválida.', [{ property: 'DPP', reason, value: requested }]);
+  }
+  const due = dueAmountOn(charge.body, requested > last ? last : requested);
+  const component = (name: string, cents: number) => (cents > 0 ? { [name]: formatAmount(cents) } : {});
+  return {
+    ...basePayload({ sql, charge, status, payable, request }),
+    recebedor: await recebedor(sql, charge.account_id),
+    valor: {
+      original: formatAmount(due.originalCents),
+      ...component('multa', due.multaCents),
+      ...component('juros', due.jurosCents),
+      ...component('abatimento', due.abatimentoCents),
+      ...component('desconto', due.descontoCents),
+      final: formatAmount(due.finalCents),
+    },
+  };
+}
+
+async function keyRemovedAt(sql: Sql, accountId: number, chave: string): Promise<Date | null> {
+  const { rows } = await sql.query<{ removed_at: Date | null }>('select removed_at from pix_keys where chave = $1 and account_id = $2', [chave, accountId]);
+  return rows[0]?.removed_at ?? null;
+}
+
+/**
+ * - no charge at the location: 404; expired (cob) or past its last payable day (cobv): 410, since the
+ *   status must not reflect expiry (Bacen CobrancaStatus) and the location will never serve it again;
+ * - receiving key removed: served with status REMOVIDA_PELO_PSP, the institution having withdrawn it;
+ * - paid or removed by the receiver: served with its status (CONCLUIDA, REMOVIDA_PELO_USUARIO_RECEBEDOR).
+ */
+export async function chargePayload(sql: Sql, request: PayloadRequest): Promise<ServedPayload> {
+  const location = await findLocationByToken(sql, request.token);
+  if (!location?.txid) throw notServing();
+  const charge = await findCharge<unknown>(sql, location.account_id, location.tipo_cob, location.txid);
+  if (!charge) throw notServing();
+  const refused = unpayableReason(
+    { ...charge, body: charge.body as CobBody | CobVBody, key_removed_at: await keyRemovedAt(sql, charge.account_id, charge.chave) },
+    request.now,
+  );
+  if (refused?.code === 'cobranca_expirada') throw new ApiError(410, PAYLOAD_NOT_FOUND, `${refused.message} A location não a apresentará mais.`);
+  const status = refused?.code === 'chave_removida' ? 'REMOVIDA_PELO_PSP' : (charge.status as StatusCobranca);
+  const source = { sql, status, payable: !refused, request };
+  const payload =
+    location.tipo_cob === 'cob'
+      ? basePayload({ ...source, charge: charge as ChargeRow<CobBody> })
+      : await cobvPayload({ ...source, charge: charge as ChargeRow<CobVBody> });
+  return { tipoCob: location.tipo_cob, payload };
+}

@@ -1,0 +1,43 @@
+/**
+ * Refund settlement, run by the outbox after the request commits. The balance is read under the
+ * customer's lock, so concurrent refunds cannot spend the same funds. Re-running a settled refund is a
+ * no-op (at-least-once delivery of the job).
+ */
+import type { Database } from '../../platform/db/database.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { balanceCents, ledgerCode, lockCustomer, transfer } from '../../platform/ledger/ledger.ts';
+import type { JobOutcome, OutboxJob } from '../../platform/outbox/outbox.ts';
+import { findRefundById, refundsOf, settleRefund, type ReceivedPixRow } from './store.ts';
+import { enqueuePixEvent } from './events.ts';
+
+export const INSUFFICIENT_BALANCE = 'Saldo insuficiente para a devolução.';
+
+export function refundSettlementHandler(db: Database, clock: Clock) {
+  return async (job: OutboxJob<{ refundId: number }>): Promise<JobOutcome> => {
+    await db.tx(async (sql) => {
+      const refund = await findRefundById(sql, job.payload.refundId, true);
+      if (!refund || refund.status !== 'EM_PROCESSAMENTO') return;
+      const now = clock.now();
+      await lockCustomer(sql, refund.account_id);
+      const available = await balanceCents(sql, ledgerCode.available(refund.account_id));
+      if (available >= refund.amount_cents) {
+        await transfer(sql, {
+          kind: 'pix_devolvido',
+          reference: refund.rtr_id,
+          accountId: refund.account_id,
+          at: now,
+          from: ledgerCode.available(refund.account_id),
+          to: ledgerCode.externalPix,
+          amountCents: refund.amount_cents,
+        });
+        await settleRefund(sql, refund.id, 'DEVOLVIDO', now, null);
+      } else {
+        await settleRefund(sql, refund.id, 'NAO_REALIZADO', now, INSUFFICIENT_BALANCE);
+      }
+      const { rows } = await sql.query<ReceivedPixRow>('select * from received_pix where id = $1', [refund.received_pix_id]);
+      // One event per settled refund, carrying the Pix with its whole refunds array.
+      await enqueuePixEvent(sql, rows[0], await refundsOf(sql, [rows[0].id]), now);
+    });
+    return { done: true };
+  };
+}

@@ -1,0 +1,140 @@
+/** Storage of received Pix and their refunds. */
+import type { Sql } from '../../platform/db/database.ts';
+
+export type PixOrigin = 'sandbox_auto' | 'sandbox_pay' | 'participant';
+
+export interface ReceivedPixRow {
+  id: number;
+  end_to_end_id: string;
+  account_id: number;
+  charge_id: number | null;
+  txid: string | null;
+  chave: string | null;
+  amount_cents: number;
+  received_at: Date;
+  pagador_cpf: string | null;
+  pagador_cnpj: string | null;
+  pagador_nome: string;
+  info_pagador: string | null;
+  components: Record<string, number> | null;
+  origin: PixOrigin;
+}
+
+export interface RefundRow {
+  id: number;
+  received_pix_id: number;
+  account_id: number;
+  refund_id: string;
+  rtr_id: string;
+  amount_cents: number;
+  status: 'EM_PROCESSAMENTO' | 'DEVOLVIDO' | 'NAO_REALIZADO';
+  natureza: string;
+  descricao: string | null;
+  requested_at: Date;
+  settled_at: Date | null;
+  motivo: string | null;
+}
+
+const PIX_COLUMNS = `id, end_to_end_id, account_id, charge_id, txid, chave, amount_cents, received_at, pagador_cpf, pagador_cnpj,
+  pagador_nome, info_pagador, components, origin`;
+const REFUND_COLUMNS = 'id, received_pix_id, account_id, refund_id, rtr_id, amount_cents, status, natureza, descricao, requested_at, settled_at, motivo';
+
+export async function insertReceivedPix(sql: Sql, row: Omit<ReceivedPixRow, 'id'>): Promise<ReceivedPixRow> {
+  const { rows } = await sql.query<ReceivedPixRow>(
+    `insert into received_pix (end_to_end_id, account_id, charge_id, txid, chave, amount_cents, received_at, pagador_cpf, pagador_cnpj,
+       pagador_nome, info_pagador, components, origin)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13) returning ${PIX_COLUMNS}`,
+    [row.end_to_end_id, row.account_id, row.charge_id, row.txid, row.chave, row.amount_cents, row.received_at, row.pagador_cpf, row.pagador_cnpj,
+      row.pagador_nome, row.info_pagador, row.components ? JSON.stringify(row.components) : null, row.origin],
+  );
+  return rows[0];
+}
+
+export async function findReceivedPix(sql: Sql, accountId: number, endToEndId: string, forUpdate = false): Promise<ReceivedPixRow | undefined> {
+  const { rows } = await sql.query<ReceivedPixRow>(
+    `select ${PIX_COLUMNS} from received_pix where account_id = $1 and end_to_end_id = $2${forUpdate ? ' for update' : ''}`,
+    [accountId, endToEndId],
+  );
+  return rows[0];
+}
+
+export interface ReceivedPixFilter {
+  accountId: number;
+  inicio: Date;
+  fim: Date;
+  txid?: string;
+  txIdPresente?: boolean;
+  devolucaoPresente?: boolean;
+  cpf?: string;
+  cnpj?: string;
+}
+
+export async function listReceivedPix(sql: Sql, f: ReceivedPixFilter, page: number, pageSize: number): Promise<{ rows: ReceivedPixRow[]; total: number }> {
+  const params: unknown[] = [f.accountId, f.inicio, f.fim];
+  const conditions = ['account_id = $1', 'received_at >= $2', 'received_at <= $3'];
+  const add = (condition: string, value?: unknown) => {
+    if (value === undefined) return conditions.push(condition);
+    params.push(value);
+    return conditions.push(condition.replace('?', `$${params.length}`));
+  };
+  if (f.txid) add('txid = ?', f.txid);
+  if (f.txIdPresente !== undefined) add(f.txIdPresente ? 'txid is not null' : 'txid is null');
+  if (f.devolucaoPresente !== undefined) add(`${f.devolucaoPresente ? '' : 'not '}exists (select 1 from refunds r where r.received_pix_id = received_pix.id)`);
+  if (f.cpf) add('pagador_cpf = ?', f.cpf);
+  if (f.cnpj) add('pagador_cnpj = ?', f.cnpj);
+  const where = conditions.join(' and ');
+  const count = await sql.query<{ n: number }>(`select count(*)::int as n from received_pix where ${where}`, params);
+  params.push(pageSize, page * pageSize);
+  const { rows } = await sql.query<ReceivedPixRow>(
+    `select ${PIX_COLUMNS} from received_pix where ${where} order by received_at, id limit $${params.length - 1} offset $${params.length}`,
+    params,
+  );
+  return { rows, total: count.rows[0].n };
+}
+
+export async function receivedPixForCharges(sql: Sql, chargeIds: number[]): Promise<ReceivedPixRow[]> {
+  if (!chargeIds.length) return [];
+  const { rows } = await sql.query<ReceivedPixRow>(`select ${PIX_COLUMNS} from received_pix where charge_id = any($1) order by id`, [chargeIds]);
+  return rows;
+}
+
+export async function refundsOf(sql: Sql, receivedPixIds: number[]): Promise<RefundRow[]> {
+  if (!receivedPixIds.length) return [];
+  const { rows } = await sql.query<RefundRow>(`select ${REFUND_COLUMNS} from refunds where received_pix_id = any($1) order by id`, [receivedPixIds]);
+  return rows;
+}
+
+export async function findRefund(sql: Sql, receivedPixId: number, refundId: string, forUpdate = false): Promise<RefundRow | undefined> {
+  const { rows } = await sql.query<RefundRow>(
+    `select ${REFUND_COLUMNS} from refunds where received_pix_id = $1 and refund_id = $2${forUpdate ? ' for update' : ''}`,
+    [receivedPixId, refundId],
+  );
+  return rows[0];
+}
+
+export async function findRefundById(sql: Sql, id: number, forUpdate = false): Promise<RefundRow | undefined> {
+  const { rows } = await sql.query<RefundRow>(`select ${REFUND_COLUMNS} from refunds where id = $1${forUpdate ? ' for update' : ''}`, [id]);
+  return rows[0];
+}
+
+export async function insertRefund(sql: Sql, row: Omit<RefundRow, 'id' | 'settled_at' | 'motivo'>): Promise<RefundRow> {
+  const { rows } = await sql.query<RefundRow>(
+    `insert into refunds (received_pix_id, account_id, refund_id, rtr_id, amount_cents, status, natureza, descricao, requested_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning ${REFUND_COLUMNS}`,
+    [row.received_pix_id, row.account_id, row.refund_id, row.rtr_id, row.amount_cents, row.status, row.natureza, row.descricao, row.requested_at],
+  );
+  return rows[0];
+}
+
+export async function settleRefund(sql: Sql, id: number, status: 'DEVOLVIDO' | 'NAO_REALIZADO', at: Date, motivo: string | null): Promise<void> {
+  await sql.query('update refunds set status = $2, settled_at = $3, motivo = $4 where id = $1', [id, status, at, motivo]);
+}
+
+/** What is already committed to go back: refunds in process or done (refused ones free their amount). */
+export async function refundedOrPendingCents(sql: Sql, receivedPixId: number): Promise<number> {
+  const { rows } = await sql.query<{ total: number }>(
+    `select coalesce(sum(amount_cents), 0)::bigint as total from refunds where received_pix_id = $1 and status <> 'NAO_REALIZADO'`,
+    [receivedPixId],
+  );
+  return rows[0].total;
+}

@@ -1,0 +1,53 @@
+/**
+ * The payment engine's split step, run inside the payment's transaction right after the receiver was
+ * credited: divides what was received (shares.ts), posts one journal entry moving the beneficiaries'
+ * shares out of the receiver's available balance, and records the division. A Pix so divided cannot be
+ * refunded (`splitRefundGuard`).
+ *
+ * Which configuration applies: for a charge, the revision its link pinned; for a Pix without a charge
+ * (key or static QR code) that carries a txid, the latest revision of the configuration with that txid.
+ */
+import type { Sql } from '../../platform/db/database.ts';
+import { ledgerCode, post } from '../../platform/ledger/ledger.ts';
+import { formatAmount } from '../../platform/money.ts';
+// engine.ts imports this module too; PaymentRefused is only used inside functions, so the cycle is harmless.
+import { PaymentRefused } from '../payments/engine.ts';
+import type { RefundGuard } from '../received/service.ts';
+import type { ReceivedPixRow } from '../received/store.ts';
+import { SplitExceedsAmount, SplitInvariantError, divide } from './shares.ts';
+import { insertDistribution, sharesOf, splitForTxid, splitLinkedTo, wasDistributed } from './store.ts';
+
+export async function distributeSplit(sql: Sql, received: ReceivedPixRow, charge: { id: number } | undefined, now: Date): Promise<void> {
+  const split = charge ? await splitLinkedTo(sql, charge.id) : received.txid ? await splitForTxid(sql, received.account_id, received.txid) : undefined;
+  if (!split) return;
+  const positions = await sharesOf(sql, split.split_config_id, split.revisao);
+  if (positions[0]?.account_id !== received.account_id) throw new SplitInvariantError(`configuration ${split.split_config_id} does not start with the receiver`);
+  let amounts: number[];
+  try {
+    amounts = divide(received.amount_cents, { tipo: split.tipo, valoresHundredths: positions.map((p) => p.valor_hundredths) });
+  } catch (error) {
+    // Fixed shares were checked against the charge when linked, but a due charge's discount or a
+    // payer-chosen amount can bring the Pix below them: refuse the Pix rather than divide it otherwise.
+    if (error instanceof SplitExceedsAmount) {
+      throw new PaymentRefused('split_excede_valor', `As partes fixas do split (${formatAmount(error.fixedTotalCents)}) excedem o valor do Pix (${formatAmount(error.amountCents)}).`);
+    }
+    throw error;
+  }
+  // Beneficiaries whose share rounds to zero get no line (the journal refuses zero lines) but keep their row below.
+  const credits = amounts.slice(1).flatMap((amountCents, i) => (amountCents > 0 ? [{ code: ledgerCode.available(positions[i + 1].account_id), amountCents }] : []));
+  const passedOnCents = credits.reduce((acc, c) => acc + c.amountCents, 0);
+  const journalEntryId = passedOnCents
+    ? await post(sql, {
+        kind: 'split_repasse',
+        reference: received.end_to_end_id,
+        accountId: received.account_id,
+        at: now,
+        postings: [{ code: ledgerCode.available(received.account_id), amountCents: -passedOnCents }, ...credits],
+      })
+    : null;
+  await insertDistribution(sql, { receivedPixId: received.id, split, journalEntryId, shares: positions.map((p, i) => ({ accountId: p.account_id, amountCents: amounts[i] })) }, now);
+}
+
+/** Spec: charges passed on through a split cannot be refunded. */
+export const splitRefundGuard: RefundGuard = async (sql, receivedPixId) =>
+  (await wasDistributed(sql, receivedPixId)) ? 'Pix recebido com split de pagamento não pode ser devolvido.' : undefined;

@@ -1,0 +1,176 @@
+/** Storage of split configurations (current state plus every revision), charge links and distributions. */
+import type { Sql } from '../../platform/db/database.ts';
+import type { TipoCob } from '../loc/store.ts';
+import type { SplitConfigBody } from './schemas.ts';
+import type { ShareTipo } from './shares.ts';
+
+export interface ConfigRow {
+  id: number;
+  account_id: number;
+  config_id: string;
+  revisao: number;
+  status: 'ATIVA';
+  txid: string;
+}
+
+export interface RevisionRow {
+  split_config_id: number;
+  revisao: number;
+  txid: string;
+  tipo: ShareTipo;
+  body: SplitConfigBody;
+}
+
+/** One position of a revision: 0 is the receiver, then the beneficiaries in the order given. */
+export interface ShareRow {
+  position: number;
+  account_id: number;
+  valor_hundredths: number;
+}
+
+const CONFIG_COLUMNS = 'id, account_id, config_id, revisao, status, txid';
+
+export async function findConfig(sql: Sql, accountId: number, configId: string, forUpdate = false): Promise<ConfigRow | undefined> {
+  const { rows } = await sql.query<ConfigRow>(
+    `select ${CONFIG_COLUMNS} from split_configs where account_id = $1 and config_id = $2${forUpdate ? ' for update' : ''}`,
+    [accountId, configId],
+  );
+  return rows[0];
+}
+
+/** Creates the configuration row at revision 0, or returns undefined when (account, id) already exists. */
+export async function insertConfig(sql: Sql, accountId: number, configId: string, txid: string, now: Date): Promise<ConfigRow | undefined> {
+  const { rows } = await sql.query<ConfigRow>(
+    `insert into split_configs (account_id, config_id, revisao, status, txid, created_at, updated_at) values ($1, $2, 0, 'ATIVA', $3, $4, $4)
+     on conflict (account_id, config_id) do nothing returning ${CONFIG_COLUMNS}`,
+    [accountId, configId, txid, now],
+  );
+  return rows[0];
+}
+
+export async function txidUsedByAnotherConfig(sql: Sql, accountId: number, txid: string, configId: string): Promise<boolean> {
+  const { rows } = await sql.query('select 1 from split_configs where account_id = $1 and txid = $2 and config_id <> $3', [accountId, txid, configId]);
+  return rows.length > 0;
+}
+
+export interface RevisionWrite {
+  revisao: number;
+  txid: string;
+  tipo: ShareTipo;
+  body: SplitConfigBody;
+  shares: { accountId: number; valorHundredths: number }[];
+}
+
+/** Writes a revision with its resolved shares and moves the configuration's current state to it. */
+export async function writeRevision(sql: Sql, splitConfigId: number, w: RevisionWrite, now: Date): Promise<void> {
+  await sql.query('update split_configs set revisao = $2, txid = $3, updated_at = $4 where id = $1', [splitConfigId, w.revisao, w.txid, now]);
+  await sql.query(
+    'insert into split_config_revisions (split_config_id, revisao, txid, tipo, body, created_at) values ($1, $2, $3, $4, $5::jsonb, $6)',
+    [splitConfigId, w.revisao, w.txid, w.tipo, JSON.stringify(w.body), now],
+  );
+  for (const [position, share] of w.shares.entries()) {
+    await sql.query(
+      'insert into split_config_shares (split_config_id, revisao, position, account_id, valor_hundredths) values ($1, $2, $3, $4, $5)',
+      [splitConfigId, w.revisao, position, share.accountId, share.valorHundredths],
+    );
+  }
+}
+
+export async function findRevision(sql: Sql, splitConfigId: number, revisao: number): Promise<RevisionRow | undefined> {
+  const { rows } = await sql.query<RevisionRow>(
+    'select split_config_id, revisao, txid, tipo, body from split_config_revisions where split_config_id = $1 and revisao = $2',
+    [splitConfigId, revisao],
+  );
+  return rows[0];
+}
+
+export async function sharesOf(sql: Sql, splitConfigId: number, revisao: number): Promise<ShareRow[]> {
+  const { rows } = await sql.query<ShareRow>(
+    'select position, account_id, valor_hundredths from split_config_shares where split_config_id = $1 and revisao = $2 order by position',
+    [splitConfigId, revisao],
+  );
+  return rows;
+}
+
+/** Accounts of this service by account number (favorecido.conta is unique across the service). */
+export async function accountsByConta(sql: Sql, contas: string[]): Promise<{ id: number; documento: string; conta: string }[]> {
+  const { rows } = await sql.query<{ id: number; documento: string; conta: string }>('select id, documento, conta from accounts where conta = any($1)', [contas]);
+  return rows;
+}
+
+// --- links
+
+/** Links (or re-links) a charge to a configuration revision. */
+export async function upsertLink(sql: Sql, chargeId: number, splitConfigId: number, revisao: number, now: Date): Promise<void> {
+  await sql.query(
+    `insert into split_links (charge_id, split_config_id, revisao, linked_at) values ($1, $2, $3, $4)
+     on conflict (charge_id) do update set split_config_id = excluded.split_config_id, revisao = excluded.revisao, linked_at = excluded.linked_at`,
+    [chargeId, splitConfigId, revisao, now],
+  );
+}
+
+export async function deleteLink(sql: Sql, chargeId: number): Promise<boolean> {
+  const { rowCount } = await sql.query('delete from split_links where charge_id = $1', [chargeId]);
+  return rowCount > 0;
+}
+
+/** The configuration linked to a charge, as `config` in reads shows it (the revision linked). */
+export async function linkedConfigOf(sql: Sql, accountId: number, kind: TipoCob, txid: string) {
+  const { rows } = await sql.query<{ config_id: string; status: string; revisao: number; body: SplitConfigBody }>(
+    `select s.config_id, s.status, r.revisao, r.body from split_links k
+       join charges c on c.id = k.charge_id
+       join split_configs s on s.id = k.split_config_id
+       join split_config_revisions r on r.split_config_id = k.split_config_id and r.revisao = k.revisao
+     where c.account_id = $1 and c.kind = $2 and c.txid = $3`,
+    [accountId, kind, txid],
+  );
+  return rows[0];
+}
+
+// --- distributions
+
+export interface ApplicableSplit {
+  split_config_id: number;
+  revisao: number;
+  tipo: ShareTipo;
+}
+
+export async function splitLinkedTo(sql: Sql, chargeId: number): Promise<ApplicableSplit | undefined> {
+  const { rows } = await sql.query<ApplicableSplit>(
+    `select k.split_config_id, k.revisao, r.tipo from split_links k
+       join split_config_revisions r on r.split_config_id = k.split_config_id and r.revisao = k.revisao
+     where k.charge_id = $1`,
+    [chargeId],
+  );
+  return rows[0];
+}
+
+/** A Pix without a charge (key, static QR code) is split by the latest revision of the configuration with its txid. */
+export async function splitForTxid(sql: Sql, accountId: number, txid: string): Promise<ApplicableSplit | undefined> {
+  const { rows } = await sql.query<ApplicableSplit>(
+    `select s.id as split_config_id, s.revisao, r.tipo from split_configs s
+       join split_config_revisions r on r.split_config_id = s.id and r.revisao = s.revisao
+     where s.account_id = $1 and s.txid = $2 and s.status = 'ATIVA'`,
+    [accountId, txid],
+  );
+  return rows[0];
+}
+
+export async function insertDistribution(
+  sql: Sql,
+  d: { receivedPixId: number; split: ApplicableSplit; journalEntryId: number | null; shares: { accountId: number; amountCents: number }[] },
+  now: Date,
+): Promise<void> {
+  const { rows } = await sql.query<{ id: number }>(
+    `insert into split_distributions (received_pix_id, split_config_id, revisao, journal_entry_id, created_at) values ($1, $2, $3, $4, $5) returning id`,
+    [d.receivedPixId, d.split.split_config_id, d.split.revisao, d.journalEntryId, now],
+  );
+  for (const [position, share] of d.shares.entries()) {
+    await sql.query('insert into split_distribution_shares (distribution_id, position, account_id, amount_cents) values ($1, $2, $3, $4)', [rows[0].id, position, share.accountId, share.amountCents]);
+  }
+}
+
+export async function wasDistributed(sql: Sql, receivedPixId: number): Promise<boolean> {
+  const { rows } = await sql.query('select 1 from split_distributions where received_pix_id = $1', [receivedPixId]);
+  return rows.length > 0;
+}

@@ -1,0 +1,85 @@
+/** Storage of Pix-key webhooks and of the account-level recurrence (rec) and automatic-charge (cobr) webhooks. */
+import type { Sql } from '../../platform/db/database.ts';
+
+export interface PixWebhookRow {
+  chave: string;
+  account_id: number;
+  webhook_url: string;
+  skip_mtls: boolean;
+  created_at: Date;
+}
+
+export type AccountWebhookKind = 'rec' | 'cobr';
+
+export interface AccountWebhookRow {
+  account_id: number;
+  kind: AccountWebhookKind;
+  webhook_url: string;
+  skip_mtls: boolean;
+  created_at: Date;
+}
+
+/** A webhook counts only while its key is still the account's: a removed key's webhook is gone with it. */
+const LIVE_PIX_WEBHOOK = `from pix_webhooks w join pix_keys k on k.chave = w.chave and k.account_id = w.account_id and k.removed_at is null`;
+
+export async function keyBelongsTo(sql: Sql, accountId: number, chave: string): Promise<boolean> {
+  const { rows } = await sql.query('select 1 from pix_keys where chave = $1 and account_id = $2 and removed_at is null', [chave, accountId]);
+  return rows.length > 0;
+}
+
+export async function findPixWebhook(sql: Sql, accountId: number, chave: string): Promise<PixWebhookRow | undefined> {
+  const { rows } = await sql.query<PixWebhookRow>(`select w.* ${LIVE_PIX_WEBHOOK} where w.chave = $1 and w.account_id = $2`, [chave, accountId]);
+  return rows[0];
+}
+
+export async function savePixWebhook(sql: Sql, row: PixWebhookRow): Promise<PixWebhookRow> {
+  const { rows } = await sql.query<PixWebhookRow>(
+    `insert into pix_webhooks (chave, account_id, webhook_url, skip_mtls, created_at) values ($1, $2, $3, $4, $5)
+     on conflict (chave) do update set account_id = excluded.account_id, webhook_url = excluded.webhook_url,
+       skip_mtls = excluded.skip_mtls, created_at = excluded.created_at
+     returning *`,
+    [row.chave, row.account_id, row.webhook_url, row.skip_mtls, row.created_at],
+  );
+  return rows[0];
+}
+
+export async function deletePixWebhook(sql: Sql, accountId: number, chave: string): Promise<boolean> {
+  const { rowCount } = await sql.query('delete from pix_webhooks where chave = $1 and account_id = $2', [chave, accountId]);
+  return rowCount > 0;
+}
+
+export async function listPixWebhooks(sql: Sql, accountId: number, inicio: Date, fim: Date, page: number, pageSize: number): Promise<{ rows: PixWebhookRow[]; total: number }> {
+  const where = `${LIVE_PIX_WEBHOOK} where w.account_id = $1 and w.created_at >= $2 and w.created_at <= $3`;
+  const count = await sql.query<{ n: number }>(`select count(*)::int as n ${where}`, [accountId, inicio, fim]);
+  const { rows } = await sql.query<PixWebhookRow>(`select w.* ${where} order by w.created_at, w.chave limit $4 offset $5`, [accountId, inicio, fim, pageSize, page * pageSize]);
+  return { rows, total: count.rows[0].n };
+}
+
+export async function findAccountWebhook(sql: Sql, accountId: number, kind: AccountWebhookKind): Promise<AccountWebhookRow | undefined> {
+  const { rows } = await sql.query<AccountWebhookRow>('select * from account_webhooks where account_id = $1 and kind = $2', [accountId, kind]);
+  return rows[0];
+}
+
+export async function saveAccountWebhook(sql: Sql, row: AccountWebhookRow): Promise<AccountWebhookRow> {
+  const { rows } = await sql.query<AccountWebhookRow>(
+    `insert into account_webhooks (account_id, kind, webhook_url, skip_mtls, created_at) values ($1, $2, $3, $4, $5)
+     on conflict (account_id, kind) do update set webhook_url = excluded.webhook_url, skip_mtls = excluded.skip_mtls, created_at = excluded.created_at
+     returning *`,
+    [row.account_id, row.kind, row.webhook_url, row.skip_mtls, row.created_at],
+  );
+  return rows[0];
+}
+
+export async function deleteAccountWebhook(sql: Sql, accountId: number, kind: AccountWebhookKind): Promise<boolean> {
+  const { rowCount } = await sql.query('delete from account_webhooks where account_id = $1 and kind = $2', [accountId, kind]);
+  return rowCount > 0;
+}
+
+/** The received Pix a refund's return id (rtrId, `D...`) belongs to, for resends named by the refund. */
+export async function findPixByReturnId(sql: Sql, accountId: number, rtrId: string): Promise<{ received_pix_id: number; requested_at: Date } | undefined> {
+  const { rows } = await sql.query<{ received_pix_id: number; requested_at: Date }>(
+    'select received_pix_id, requested_at from refunds where rtr_id = $1 and account_id = $2',
+    [rtrId, accountId],
+  );
+  return rows[0];
+}

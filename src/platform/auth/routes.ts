@@ -1,0 +1,59 @@
+/**
+ * Token endpoints. `POST /oauth/token` (Pix family): HTTP Basic client credentials over mutual TLS with the
+ * application's own certificate; the token is bound to that certificate. `POST /v1/authorize` (billing):
+ * the same credentials, no client certificate.
+ */
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../context.ts';
+import { ApiError } from '../errors.ts';
+import { findApplication } from '../../accounts/store.ts';
+import { clientCertificateSha256 } from './guard.ts';
+import { secretMatches, type Audience } from './tokens.ts';
+
+const TokenRequest = Type.Object({ grant_type: Type.String() });
+const TokenResponse = Type.Object({
+  access_token: Type.String(),
+  token_type: Type.Literal('Bearer'),
+  expires_in: Type.Integer(),
+  scope: Type.String(),
+});
+
+const invalidClient = (detail: string) => new ApiError(401, 'invalid_client', detail);
+
+function basicCredentials(request: FastifyRequest): { clientId: string; clientSecret: string } {
+  const header = request.headers.authorization;
+  const match = typeof header === 'string' ? /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header) : null;
+  const decoded = match ? Buffer.from(match[1], 'base64').toString('utf8') : '';
+  const colon = decoded.indexOf(':');
+  if (colon < 1) throw invalidClient('Credenciais ausentes: envie client_id:client_secret em HTTP Basic.');
+  return { clientId: decoded.slice(0, colon), clientSecret: decoded.slice(colon + 1) };
+}
+
+export const oauthRoutes = (ctx: AppContext): FastifyPluginAsync => async (base) => {
+  const app = base.withTypeProvider<TypeBoxTypeProvider>();
+
+  async function issue(request: FastifyRequest<{ Body: { grant_type: string } }>, audience: Audience) {
+    const { clientId, clientSecret } = basicCredentials(request);
+    const application = await findApplication(ctx.db, clientId);
+    if (!application || !application.active || !secretMatches(clientSecret, application.secret_hash)) {
+      throw invalidClient('Credenciais inválidas ou inativas.');
+    }
+    let certificateSha256: string | undefined;
+    if (audience === 'pix') {
+      const presented = clientCertificateSha256(request);
+      if (presented !== application.certificate_sha256) throw invalidClient('O certificado de cliente apresentado não pertence a esta aplicação.');
+      certificateSha256 = presented;
+    }
+    if (request.body.grant_type !== 'client_credentials') {
+      throw new ApiError(400, 'unsupported_grant_type', 'Apenas grant_type=client_credentials é suportado.');
+    }
+    const { accessToken, expiresInSeconds } = await ctx.tokens.issue({ clientId, accountId: application.account_id, scopes: application.scopes, audience, certificateSha256 });
+    return { access_token: accessToken, token_type: 'Bearer' as const, expires_in: expiresInSeconds, scope: application.scopes.join(' ') };
+  }
+
+  const schema = { tags: ['Auth'], body: TokenRequest, response: { 200: TokenResponse } };
+  app.post('/oauth/token', { schema: { ...schema, summary: 'Issue a Pix access token (mutual TLS)' } }, (request) => issue(request, 'pix'));
+  app.post('/v1/authorize', { schema: { ...schema, summary: 'Issue a billing access token' } }, (request) => issue(request, 'billing'));
+};

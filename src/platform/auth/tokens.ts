@@ -1,0 +1,91 @@
+/**
+ * Access tokens: HS256 JWTs signed with a key every node reads from the database. A Pix token is bound to
+ * the application's client certificate (RFC 8705 `cnf.x5t#S256`), so checking a request needs no lookup:
+ * verify the signature and expiry, then compare the presented certificate's thumbprint with the claim.
+ */
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { SignJWT } from 'jose';
+import type { Clock } from '../clock.ts';
+import { LIMITS } from '../limits.ts';
+
+export type Audience = 'pix' | 'billing';
+
+export interface Principal {
+  clientId: string;
+  accountId: number;
+  scopes: Set<string>;
+  audience: Audience;
+  /** Thumbprint of the certificate the token was issued to (Pix tokens only). */
+  certificateSha256?: string;
+}
+
+export class TokenError extends Error {}
+
+/** Our own tokens' header, byte for byte: anything else (another alg, `none`) is refused before any work. */
+const HEADER_B64 = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
+
+export class TokenService {
+  private readonly key: Uint8Array;
+  constructor(private readonly signingKey: Buffer, private readonly clock: Clock) {
+    this.key = new Uint8Array(signingKey);
+  }
+
+  async issue(principal: Omit<Principal, 'scopes'> & { scopes: string[] }): Promise<{ accessToken: string; expiresInSeconds: number }> {
+    const nowSeconds = Math.floor(this.clock.nowMs() / 1000);
+    const expiresInSeconds = LIMITS.tokenLifetimeSeconds;
+    const accessToken = await new SignJWT({
+      acc: principal.accountId,
+      scope: principal.scopes.join(' '),
+      ...(principal.certificateSha256 && { cnf: { 'x5t#S256': principal.certificateSha256 } }),
+    })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(principal.clientId)
+      .setAudience(principal.audience)
+      .setIssuedAt(nowSeconds)
+      .setExpirationTime(nowSeconds + expiresInSeconds)
+      .sign(this.key);
+    return { accessToken, expiresInSeconds };
+  }
+
+  /**
+   * Runs on every request, so it is plain node:crypto (a few microseconds) rather than a generic JOSE
+   * verification (WebCrypto key import per call). Only tokens this service issued can pass: the header
+   * must be exactly ours, the HMAC must match, then audience and expiry are checked.
+   */
+  async verify(token: string, audience: Audience): Promise<Principal> {
+    const [header, body, signature, extra] = token.split('.');
+    if (extra !== undefined || header !== HEADER_B64 || !body || !signature) throw new TokenError('token inválido.');
+    const expected = createHmac('sha256', this.signingKey).update(`${header}.${body}`).digest();
+    const given = Buffer.from(signature, 'base64url');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new TokenError('token inválido.');
+    let payload: { sub?: string; acc?: number; scope?: string; aud?: string; exp?: number; cnf?: { 'x5t#S256'?: string } };
+    try {
+      payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+    } catch {
+      throw new TokenError('token inválido.');
+    }
+    if (payload.aud !== audience) throw new TokenError('token inválido para esta API.');
+    if (typeof payload.exp !== 'number' || this.clock.nowMs() / 1000 >= payload.exp) throw new TokenError('token expirado.');
+    return {
+      clientId: String(payload.sub),
+      accountId: Number(payload.acc),
+      scopes: new Set(String(payload.scope ?? '').split(' ').filter(Boolean)),
+      audience,
+      certificateSha256: payload.cnf?.['x5t#S256'],
+    };
+  }
+}
+
+/**
+ * Client secrets are 192 random bits, so a fast hash cannot be brute-forced; a slow KDF would only slow
+ * token issue. Stored as hex SHA-256.
+ */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+export function secretMatches(secret: string, storedHash: string): boolean {
+  const a = Buffer.from(hashSecret(secret), 'hex');
+  const b = Buffer.from(storedHash, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}

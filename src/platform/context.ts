@@ -1,0 +1,19 @@
+import type { Config } from '../config.ts';
+import type { Database } from './db/database.ts';
+import type { OffsetClock } from './clock.ts';
+import type { TokenService } from './auth/tokens.ts';
+import type { RateLimiter } from './ratelimit.ts';
+import type { ServicePki } from './bootstrap.ts';
+import type { OutboxWorker } from './outbox/outbox.ts';
+
+/** Everything a feature plugin may use, built once at start and handed to `buildApp`. */
+export interface AppContext {
+  config: Config;
+  db: Database;
+  clock: OffsetClock;
+  tokens: TokenService;
+  rateLimiter: RateLimiter;
+  pki: ServicePki;
+  /** Feature plugins register their job handlers here; routes wake it after committing work. */
+  outbox: OutboxWorker;
+}

@@ -1,0 +1,129 @@
+import fs from 'node:fs';
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import pg from 'pg';
+import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+
+export interface QueryResult<R> {
+  rows: R[];
+  rowCount: number;
+}
+
+/** What services and stores see: a connection or an open transaction, never which engine is behind it. */
+export interface Sql {
+  query<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<QueryResult<R>>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(script: string): Promise<void>;
+}
+
+export interface Database extends Sql {
+  readonly kind: 'pglite' | 'postgres';
+  /** Runs `work` in one transaction: everything one request writes commits or rolls back together. */
+  tx<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
+  /** Runs `work` holding a session-level advisory lock (migrations, first-start bootstrap). */
+  withAdvisoryLock<T>(lockId: number, work: (sql: Sql) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+// int8 holds cents and ids; every value we store fits a double exactly (checked by assertCents on write).
+pg.types.setTypeParser(20, (v) => Number(v));
+
+const statementNames = new Map<string, string>();
+
+/**
+ * Parameterised queries run as named prepared statements: PostgreSQL parses and plans each text once
+ * per connection instead of on every call. The name is a hash of the text, so it can never be reused
+ * for a different statement.
+ */
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `s${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+export async function openDatabase(options: { databaseUrl?: string; dataDir: string }): Promise<Database> {
+  return options.databaseUrl ? openPostgres(options.databaseUrl) : openPglite(path.join(options.dataDir, 'pgdata'));
+}
+
+async function openPostgres(url: string): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: 20 });
+  pool.on('error', () => {
+    // An idle client lost its connection; the pool replaces it. Nothing was in flight on it.
+  });
+  await pool.query('select 1');
+  const withClient = async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
+    const client = await pool.connect();
+    try {
+      return await work(client);
+    } finally {
+      client.release();
+    }
+  };
+  const asSql = (client: pg.PoolClient | pg.Pool): Sql => ({
+    async query(text, params) {
+      const result = params?.length ? await client.query({ name: statementName(text), text, values: params as unknown[] }) : await client.query(text);
+      return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+    },
+    async exec(script) {
+      await client.query(script);
+    },
+  });
+  return {
+    kind: 'postgres',
+    ...asSql(pool),
+    tx: (work) =>
+      withClient(async (client) => {
+        await client.query('begin');
+        try {
+          const result = await work(asSql(client));
+          await client.query('commit');
+          return result;
+        } catch (error) {
+          await client.query('rollback').catch(() => undefined);
+          throw error;
+        }
+      }),
+    withAdvisoryLock: (lockId, work) =>
+      withClient(async (client) => {
+        await client.query('select pg_advisory_lock($1)', [lockId]);
+        try {
+          return await work(asSql(client));
+        } finally {
+          await client.query('select pg_advisory_unlock($1)', [lockId]);
+        }
+      }),
+    close: () => pool.end(),
+  };
+}
+
+async function openPglite(dir: string): Promise<Database> {
+  fs.mkdirSync(dir, { recursive: true });
+  const db = await PGlite.create(dir, { parsers: { [pgliteTypes.INT8]: (v: string) => Number(v) } });
+  const asSql = (q: Pick<PGlite, 'query' | 'exec'>): Sql => ({
+    async query(text, params) {
+      const result = await q.query(text, params as unknown[]);
+      return { rows: result.rows as never[], rowCount: result.affectedRows ?? result.rows.length };
+    },
+    async exec(script) {
+      await q.exec(script);
+    },
+  });
+  return {
+    kind: 'pglite',
+    ...asSql(db),
+    // PGlite serialises transactions itself: one process, one connection.
+    tx: (work) => db.transaction((tx) => work(asSql(tx))),
+    withAdvisoryLock: async (lockId, work) => {
+      await db.query('select pg_advisory_lock($1)', [lockId]);
+      try {
+        return await work(asSql(db));
+      } finally {
+        await db.query('select pg_advisory_unlock($1)', [lockId]);
+      }
+    },
+    close: () => db.close(),
+  };
+}

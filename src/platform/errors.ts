@@ -1,0 +1,196 @@
+/**
+ * The error bodies of the interface, produced from one error type. Each route family declares its format
+ * (see `ErrorFormat`); a route handler or service only ever throws `ApiError`.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * problem: Bacen problem object (/v2 Pix routes). named: {nome, mensagem} (/v2/gn helpers).
+ * wrapper: {responseTime, correlationId, error} (/v1 Pix routes). billing: {code, error, error_description}.
+ * oauth: RFC 6749 {error, error_description} (token endpoints).
+ */
+export type ErrorFormat = 'problem' | 'named' | 'wrapper' | 'billing' | 'oauth';
+
+export interface Violation {
+  property: string;
+  reason: string;
+  value?: unknown;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    /** PascalCase problem name (`CobOperacaoInvalida`) or snake_case error name (`txid_duplicado`). */
+    readonly errorName: string,
+    readonly detail: string,
+    readonly violations: Violation[] = [],
+  ) {
+    super(detail);
+  }
+}
+
+export const PROBLEM_TYPE_BASE = 'https://pix.bcb.gov.br/api/v2/error';
+
+const TITLES: Record<string, string> = {
+  NaoEncontrado: 'Não Encontrado',
+  AcessoNegado: 'Acesso Negado',
+  Unauthorized: 'Não autorizado',
+  RequisicaoInvalida: 'Requisição inválida',
+  ServicoIndisponivel: 'Serviço Indisponível',
+  ErroInternoDoServidor: 'Erro Interno do Servidor',
+  LimiteDeRequisicoes: 'Limite de requisições atingido',
+  CobOperacaoInvalida: 'Cobrança inválida.',
+  CobVOperacaoInvalida: 'Cobrança inválida.',
+  CobConsultaInvalida: 'Consulta inválida.',
+  CobVConsultaInvalida: 'Consulta inválida.',
+  CobNaoEncontrado: 'Cobrança não encontrada.',
+  CobVNaoEncontrada: 'Cobrança com vencimento não encontrada.',
+  LoteCobVOperacaoInvalida: 'Lote de cobranças inválido.',
+  LoteCobVConsultaInvalida: 'Consulta inválida.',
+  PayloadLocationOperacaoInvalida: 'Location inválida.',
+  PayloadLocationConsultaInvalida: 'Consulta inválida.',
+  PayloadLocationNaoEncontrado: 'Location não encontrada.',
+  CobPayloadNaoEncontrado: 'Payload não encontrado.',
+  CobPayloadOperacaoInvalida: 'Requisição de payload inválida.',
+  PixConsultaInvalida: 'Consulta inválida.',
+  PixDevolucaoInvalida: 'Devolução inválida.',
+  PixRecusado: 'Pix recusado.',
+  PagamentoInvalido: 'Pagamento inválido.',
+  WebhookOperacaoInvalida: 'Webhook inválido.',
+  WebhookRecOperacaoInvalida: 'Webhook de recorrência inválido.',
+  WebhookCobROperacaoInvalida: 'Webhook de cobrança recorrente inválido.',
+  WebhookNaoEncontrado: 'Webhook não encontrado.',
+  WebhookConsultaInvalida: 'Consulta inválida.',
+  WebhookReenvioInvalido: 'Reenvio inválido.',
+  SplitConfigOperacaoInvalida: 'Configuração de split inválida.',
+  SplitVinculoInvalido: 'Vínculo de split inválido.',
+  SplitConsultaInvalida: 'Consulta inválida.',
+  SplitConfigNaoEncontrada: 'Configuração de split não encontrada.',
+  SplitVinculoNaoEncontrado: 'Vínculo de split não encontrado.',
+  ExtratoConciliacaoConsultaInvalida: 'Requisição de extrato inválida.',
+  AgendamentoInvalido: 'Agendamento inválido.',
+  ErroInterno: 'Erro interno.',
+};
+
+export const notFound = (detail = 'Recurso solicitado não foi encontrado.', name = 'NaoEncontrado') =>
+  new ApiError(404, name, detail);
+
+export const invalid = (name: string, detail: string, violations: Violation[] = []) =>
+  new ApiError(400, name, detail, violations);
+
+/** The Bacen problem object of an error; also stored as the `problema` of a refused batch item. */
+export function problemObject(error: ApiError) {
+  return {
+    type: `${PROBLEM_TYPE_BASE}/${error.errorName}`,
+    title: TITLES[error.errorName] ?? error.errorName,
+    status: error.statusCode,
+    detail: error.detail,
+    ...(error.violations.length && {
+      violacoes: error.violations.map((v) => ({ razao: v.reason, propriedade: v.property, ...(v.value !== undefined && { valor: String(v.value) }) })),
+    }),
+  };
+}
+
+export function render(format: ErrorFormat, error: ApiError, request: FastifyRequest, reply: FastifyReply): unknown {
+  switch (format) {
+    case 'problem':
+      return problemObject(error);
+    case 'named':
+      return { nome: error.errorName, mensagem: error.detail, ...(error.violations.length && { violacoes: error.violations.map((v) => ({ razao: v.reason, propriedade: v.property })) }) };
+    case 'wrapper':
+      return {
+        responseTime: responseTimeMs(reply),
+        correlationId: correlationId(request),
+        error: {
+          title: error.errorName,
+          status: error.statusCode,
+          detail: error.detail,
+          ...(error.violations.length && { violations: error.violations.map((v) => ({ property: v.property, reason: v.reason, value: v.value ?? null })) }),
+        },
+      };
+    case 'billing':
+      return { code: error.statusCode, error: error.errorName, error_description: describe(error) };
+    case 'oauth':
+      return { error: error.errorName, error_description: describe(error) };
+  }
+}
+
+function describe(error: ApiError): string {
+  return error.violations.length ? `${error.detail} ${error.violations.map((v) => `${v.property}: ${v.reason}`).join('; ')}` : error.detail;
+}
+
+export function correlationId(request: FastifyRequest): string {
+  const header = request.headers['x-correlation-id'];
+  return typeof header === 'string' && header.length <= 100 ? header : request.id;
+}
+
+export function responseTimeMs(reply: FastifyReply): number {
+  return Math.round(reply.elapsedTime);
+}
+
+/** Which error a failed schema check becomes, and under what root the properties are named. */
+export interface InvalidRequestConfig {
+  /** e.g. `CobOperacaoInvalida`; defaults to the family's generic name. */
+  invalidRequest?: string;
+  /** e.g. `cob`, so `/valor/original` reads `cob.valor.original`. */
+  propertyRoot?: string;
+}
+
+const GENERIC_INVALID: Record<ErrorFormat, string> = {
+  problem: 'RequisicaoInvalida',
+  named: 'json_invalido',
+  wrapper: 'Validation Error',
+  billing: 'validation_error',
+  oauth: 'invalid_request',
+};
+
+/** Turns any thrown value into an ApiError: schema failures name the property, unknown failures are 500s. */
+export function toApiError(error: unknown, format: ErrorFormat, config: InvalidRequestConfig): ApiError {
+  if (error instanceof ApiError) return error;
+  const fastifyError = error as FastifyError & { validationContext?: string };
+  const invalidName = config.invalidRequest ?? GENERIC_INVALID[format];
+  if (fastifyError.validation) {
+    const root = fastifyError.validationContext === 'body' ? config.propertyRoot : fastifyError.validationContext;
+    const violations = fastifyError.validation.map((v) => schemaViolation(v, root));
+    return invalid(invalidName, 'A requisição não respeita o schema.', violations);
+  }
+  const status = fastifyError.statusCode;
+  if (status && status >= 400 && status < 500) {
+    const reason = fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? 'JSON malformado.' : fastifyError.message;
+    const name = status === 400 ? invalidName : status === 404 ? 'NaoEncontrado' : GENERIC_INVALID[format];
+    return new ApiError(status, name, reason, status === 400 ? [{ property: config.propertyRoot ?? 'body', reason }] : []);
+  }
+  return new ApiError(500, format === 'problem' ? 'ErroInternoDoServidor' : 'erro_aplicacao', 'Erro interno do servidor.');
+}
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+function schemaViolation(v: AjvError, root: string | undefined): Violation {
+  const segments = v.instancePath.split('/').filter(Boolean);
+  if (v.keyword === 'additionalProperties') segments.push(String(v.params.additionalProperty));
+  if (v.keyword === 'required') segments.push(String(v.params.missingProperty));
+  const property = [root, ...segments].filter(Boolean).join('.') || (root ?? 'body');
+  const reason =
+    v.keyword === 'additionalProperties' ? 'propriedade não permitida.' : v.keyword === 'required' ? 'propriedade obrigatória.' : `não respeita o schema: ${v.message ?? v.keyword}.`;
+  return { property, reason };
+}
+
+export function errorHandler(format: ErrorFormat) {
+  return function handle(this: unknown, error: unknown, request: FastifyRequest, reply: FastifyReply) {
+    const config = (request.routeOptions?.config ?? {}) as InvalidRequestConfig;
+    const apiError = toApiError(error, format, config);
+    if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+    // Both ask the caller to come back: the rate window is a second, and so is a batch backlog's progress.
+    if ((apiError.statusCode === 429 || apiError.statusCode === 503) && !reply.hasHeader('retry-after')) reply.header('retry-after', '1');
+    const type = format === 'problem' ? 'application/problem+json; charset=utf-8' : 'application/json; charset=utf-8';
+    return reply.status(apiError.statusCode).type(type).send(render(format, apiError, request, reply));
+  };
+}
+
+export const newCorrelationId = () => randomUUID();

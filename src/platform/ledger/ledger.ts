@@ -1,0 +1,103 @@
+/**
+ * The double-entry journal. Every balance change is an entry whose lines sum to zero; balances are
+ * derived from lines, never stored. Ledger accounts are named by code:
+ *   customer:<id>:available | customer:<id>:blocked:judicial | customer:<id>:blocked:med
+ *   external:pix  (the rest of the Pix system: money that came from or went to other institutions)
+ *   external:card (the card acquirer: card payments come from it, card refunds go back to it)
+ *   revenue:fees  (what the institution earns)
+ */
+import type { Sql } from '../db/database.ts';
+import { assertCents } from '../money.ts';
+
+export type BlockKind = 'judicial' | 'med';
+
+export const ledgerCode = {
+  available: (accountId: number) => `customer:${accountId}:available`,
+  blocked: (accountId: number, kind: BlockKind) => `customer:${accountId}:blocked:${kind}`,
+  externalPix: 'external:pix',
+  externalCard: 'external:card',
+  fees: 'revenue:fees',
+} as const;
+
+export interface Posting {
+  code: string;
+  amountCents: number;
+}
+
+export class LedgerInvariantError extends Error {}
+
+/**
+ * Ids of the ledger accounts, created on first use. Resolving never locks an existing account: an
+ * upsert would lock `external:pix` for the whole transaction and make every payment queue behind it.
+ */
+async function ledgerAccountIds(sql: Sql, codes: string[]): Promise<Map<string, number>> {
+  const unique = [...new Set(codes)];
+  const select = async () => {
+    const { rows } = await sql.query<{ id: number; code: string }>('select id, code from ledger_accounts where code = any($1)', [unique]);
+    return new Map(rows.map((r) => [r.code, r.id]));
+  };
+  let ids = await select();
+  const missing = unique.filter((code) => !ids.has(code));
+  if (missing.length) {
+    const owners = missing.map((code) => /^customer:(\d+):/.exec(code)?.[1] ?? null);
+    await sql.query(
+      `insert into ledger_accounts (code, account_id) select code, owner::bigint from unnest($1::text[], $2::text[]) as t(code, owner)
+       on conflict (code) do nothing`,
+      [missing, owners],
+    );
+    // Rows another transaction created first are visible once it commits; ours are visible now.
+    ids = await select();
+  }
+  return ids;
+}
+
+/** Writes one journal entry. Throws before writing anything if the postings do not sum to zero. */
+export async function post(sql: Sql, entry: { kind: string; reference: string; accountId: number | null; at: Date; postings: Posting[] }): Promise<number> {
+  let sum = 0;
+  for (const p of entry.postings) {
+    assertCents(p.amountCents);
+    if (p.amountCents === 0) throw new LedgerInvariantError(`zero posting to ${p.code} in ${entry.kind}`);
+    sum += p.amountCents;
+  }
+  if (sum !== 0 || entry.postings.length < 2) throw new LedgerInvariantError(`journal entry ${entry.kind} ${entry.reference} does not balance (sum ${sum})`);
+  const ids = await ledgerAccountIds(sql, entry.postings.map((p) => p.code));
+  // The entry and all its lines in one statement: one round trip whatever the number of postings.
+  const { rows } = await sql.query<{ id: number }>(
+    `with e as (insert into journal_entries (kind, reference, account_id, created_at) values ($1, $2, $3, $4) returning id)
+     insert into journal_lines (entry_id, ledger_account_id, amount_cents)
+     select e.id, l.ledger_account_id, l.amount_cents from e, unnest($5::bigint[], $6::bigint[]) as l(ledger_account_id, amount_cents)
+     returning entry_id as id`,
+    [entry.kind, entry.reference, entry.accountId, entry.at, entry.postings.map((p) => ids.get(p.code)), entry.postings.map((p) => p.amountCents)],
+  );
+  return rows[0].id;
+}
+
+/** Moves money from one ledger account to another (the common two-line entry). */
+export function transfer(sql: Sql, args: { kind: string; reference: string; accountId: number | null; at: Date; from: string; to: string; amountCents: number }) {
+  return post(sql, {
+    kind: args.kind,
+    reference: args.reference,
+    accountId: args.accountId,
+    at: args.at,
+    postings: [
+      { code: args.from, amountCents: -args.amountCents },
+      { code: args.to, amountCents: args.amountCents },
+    ],
+  });
+}
+
+export async function balanceCents(sql: Sql, code: string): Promise<number> {
+  const { rows } = await sql.query<{ total: number }>(
+    `select coalesce(sum(l.amount_cents), 0)::bigint as total from journal_lines l join ledger_accounts a on a.id = l.ledger_account_id where a.code = $1`,
+    [code],
+  );
+  return rows[0].total;
+}
+
+/**
+ * Serialises money movements of one customer: taken before reading a balance that a debit depends on,
+ * so two concurrent refunds cannot both see the same funds.
+ */
+export async function lockCustomer(sql: Sql, accountId: number): Promise<void> {
+  await sql.query('select id from accounts where id = $1 for update', [accountId]);
+}

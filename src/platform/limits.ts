@@ -1,0 +1,184 @@
+/**
+ * Every limit the interface names, in one place. Units are in the names.
+ * A limit here is enforced somewhere; grep for its name to find where.
+ */
+export const LIMITS = {
+  /** Spec: Limits, request rate of the listed PUT/POST Pix endpoints, per application and endpoint. */
+  rateLimitRequestsPerSecond: 500,
+  tokenLifetimeSeconds: 3600,
+  /** Bacen: paginacao.itensPorPagina is 1..1000, default 100. */
+  pageSizeDefault: 100,
+  pageSizeMax: 1000,
+  txidMinChars: 26,
+  txidMaxChars: 35,
+  /** POST /v2/cob assigns txids of this length (within the 26..35 rule). */
+  txidAssignedChars: 32,
+  devedorNomeMaxChars: 200,
+  solicitacaoPagadorMaxChars: 140,
+  infoAdicionaisMaxItems: 50,
+  infoAdicionalNomeMaxChars: 50,
+  infoAdicionalValorMaxChars: 200,
+  chaveMaxChars: 77,
+  /** Bacen: valor.original is \d{1,10}\.\d{2}. */
+  amountMaxIntegerDigits: 10,
+  /** Default calendario.expiracao of an immediate charge (Bacen: 86400 s). */
+  cobExpiracaoDefaultSeconds: 86400,
+  cobExpiracaoMaxSeconds: 2147483647,
+  /** Bodies past this are refused before parsing; a 1000-item batch fits comfortably. */
+  bodyMaxBytes: 4 * 1024 * 1024,
+  /** Bacen CobBaseCopiaCola: pixCopiaECola is at most 512 characters (POST /v2/gn/qrcodes/detalhar). */
+  pixCopiaEColaMaxChars: 512,
+  /** Static BR code infoAdicional (ID 26-02): what fits beside the GUI and the shortest key in the 99-char template. */
+  staticInfoAdicionalMaxChars: 72,
+  /** Side of the PNG QR images handed out (imagemQrcode), in pixels: readable on screens and on paper. */
+  qrImageSidePixels: 300,
+  /** SIGTERM: in-flight requests get this long to finish before the process exits anyway. */
+  shutdownGraceMs: 10_000,
+  /** Bacen DevolucaoId: [a-zA-Z0-9]{1,35}. */
+  refundIdMaxChars: 35,
+  refundDescricaoMaxChars: 140,
+  /** Bacen CobDataDeVencimento: validadeAposVencimento defaults to 30 days and is an int32. */
+  cobvValidadeAposVencimentoDefaultDays: 30,
+  cobvValidadeAposVencimentoMaxDays: 2147483647,
+  /** Bacen DadosComplementaresPessoa: logradouro and cidade at most 200 characters (uf 2, cep 8 by pattern). */
+  devedorLogradouroMaxChars: 200,
+  devedorCidadeMaxChars: 200,
+  /** Bacen gives devedor.email no bound; 254 is the longest address SMTP can carry (RFC 5321). */
+  devedorEmailMaxChars: 254,
+  /** Bacen CobVValor: desconto.descontoDataFixa has 1 to 3 dated tiers. */
+  cobvDescontoDataFixaMaxItems: 3,
+  /**
+   * Webhooks (docs/webhooks.md). Pix, recurrence and automatic-charge callbacks: the interface leaves the
+   * SLA to the PSP; 10 s is long enough for a healthy receiver and short enough that a hung one is retried soon.
+   */
+  webhookDeliveryTimeoutMs: 10_000,
+  /** Registration handshake: each of the two test calls (without, then with the client certificate). */
+  webhookRegistrationTimeoutMs: 10_000,
+  /** Spec: account-opening callbacks time out after 60 seconds. */
+  openingCallbackTimeoutMs: 60_000,
+  /**
+   * Pix, recurrence and automatic-charge callbacks: minutes after each failed attempt until the next (the
+   * interface names none). 1 + 8 attempts over about 47 hours, then the delivery is given up.
+   */
+  webhookRetryScheduleMinutes: [1, 5, 15, 60, 180, 360, 720, 1440],
+  /** Spec: account-opening retries at these minutes after the failure (attempts 1 to 10 after the first). */
+  openingRetryScheduleMinutes: [5, 10, 20, 40, 80, 160, 320, 640, 1280, 52560],
+  /** Spec: resend is available for at most 30 days after the transaction. */
+  webhookResendWindowDays: 30,
+  /** Spec: resend covers transactions from 27/12, 10:00 (Efí's 2023 launch, Brasília time, UTC-3). */
+  webhookResendStartsAt: '2023-12-27T10:00:00-03:00',
+  /** e2eids per resend request: one request covers a day of a busy key without becoming unbounded work. */
+  webhookResendMaxE2eids: 1000,
+  /** Webhook URLs: long enough for a path plus an hmac query parameter, short enough to index. */
+  webhookUrlMaxChars: 2048,
+  /** Concurrent keep-alive connections from one node to one receiver (per origin). */
+  webhookSocketsPerDestination: 64,
+  /** Sandbox deliveries inspection: at most this many recent deliveries per call. */
+  webhookInspectionMaxItems: 200,
+  /** Spec: Limits, batch size of PUT /v2/lotecobv/:id (also rule 1: a batch holds 1 to 1000 charges). */
+  lotecobvItemsMin: 1,
+  lotecobvItemsMax: 1000,
+  /** Batch ids are integers (Bacen LoteCobVConsultado.id, int64); 15 digits stay exact in a JSON number. */
+  lotecobvIdMaxDigits: 15,
+  /** Bacen gives `descricao` of a batch no bound; 140 like the other free texts of a charge. */
+  lotecobvDescricaoMaxChars: 140,
+  /**
+   * Batch items waiting for processing per account. Past it a new PUT/PATCH is 503 ServicoIndisponivel with
+   * Retry-After: ten full batches (about ten seconds of work) queued is a client outrunning the service.
+   */
+  lotecobvPendingItemsMaxPerAccount: 10_000,
+  /**
+   * Attempts of a batch job before its waiting items are denied with ErroInternoDoServidor: a failure that
+   * survives this many retries (5 s apart) is a fault, and the batch must not stay locked behind it.
+   */
+  lotecobvJobMaxAttempts: 5,
+  /** GET /v2/lotecobv returns whole batches (up to 1000 items each): a page of 100 is already 100,000 items. */
+  lotecobvPageSizeMax: 100,
+  /**
+   * Payment split (docs/split.md). Spec: at most 20 accounts per configuration, read as the beneficiaries
+   * (`split.repasses`): "between the receiver and up to 20 other accounts".
+   */
+  splitRepassesMaxItems: 20,
+  /** Configuration ids: caller-chosen on PUT, letters and digits like Bacen identifiers. */
+  splitConfigIdMaxChars: 35,
+  /** POST /v2/gn/split/config assigns ids of this length. */
+  splitConfigIdAssignedChars: 32,
+  splitDescricaoMaxChars: 140,
+  /** favorecido.conta: the digits of an account number of this service. */
+  splitContaMaxChars: 20,
+  /** Percentage shares add up to exactly 100.00 %, counted in hundredths of a percent. */
+  splitPercentTotalHundredths: 10_000,
+  /**
+   * Pix keys (docs/keys-settings.md). The interface does not give the number of random keys per account;
+   * pixd applies the Pix regulation's limit per account (BCB Resolution 1/2020, DICT): 5 keys for a natural
+   * person (CPF account), 20 for a legal person (CNPJ account), every key type counted, removed keys not.
+   * POST /v2/gn/evp past it: limite_criacao_chave_atingido.
+   */
+  pixKeysMaxPerAccountNaturalPerson: 5,
+  pixKeysMaxPerAccountLegalPerson: 20,
+  /** Bank-data payments (settings receberSemChave) name the receiving account by its number: digits only. */
+  contaMaxDigits: 20,
+  /**
+   * Card billing (docs/billing.md). Items and shippings per charge: Efí's documentation pages show no bound;
+   * these keep one charge a reasonable document.
+   */
+  billingItemsMax: 100,
+  billingShippingsMax: 10,
+  billingNameMaxChars: 255,
+  billingCustomIdMaxChars: 255,
+  billingNotificationUrlMaxChars: 2048,
+  /** Item value and shipping value bounds in cents (R$ 10 million keeps every sum a safe integer). */
+  billingValueMaxCents: 1_000_000_000,
+  billingItemAmountMax: 10_000,
+  /** Card installments: 1 to 12; the first is interest-free, the others at this monthly rate (hundredths of a percent). */
+  billingInstallmentsMax: 12,
+  billingInstallmentInterestBasisPoints: 199,
+  /** Percentages (marketplace shares, percentage discounts, fees) are hundredths of a percent: 10000 = 100 %. */
+  billingPercentScale: 10_000,
+  /** Card fee on the paid amount, hundredths of a percent (3.49 %), rounded half-up to the cent. */
+  billingCardFeeBasisPoints: 349,
+  /** An approved card charge is confirmed (paid) this long after approval, on the service clock. */
+  billingCardSettlementDelaySeconds: 3600,
+  /** A refund stays "in process" this long before it is done (service clock). */
+  billingRefundProcessingSeconds: 60,
+  /** Spec: partial refunds within 90 days, total within 360 days of payment confirmation. */
+  billingPartialRefundWindowDays: 90,
+  billingTotalRefundWindowDays: 360,
+  /** Spec: at most one partial refund per charge per (Brasília) day. */
+  billingPartialRefundsPerDay: 1,
+  /** Payment tokens: single-use ones live an hour, reusable ones a year (the card's own expiry also applies). */
+  billingSingleUseTokenLifetimeSeconds: 3600,
+  billingReusableTokenLifetimeSeconds: 365 * 86400,
+  /** RSA key the browser encrypts card data with: 3072 bits fits the card JSON (≤ 373 bytes in PKCS#1 v1.5). */
+  billingCardKeyBits: 3072,
+  /** Spec: notifications re-sent for up to 3 days until the token is queried. */
+  billingNotificationWindowSeconds: 3 * 86400,
+  /** Minutes between successive (re)sends of a notification not yet queried, cut at the 3-day window. */
+  billingNotificationScheduleMinutes: [5, 15, 30, 60, 120, 240, 480, 720, 720, 720, 720],
+  /** Spec: GET /v1/notification/:token covers changes of the last 6 months. */
+  billingNotificationHistoryDays: 180,
+  /** Spec: notification URL updates, 7,500 per 24 hours (per account). */
+  billingMetadataUpdatesPerWindow: 7500,
+  billingMetadataUpdateWindowSeconds: 86400,
+  /**
+   * Reconciliation reports (docs/reports-schedules.md). Journal lines read per keyset page while a file is
+   * generated: enough that round trips do not dominate, few enough that memory stays flat at any size.
+   */
+  reportBatchRows: 10_000,
+  /** Report files are written to, and served from, chunks of about this many bytes. */
+  reportChunkBytes: 1024 * 1024,
+  /** Spec: the scheduled Pix list covers at most 31 days (fim - inicio). */
+  scheduledPixListRangeMaxDays: 31,
+  /** Spec (sample response): the scheduled Pix list shows 50 per page; at most pageSizeMax. */
+  scheduledPixPageSizeDefault: 50,
+  /** Pages count from 1; int32 like Bacen's paginaAtual, so page x limit stays an exact offset. */
+  scheduledPixPageMax: 2_147_483_647,
+  /** How far ahead a schedule may be created (the interface names no bound; a year covers yearly bills). */
+  scheduledPixMaxAheadDays: 365,
+  /** A scheduled Pix stays `waiting` (date arrived, being sent) this long before it is debited, service clock. */
+  scheduledPixSendDelaySeconds: 5,
+  scheduledPixReceiverNameMaxChars: 200,
+  /** Bank data of a receiver (Bacen ContaBanco): agency up to 4 digits, account number up to 20. */
+  bankAgencyMaxDigits: 4,
+  bankAccountMaxDigits: 20,
+} as const;

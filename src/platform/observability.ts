@@ -1,0 +1,38 @@
+/** `GET /health` and Prometheus `GET /metrics`: request counts and latency by route. */
+import type { FastifyInstance } from 'fastify';
+import type {} from '@fastify/swagger';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { AppContext } from './context.ts';
+
+/** Installed on the root instance (not encapsulated) so the hook sees every route. */
+export function installObservability(app: FastifyInstance, ctx: AppContext): void {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'pixd_' });
+  const labelNames = ['method', 'route', 'status_code'] as const;
+  const requests = new Counter({ name: 'pixd_http_requests_total', help: 'HTTP requests by route', labelNames, registers: [registry] });
+  const latency = new Histogram({
+    name: 'pixd_http_request_duration_seconds',
+    help: 'HTTP request latency by route',
+    labelNames,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.015, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    // The route pattern, never the raw URL: label cardinality must stay bounded.
+    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: String(reply.statusCode) };
+    requests.inc(labels);
+    latency.observe(labels, reply.elapsedTime / 1000);
+  });
+
+  app.get('/health', { schema: { hide: true } }, async (_request, reply) => {
+    try {
+      await ctx.db.query('select 1');
+      return { status: 'ok', environment: ctx.config.environment, database: ctx.db.kind };
+    } catch {
+      return reply.status(503).send({ status: 'unavailable', database: ctx.db.kind });
+    }
+  });
+
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()));
+}

@@ -1,0 +1,184 @@
+/**
+ * The outbox: durable jobs written in the same transaction as the state change that caused them, then
+ * handled at least once by workers on any number of nodes.
+ *
+ * Claiming takes a batch with `for update skip locked` and leases it (wall time), so no two workers
+ * hold the same job while an attempt is in flight; a crashed worker's lease simply runs out. Jobs
+ * sharing an `orderingKey` are handled strictly in id order: only the oldest unfinished one of a key
+ * is ever claimable. `availableAt` is service-clock time, so the sandbox clock can fast-forward retries.
+ */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { Database, Sql } from '../db/database.ts';
+import type { Clock } from '../clock.ts';
+
+export interface OutboxJob<P = Record<string, unknown>> {
+  id: number;
+  topic: string;
+  payload: P;
+  /** 1 on the first attempt. */
+  attempt: number;
+  createdAt: Date;
+}
+
+/** What a handler decided: finished, try again at a time, or stop trying (the error is kept). */
+export type JobOutcome = { done: true } | { retryAt: Date; error: string } | { giveUp: string };
+
+export type JobHandler = (job: OutboxJob<any>) => Promise<JobOutcome>;
+
+export async function enqueue(sql: Sql, job: { topic: string; payload: unknown; orderingKey?: string; availableAt: Date; now: Date }): Promise<number> {
+  const { rows } = await sql.query<{ id: number }>(
+    `insert into outbox (topic, ordering_key, payload, available_at, created_at) values ($1, $2, $3::jsonb, $4, $5) returning id`,
+    [job.topic, job.orderingKey ?? null, JSON.stringify(job.payload), job.availableAt, job.now],
+  );
+  return rows[0].id;
+}
+
+export interface WorkerOptions {
+  batchSize?: number;
+  pollIntervalMs?: number;
+  leaseMs?: number;
+  wallMs?: () => number;
+  onError?: (error: unknown, job?: OutboxJob) => void;
+}
+
+export const OUTBOX_DEFAULTS = {
+  batchSize: 200,
+  pollIntervalMs: 100,
+  /** Longer than any handler's own timeout, so a live attempt never loses its lease. */
+  leaseMs: 120_000,
+} as const;
+
+export class OutboxWorker {
+  private readonly handlers = new Map<string, JobHandler>();
+  private readonly nodeId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+  private wakeRequested = false;
+  private readonly wakeListeners: (() => void)[] = [];
+  private readonly options: Required<WorkerOptions>;
+
+  constructor(private readonly db: Database, private readonly clock: Clock, options: WorkerOptions = {}) {
+    this.options = { ...OUTBOX_DEFAULTS, wallMs: Date.now, onError: () => undefined, ...options };
+  }
+
+  setErrorLogger(onError: (error: unknown, job?: OutboxJob) => void): void {
+    this.options.onError = onError;
+  }
+
+  register(topic: string, handler: JobHandler): void {
+    if (this.handlers.has(topic)) throw new Error(`outbox topic ${topic} already has a handler`);
+    this.handlers.set(topic, handler);
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Lets the in-flight batch finish; claims nothing more. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Other loops over the outbox table (webhook dispatchers) that want the same nudge. */
+  onWake(listener: () => void): void {
+    this.wakeListeners.push(listener);
+  }
+
+  /** Asks for a claim now instead of at the next poll (called after a commit that enqueued work). */
+  wake(): void {
+    for (const listener of this.wakeListeners) listener();
+    if (this.stopped) return;
+    if (this.running) this.wakeRequested = true;
+    else this.schedule(0);
+  }
+
+  private schedule(delayMs: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.running = this.loop().finally(() => {
+        this.running = undefined;
+        if (!this.stopped) this.schedule(this.wakeRequested ? 0 : this.options.pollIntervalMs);
+        this.wakeRequested = false;
+      });
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private async loop(): Promise<void> {
+    // Keep claiming while full batches come back: a backlog drains without waiting for polls.
+    while (!this.stopped && (await this.runOnce()) === this.options.batchSize);
+  }
+
+  /** Claims one batch and handles it. Returns how many jobs were claimed. */
+  async runOnce(): Promise<number> {
+    let jobs: OutboxJob[];
+    try {
+      jobs = await this.claim();
+    } catch (error) {
+      this.options.onError(error);
+      return 0;
+    }
+    // Different ordering keys run concurrently; claim() never returns two jobs of one key.
+    const done: number[] = [];
+    await Promise.all(jobs.map((job) => this.handle(job, done)));
+    // Finished jobs are marked in one statement: one round trip per batch, not per job.
+    if (done.length) {
+      await this.db
+        .query('update outbox set done_at = $2, locked_until = null, last_error = null where id = any($1)', [done, this.clock.now()])
+        .catch((error) => this.options.onError(error)); // the leases run out and the jobs run again: at least once
+    }
+    return jobs.length;
+  }
+
+  private async claim(): Promise<OutboxJob[]> {
+    const topics = [...this.handlers.keys()];
+    if (!topics.length) return [];
+    const wallNow = new Date(this.options.wallMs());
+    const { rows } = await this.db.tx((sql) =>
+      sql.query<{ id: number; topic: string; payload: Record<string, unknown>; attempts: number; created_at: Date }>(
+        `with ready as (
+           select o.id from outbox o
+           where o.done_at is null and o.topic = any($1) and o.available_at <= $2
+             and (o.locked_until is null or o.locked_until <= $3)
+             and (o.ordering_key is null or not exists (
+               select 1 from outbox p where p.ordering_key = o.ordering_key and p.id < o.id and p.done_at is null))
+           order by o.id limit $4 for update skip locked)
+         update outbox set locked_until = $5, locked_by = $6, attempts = attempts + 1
+         from ready where outbox.id = ready.id
+         returning outbox.id, outbox.topic, outbox.payload, outbox.attempts, outbox.created_at`,
+        [topics, this.clock.now(), wallNow, this.options.batchSize, new Date(wallNow.getTime() + this.options.leaseMs), this.nodeId],
+      ),
+    );
+    return rows
+      .sort((a, b) => a.id - b.id)
+      .map((r) => ({ id: r.id, topic: r.topic, payload: r.payload, attempt: r.attempts, createdAt: r.created_at }));
+  }
+
+  private async handle(job: OutboxJob, done: number[]): Promise<void> {
+    let outcome: JobOutcome;
+    try {
+      outcome = await this.handlers.get(job.topic)!(job);
+    } catch (error) {
+      this.options.onError(error, job);
+      // An unexpected failure is retried after a pause rather than lost.
+      outcome = { retryAt: new Date(this.clock.nowMs() + 5_000), error: (error as Error).message ?? String(error) };
+    }
+    try {
+      if ('done' in outcome) {
+        done.push(job.id);
+      } else if ('giveUp' in outcome) {
+        await this.db.query('update outbox set done_at = $2, locked_until = null, last_error = $3 where id = $1', [job.id, this.clock.now(), `gave up: ${outcome.giveUp}`]);
+      } else {
+        await this.db.query('update outbox set available_at = $2, locked_until = null, last_error = $3 where id = $1', [job.id, outcome.retryAt, outcome.error]);
+      }
+    } catch (error) {
+      // The lease will run out and the job be claimed again: at least once, never lost.
+      this.options.onError(error, job);
+    }
+  }
+}

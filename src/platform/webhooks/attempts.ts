@@ -1,0 +1,97 @@
+/**
+ * Every delivery attempt is recorded: when (service clock), where, the HTTP status, latency and error.
+ * Rows of attempts finishing together are written by one multi-row insert (a group commit), and each
+ * caller is answered only once its row is stored: the record is durable before the outbox job is marked.
+ */
+import type { Database, Sql } from '../db/database.ts';
+
+export interface AttemptRecord {
+  outboxId: number;
+  accountId: number;
+  topic: string;
+  url: string;
+  attempt: number;
+  attemptedAt: Date;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+}
+
+const COLUMNS = 9;
+/** Rows per insert: 9 parameters each stays far below PostgreSQL's 65,535-parameter limit. */
+const MAX_ROWS_PER_INSERT = 500;
+
+async function insertAttempts(sql: Sql, records: AttemptRecord[]): Promise<void> {
+  const params: unknown[] = [];
+  const tuples = records.map((r, i) => {
+    params.push(r.outboxId, r.accountId, r.topic, r.url, r.attempt, r.attemptedAt, r.statusCode, r.latencyMs, r.error);
+    return `(${Array.from({ length: COLUMNS }, (_, k) => `$${i * COLUMNS + k + 1}`).join(', ')})`;
+  });
+  await sql.query(
+    `insert into webhook_attempts (outbox_id, account_id, topic, url, attempt, attempted_at, status_code, latency_ms, error) values ${tuples.join(', ')}`,
+    params,
+  );
+}
+
+export class AttemptRecorder {
+  private pending: { record: AttemptRecord; resolve(): void; reject(error: unknown): void }[] = [];
+  private scheduled = false;
+
+  constructor(private readonly db: Database) {}
+
+  record(record: AttemptRecord): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ record, resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => void this.flush());
+      }
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.scheduled = false;
+    const batch = this.pending.splice(0, MAX_ROWS_PER_INSERT);
+    if (this.pending.length && !this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => void this.flush());
+    }
+    try {
+      await insertAttempts(this.db, batch.map((p) => p.record));
+      for (const p of batch) p.resolve();
+    } catch (error) {
+      for (const p of batch) p.reject(error);
+    }
+  }
+}
+
+/**
+ * Failed attempts of one delivery that count towards its schedule: an attempt aborted by this node's
+ * shutdown does not, nor does a claim whose node died before recording anything.
+ */
+export async function countedFailures(sql: Sql, outboxId: number): Promise<number> {
+  const { rows } = await sql.query<{ n: number }>(
+    `select count(*)::int as n from webhook_attempts where outbox_id = $1 and error is not null and error not like 'aborted:%'`,
+    [outboxId],
+  );
+  return rows[0].n;
+}
+
+export interface AttemptRow {
+  outbox_id: number;
+  attempt: number;
+  url: string;
+  attempted_at: Date;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+}
+
+export async function attemptsOf(sql: Sql, outboxIds: number[]): Promise<AttemptRow[]> {
+  if (!outboxIds.length) return [];
+  const { rows } = await sql.query<AttemptRow>(
+    'select outbox_id, attempt, url, attempted_at, status_code, latency_ms, error from webhook_attempts where outbox_id = any($1) order by outbox_id, id',
+    [outboxIds],
+  );
+  return rows;
+}

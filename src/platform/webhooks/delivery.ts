@@ -1,0 +1,60 @@
+/**
+ * One delivery attempt of one outbox job: POST with the service's client certificate, record the attempt,
+ * and tell the outbox what comes next (done, retry at the schedule's next step, or give up).
+ * Feature modules decide whether and where to deliver; this decides how.
+ */
+import type { Clock } from '../clock.ts';
+import type { JobOutcome, OutboxJob } from '../outbox/outbox.ts';
+import type { Database } from '../db/database.ts';
+import { countedFailures, type AttemptRecorder } from './attempts.ts';
+import { nextAttemptAt, type RetrySchedule } from './schedule.ts';
+import type { WebhookTransport } from './transport.ts';
+
+export interface DeliveryDeps {
+  db: Database;
+  clock: Clock;
+  transport: WebhookTransport;
+  recorder: AttemptRecorder;
+}
+
+export interface Delivery {
+  accountId: number;
+  url: string;
+  body: unknown;
+  timeoutMs: number;
+  schedule: RetrySchedule;
+  /** Form-encoded body instead of JSON. */
+  form?: boolean;
+}
+
+/** Sent with every callback so a receiver can drop duplicates of at-least-once delivery. */
+export const DELIVERY_ID_HEADER = 'x-pixd-delivery-id';
+export const ATTEMPT_HEADER = 'x-pixd-attempt';
+
+export async function attemptDelivery(deps: DeliveryDeps, job: Pick<OutboxJob<unknown>, 'id' | 'topic' | 'attempt'>, delivery: Delivery): Promise<JobOutcome> {
+  const attemptedAt = deps.clock.now();
+  const result = await deps.transport.post(delivery.url, delivery.body, {
+    clientCertificate: true,
+    timeoutMs: delivery.timeoutMs,
+    form: delivery.form,
+    headers: { [DELIVERY_ID_HEADER]: String(job.id), [ATTEMPT_HEADER]: String(job.attempt) },
+  });
+  const error = result.failure ? `${result.failure.kind}: ${result.failure.message}` : null;
+  await deps.recorder.record({
+    outboxId: job.id,
+    accountId: delivery.accountId,
+    topic: job.topic,
+    url: delivery.url,
+    attempt: job.attempt,
+    attemptedAt,
+    statusCode: result.statusCode ?? null,
+    latencyMs: result.latencyMs,
+    error,
+  });
+  if (result.ok) return { done: true };
+  // This node stopping is not the receiver's failure: another node (or this one after restart) tries at once.
+  if (result.failure?.kind === 'aborted') return { retryAt: deps.clock.now(), error: error! };
+  const failures = await countedFailures(deps.db, job.id);
+  const next = nextAttemptAt(delivery.schedule, failures, deps.clock.nowMs());
+  return next ? { retryAt: next, error: error! } : { giveUp: `${failures} tentativa(s) com falha; última: ${error}` };
+}

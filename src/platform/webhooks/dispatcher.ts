@@ -1,0 +1,84 @@
+/**
+ * The webhook side of the outbox. Deliveries wait on other people's servers, so they get their own claim
+ * loops ("lanes", each an OutboxWorker over the same table) instead of sharing the one that settles
+ * payments and refunds: a worker awaits its whole claimed batch, and one receiver hanging until its timeout
+ * must hold neither internal jobs nor every other receiver. With several lanes, a slow batch holds one lane
+ * while the others keep claiming (`for update skip locked`), on this node and on every other.
+ * Per-charge order still holds: a key's next job is not claimable until the previous one is done.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { OutboxWorker, type JobHandler } from '../outbox/outbox.ts';
+import { AttemptRecorder } from './attempts.ts';
+import { WebhookTransport } from './transport.ts';
+import { webhookSettings } from './settings.ts';
+import type { DeliveryDeps } from './delivery.ts';
+
+export const WEBHOOK_LANES = {
+  count: 4,
+  /** Jobs claimed per lane at a time: 4 × 100 in flight keeps a local receiver above 1,000/s (docs/performance.md). */
+  batchSize: 100,
+  /** Engines enqueue webhook events and wake the main worker, not these lanes: a short poll bounds the lag. */
+  pollIntervalMs: 50,
+} as const;
+
+export class WebhookDispatcher implements DeliveryDeps {
+  readonly transport: WebhookTransport;
+  readonly recorder: AttemptRecorder;
+  readonly clock: AppContext['clock'];
+  readonly db: AppContext['db'];
+  private readonly lanes: OutboxWorker[];
+  private started = false;
+
+  constructor(ctx: AppContext) {
+    this.clock = ctx.clock;
+    this.db = ctx.db;
+    this.transport = new WebhookTransport(ctx.pki.webhookClient, ctx.pki.ca.certPem);
+    this.recorder = new AttemptRecorder(ctx.db);
+    this.lanes = Array.from({ length: WEBHOOK_LANES.count }, () => new OutboxWorker(ctx.db, ctx.clock, { batchSize: WEBHOOK_LANES.batchSize, pollIntervalMs: WEBHOOK_LANES.pollIntervalMs, leaseMs: webhookSettings().leaseMs }));
+    // A commit that wakes the main outbox (a payment, a refund) has usually enqueued a webhook too.
+    ctx.outbox.onWake(() => this.wake());
+  }
+
+  register(topic: string, handler: JobHandler): void {
+    for (const lane of this.lanes) lane.register(topic, handler);
+  }
+
+  start(log: FastifyInstance['log']): void {
+    if (this.started) return;
+    this.started = true;
+    for (const lane of this.lanes) {
+      lane.setErrorLogger((error, job) => log.error({ err: error, job: job && { id: job.id, topic: job.topic, attempt: job.attempt } }, 'webhook job failed'));
+      lane.start();
+    }
+  }
+
+  /** After a commit that enqueued webhook work. */
+  wake(): void {
+    for (const lane of this.lanes) lane.wake();
+  }
+
+  /** Claims nothing more; calls in flight are aborted and rescheduled at once for any node. */
+  async stop(): Promise<void> {
+    if (!this.started) return;
+    this.started = false;
+    const stopping = this.lanes.map((lane) => lane.stop());
+    this.transport.close();
+    await Promise.all(stopping);
+  }
+}
+
+const dispatchers = new WeakMap<AppContext, WebhookDispatcher>();
+
+/** The node's dispatcher, started with the app and stopped before the database closes. */
+export function webhookDispatcher(app: FastifyInstance, ctx: AppContext): WebhookDispatcher {
+  let dispatcher = dispatchers.get(ctx);
+  if (!dispatcher) {
+    const created = new WebhookDispatcher(ctx);
+    dispatchers.set(ctx, created);
+    app.addHook('onReady', async () => created.start(app.log));
+    app.addHook('onClose', async () => created.stop());
+    dispatcher = created;
+  }
+  return dispatcher;
+}

@@ -1,0 +1,107 @@
+/** Start-up and shut-down of one node: database, migrations, identity, the app, then listen. */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from './config.ts';
+import { openDatabase, type Database } from './platform/db/database.ts';
+import { migrate } from './platform/db/migrate.ts';
+import { ensureServicePki, type ServicePki } from './platform/bootstrap.ts';
+import { OffsetClock } from './platform/clock.ts';
+import { TokenService } from './platform/auth/tokens.ts';
+import { MemoryRateLimiter, RedisRateLimiter } from './platform/ratelimit.ts';
+import { OutboxWorker } from './platform/outbox/outbox.ts';
+import type { AppContext } from './platform/context.ts';
+import { createAccount } from './accounts/service.ts';
+import { writeAccountFiles, type CredentialsFile } from './accounts/credentials.ts';
+import { ensureOperatorSecret, writeOperatorFile } from './operator/secret.ts';
+import { loadClockOffset } from './sandbox/clock.ts';
+import { buildApp, type BuildOptions } from './server.ts';
+
+/** How often a sandbox node re-reads the shared clock offset that another node may have moved. */
+const CLOCK_SYNC_INTERVAL_MS = 1000;
+
+export interface RunningService {
+  app: FastifyInstance;
+  ctx: AppContext;
+  credentials: CredentialsFile;
+  credentialsPath: string;
+  close(): Promise<void>;
+}
+
+export async function prepareDatabase(config: Config): Promise<{ db: Database; pki: ServicePki }> {
+  const db = await openDatabase(config);
+  await migrate(db);
+  return { db, pki: await ensureServicePki(db, config) };
+}
+
+export interface StartOptions extends BuildOptions {
+  /** The service clock (tests inject one they move). */
+  clock?: OffsetClock;
+  /** Wall time for rate-limit windows (tests freeze it). */
+  wallClockMs?: () => number;
+}
+
+export async function startService(config: Config, options: StartOptions = {}): Promise<RunningService> {
+  const { db, pki } = await prepareDatabase(config);
+  const clock = options.clock ?? new OffsetClock();
+  let clockSync: NodeJS.Timeout | undefined;
+  if (config.environment === 'sandbox' && !options.clock) {
+    await loadClockOffset(db, clock);
+    clockSync = setInterval(() => loadClockOffset(db, clock).catch(() => undefined), CLOCK_SYNC_INTERVAL_MS).unref();
+  }
+  const ctx: AppContext = {
+    config,
+    db,
+    clock,
+    pki,
+    tokens: new TokenService(pki.tokenSigningKey, clock),
+    rateLimiter: config.redisUrl ? new RedisRateLimiter(config.redisUrl, options.wallClockMs) : new MemoryRateLimiter(options.wallClockMs),
+    outbox: new OutboxWorker(db, clock),
+  };
+  const { credentials, credentialsPath } = await ensureDemoCredentials(ctx);
+  const operator = await ensureOperatorSecret(db, config);
+  const app = await buildApp(ctx, { logger: options.logger });
+  ctx.outbox.setErrorLogger((error, job) => app.log.error({ err: error, job: job && { id: job.id, topic: job.topic, attempt: job.attempt } }, 'outbox job failed'));
+  await app.listen({ port: config.port, host: config.host });
+  ctx.outbox.start();
+  writeOperatorFile(config.dataDir, operator);
+  return {
+    app,
+    ctx,
+    credentials,
+    credentialsPath,
+    async close() {
+      clearInterval(clockSync);
+      await app.close();
+      // After the HTTP side drained: jobs enqueued by the last requests stay in the outbox for any node.
+      await ctx.outbox.stop();
+      await ctx.rateLimiter.close();
+      await db.close();
+    },
+  };
+}
+
+/** First start writes credentials.json for a demo account; later starts reuse it as it is. */
+async function ensureDemoCredentials(ctx: AppContext): Promise<{ credentials: CredentialsFile; credentialsPath: string }> {
+  const credentialsPath = path.join(ctx.config.dataDir, 'credentials.json');
+  if (fs.existsSync(credentialsPath)) {
+    return { credentials: JSON.parse(fs.readFileSync(credentialsPath, 'utf8')) as CredentialsFile, credentialsPath };
+  }
+  const issued = await createAccount(ctx.db, ctx.pki, ctx.clock, { nome: 'Pixd Demo Ltda' });
+  const credentials = writeAccountFiles(ctx.config, issued, ctx.pki.files);
+  fs.writeFileSync(credentialsPath, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
+  return { credentials, credentialsPath };
+}
+
+export function startupSummary(service: RunningService): string {
+  const c = service.credentials;
+  return [
+    `pixd ${service.ctx.config.environment} listening on ${c.baseUrl} (database: ${service.ctx.db.kind})`,
+    `credentials: ${service.credentialsPath}`,
+    `try it:`,
+    `  curl --cacert ${c.caCertificate} --cert ${c.certificate.pem} --key ${c.certificate.key} \\`,
+    `    -u '${c.clientId}:${c.clientSecret}' -H 'Content-Type: application/json' \\`,
+    `    -d '{"grant_type":"client_credentials"}' ${c.baseUrl}/oauth/token`,
+    `API reference: ${c.baseUrl}/docs`,
+  ].join('\n');
+}

@@ -1,0 +1,62 @@
+/**
+ * Sandbox simulation (spec: Environments): a charge of 0.01 to 10.00 is paid by a fictitious payer a
+ * moment after creation, through the same payment engine as every other Pix; above 10.00 it stays ATIVA.
+ */
+import type { Database, Sql } from '../platform/db/database.ts';
+import type { Clock } from '../platform/clock.ts';
+import { enqueue, type JobOutcome, type OutboxJob } from '../platform/outbox/outbox.ts';
+import { PaymentRefused, amountDue, receivePix } from '../pix/payments/engine.ts';
+import type { CobBody } from '../pix/cob/schemas.ts';
+import type { CobVBody } from '../pix/cobv/schemas.ts';
+
+export const SANDBOX_AUTOPAY = {
+  minCents: 1,
+  maxCents: 1000,
+  /** "A moment after creation": long enough for the creator to see the charge ATIVA first. */
+  delayMs: 1000,
+  topic: 'sandbox.autopay',
+} as const;
+
+export const FICTITIOUS_PAYER = { nome: 'Pagador Ficticio Sandbox', cpf: '11144477735' } as const;
+
+export function qualifiesForAutoPayment(amountCents: number): boolean {
+  return amountCents >= SANDBOX_AUTOPAY.minCents && amountCents <= SANDBOX_AUTOPAY.maxCents;
+}
+
+export async function scheduleAutoPayment(sql: Sql, charge: { accountId: number; txid: string; amountCents: number }, now: Date): Promise<boolean> {
+  if (!qualifiesForAutoPayment(charge.amountCents)) return false;
+  await enqueue(sql, {
+    topic: SANDBOX_AUTOPAY.topic,
+    payload: { accountId: charge.accountId, txid: charge.txid },
+    availableAt: new Date(now.getTime() + SANDBOX_AUTOPAY.delayMs),
+    now,
+  });
+  return true;
+}
+
+export function autoPaymentHandler(db: Database, clock: Clock) {
+  return async (job: OutboxJob<{ accountId: number; txid: string }>): Promise<JobOutcome> => {
+    try {
+      await db.tx(async (sql) => {
+        const now = clock.now();
+        const { rows } = await sql.query<{ kind: 'cob' | 'cobv'; amount_cents: number; body: CobBody | CobVBody }>(
+          'select kind, amount_cents, body from charges where account_id = $1 and txid = $2',
+          [job.payload.accountId, job.payload.txid],
+        );
+        if (!rows.length) return;
+        const due = amountDue(rows[0], now);
+        await receivePix(sql, now, {
+          target: { kind: 'charge', accountId: job.payload.accountId, txid: job.payload.txid },
+          amountCents: due.cents,
+          payer: FICTITIOUS_PAYER,
+          origin: 'sandbox_auto',
+        });
+      });
+    } catch (error) {
+      // Revised, removed, paid or expired meanwhile: the simulated payer simply does not pay.
+      if (error instanceof PaymentRefused) return { giveUp: error.code };
+      throw error;
+    }
+    return { done: true };
+  };
+}

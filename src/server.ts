@@ -1,0 +1,122 @@
+/**
+ * Builds the Fastify application from the feature plugins. Each API family is an encapsulated plugin
+ * with its own guard (how callers authenticate) and error format (how failures are written).
+ */
+import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { AppContext } from './platform/context.ts';
+import { ApiError, errorHandler, type ErrorFormat } from './platform/errors.ts';
+import { LIMITS } from './platform/limits.ts';
+import { guard } from './platform/auth/guard.ts';
+import type { Audience } from './platform/auth/tokens.ts';
+import { oauthRoutes } from './platform/auth/routes.ts';
+import { installObservability } from './platform/observability.ts';
+import { cobRoutes } from './pix/cob/routes.ts';
+import { cobvRoutes } from './pix/cobv/routes.ts';
+import { lotecobvRoutes } from './pix/lotecobv/routes.ts';
+import { cobV1Routes } from './pix/cob-v1/routes.ts';
+import { receivedPixRoutes } from './pix/received/routes.ts';
+import { splitRoutes } from './pix/split/routes.ts';
+import { splitRefundGuard } from './pix/split/distribute.ts';
+import { balanceRoutes } from './pix/balance/routes.ts';
+import { locRoutes } from './pix/loc/routes.ts';
+import { payloadRoutes } from './pix/payload/routes.ts';
+import { qrcodeRoutes } from './pix/qrcodes/routes.ts';
+import { evpRoutes } from './pix/evp/routes.ts';
+import { settingsRoutes } from './pix/settings/routes.ts';
+import { sandboxRoutes } from './sandbox/routes.ts';
+import { pixWebhookRoutes } from './pix/webhook/routes.ts';
+import { openingWebhookRoutes } from './opening/routes.ts';
+import { sandboxWebhookRoutes } from './sandbox/webhooks.ts';
+import { operatorRoutes } from './operator/routes.ts';
+import { reportRoutes } from './pix/reports/routes.ts';
+import { scheduleRoutes } from './pix/schedules/routes.ts';
+import { billingChargeRoutes } from './billing/charges/routes.ts';
+import { billingNotificationRoutes } from './billing/notifications/routes.ts';
+import { paymentTokenPublicRoutes, paymentTokenRoutes } from './billing/tokens/routes.ts';
+import { webRoutes } from './web/routes.ts';
+
+export interface BuildOptions {
+  logger?: boolean | object;
+}
+
+/**
+ * Bodies are validated strictly (no coercion, every error reported, unknown properties refused, never
+ * silently dropped). Query strings and path parameters arrive as text, so they are coerced.
+ */
+function validatorCompiler() {
+  const strict = addFormats.default(new Ajv({ allErrors: true, removeAdditional: false, useDefaults: false, coerceTypes: false, strict: false }));
+  const coercing = addFormats.default(new Ajv({ allErrors: true, removeAdditional: false, useDefaults: true, coerceTypes: true, strict: false }));
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }) => (httpPart === 'body' ? strict : coercing).compile(schema);
+}
+
+/** A family: its guard and error format wrap every route registered inside it. */
+function family(ctx: AppContext, options: { format: ErrorFormat; audience?: Audience }, ...routes: FastifyPluginAsync[]): FastifyPluginAsync {
+  return async (app) => {
+    app.setErrorHandler(errorHandler(options.format));
+    if (options.audience) app.addHook('onRequest', guard(ctx, options.audience));
+    for (const plugin of routes) await app.register(plugin);
+  };
+}
+
+export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? { level: ctx.config.logLevel, redact: ['req.headers.authorization'] },
+    https: {
+      key: ctx.pki.server.keyPem,
+      cert: ctx.pki.server.certPem,
+      ca: ctx.pki.ca.certPem,
+      // Certificates are checked per route family (Pix requires one, billing and payers' fetches do not).
+      requestCert: true,
+      rejectUnauthorized: false,
+      minVersion: 'TLSv1.2',
+    },
+    bodyLimit: LIMITS.bodyMaxBytes,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true },
+    return503OnClosing: true,
+    ajv: { customOptions: { strict: false } },
+  });
+  app.setValidatorCompiler(validatorCompiler());
+  app.decorateRequest('principal', null as never);
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(String(body))));
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'pixd', version: '0.1.0', description: 'Pix receiving and billing interface. Generated from the route schemas.' },
+      servers: [{ url: ctx.config.publicUrl }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  installObservability(app, ctx);
+
+  app.setErrorHandler(errorHandler('problem'));
+  app.setNotFoundHandler((request) => {
+    throw new ApiError(404, 'NaoEncontrado', `Rota ${request.method} ${request.url.split('?')[0]} não encontrada.`);
+  });
+
+  await app.register(family(ctx, { format: 'oauth' }, oauthRoutes(ctx)));
+  await app.register(family(ctx, { format: 'problem', audience: 'pix' }, cobRoutes(ctx), cobvRoutes(ctx), lotecobvRoutes(ctx), receivedPixRoutes(ctx, [splitRefundGuard]), pixWebhookRoutes(ctx), splitRoutes(ctx)));
+  await app.register(family(ctx, { format: 'named', audience: 'pix' }, balanceRoutes(ctx), openingWebhookRoutes(ctx)));
+  await app.register(family(ctx, { format: 'problem', audience: 'pix' }, locRoutes(ctx)));
+  await app.register(family(ctx, { format: 'named', audience: 'pix' }, qrcodeRoutes(ctx)));
+  await app.register(family(ctx, { format: 'named', audience: 'pix' }, evpRoutes(ctx), settingsRoutes(ctx)));
+  // Payers' institutions and people follow locations and QR pages: public, no token, no certificate.
+  await app.register(family(ctx, { format: 'problem' }, payloadRoutes(ctx)));
+  await app.register(family(ctx, { format: 'wrapper', audience: 'pix' }, cobV1Routes(ctx), scheduleRoutes(ctx)));
+  // Reports answer problem objects although they sit under /v2/gn (docs/reports-schedules.md).
+  await app.register(family(ctx, { format: 'problem', audience: 'pix' }, reportRoutes(ctx)));
+  if (ctx.config.environment === 'sandbox') await app.register(family(ctx, { format: 'problem', audience: 'pix' }, sandboxRoutes(ctx), sandboxWebhookRoutes(ctx)));
+  await app.register(family(ctx, { format: 'named' }, operatorRoutes(ctx)));
+  // Card billing (docs/billing.md): billing tokens for the API; payers' browsers reach the token routes and pages.
+  await app.register(family(ctx, { format: 'billing', audience: 'billing' }, billingChargeRoutes(ctx), billingNotificationRoutes(ctx), paymentTokenRoutes(ctx)));
+  await app.register(family(ctx, { format: 'billing' }, paymentTokenPublicRoutes(ctx), webRoutes(ctx)));
+  return app;
+}

@@ -1,0 +1,137 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { cobBody, startTestService, type Party, type TestService } from '../helpers/service.ts';
+
+const basic = (id: string, secret: string) => ({ authorization: 'Basic ' + Buffer.from(`${id}:${secret}`).toString('base64') });
+const grant = { grant_type: 'client_credentials' };
+
+describe('authentication', () => {
+  let svc: TestService;
+  let other: Party;
+  before(async () => {
+    svc = await startTestService();
+    other = await svc.newParty({ nome: 'Outra Empresa Ltda' });
+  });
+  after(() => svc.close());
+
+  it('issues a bearer token over mutual TLS with HTTP Basic credentials', async () => {
+    const res = await svc.demo.http.request('POST', '/oauth/token', { body: grant, headers: basic(svc.demo.clientId, svc.demo.clientSecret) });
+    assert.equal(res.status, 200);
+    assert.equal(res.body.token_type, 'Bearer');
+    assert.equal(res.body.expires_in, 3600);
+    assert.match(res.body.access_token, /^[\w-]+\.[\w-]+\.[\w-]+$/);
+    assert.ok(res.body.scope.split(' ').includes('cob.write'));
+  });
+
+  it('accepts the form-encoded token request too', async () => {
+    const res = await svc.demo.http.request('POST', '/oauth/token', {
+      rawBody: 'grant_type=client_credentials',
+      headers: { ...basic(svc.demo.clientId, svc.demo.clientSecret), 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    assert.equal(res.status, 200);
+  });
+
+  it('refuses a token request without a client certificate', async () => {
+    const res = await svc.anonymous.request('POST', '/oauth/token', { body: grant, headers: basic(svc.demo.clientId, svc.demo.clientSecret) });
+    assert.equal(res.status, 401);
+    assert.equal(res.body.error, 'invalid_client');
+  });
+
+  it("refuses a token request carrying another application's certificate", async () => {
+    const res = await other.http.request('POST', '/oauth/token', { body: grant, headers: basic(svc.demo.clientId, svc.demo.clientSecret) });
+    assert.equal(res.status, 401);
+    assert.equal(res.body.error, 'invalid_client');
+  });
+
+  it('refuses a wrong secret, an unknown client and missing credentials', async () => {
+    for (const headers of [basic(svc.demo.clientId, 'wrong'), basic('Client_Id_unknown', 'x'), {}]) {
+      const res = await svc.demo.http.request('POST', '/oauth/token', { body: grant, headers });
+      assert.equal(res.status, 401);
+      assert.equal(res.body.error, 'invalid_client');
+    }
+  });
+
+  it('refuses other grant types', async () => {
+    const res = await svc.demo.http.request('POST', '/oauth/token', { body: { grant_type: 'password' }, headers: basic(svc.demo.clientId, svc.demo.clientSecret) });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error, 'unsupported_grant_type');
+  });
+
+  it('requires the bearer token on Pix routes', async () => {
+    const res = await svc.demo.http.request('GET', '/v2/cob/abcdefghijklmnopqrstuvwxyz123');
+    assert.equal(res.status, 401);
+    assert.match(res.body.type, /\/Unauthorized$/);
+  });
+
+  it('requires the client certificate on Pix routes even with a valid token', async () => {
+    const res = await svc.anonymous.request('GET', '/v2/cob/abcdefghijklmnopqrstuvwxyz123', { token: await svc.demo.token() });
+    assert.equal(res.status, 401);
+  });
+
+  it("refuses a token presented with another application's certificate", async () => {
+    const res = await other.http.request('GET', '/v2/cob/abcdefghijklmnopqrstuvwxyz123', { token: await svc.demo.token() });
+    assert.equal(res.status, 403);
+    assert.match(res.body.type, /\/AcessoNegado$/);
+  });
+
+  it('refuses a tampered token', async () => {
+    const token = await svc.demo.token();
+    const res = await svc.demo.http.request('GET', '/v2/cob/abcdefghijklmnopqrstuvwxyz123', { token: token.slice(0, -2) + 'xx' });
+    assert.equal(res.status, 401);
+  });
+
+  it('refuses an expired token (service clock moved past expires_in)', async () => {
+    const fresh = await svc.newParty();
+    const token = await fresh.token();
+    assert.equal((await fresh.http.request('GET', '/v2/cob/abcdefghijklmnopqrstuvwxyz123', { token })).status, 404);
+    svc.advance(3601);
+    try {
+      const res = await fresh.http.request('GET', '/v2/cob/abcdefghijklmnopqrstuvwxyz123', { token });
+      assert.equal(res.status, 401);
+      assert.match(res.body.detail, /expirado/);
+    } finally {
+      svc.advance(-3601);
+    }
+  });
+
+  it('enforces the route scope', async () => {
+    const reader = await svc.newParty({ scopes: ['cob.read'] });
+    const token = await reader.token();
+    const write = await reader.http.request('POST', '/v2/cob', { token, body: cobBody(reader.chaves[0]) });
+    assert.equal(write.status, 403);
+    assert.match(write.body.type, /\/AcessoNegado$/);
+    assert.match(write.body.detail, /cob\.write/);
+    const read = await reader.http.request('GET', '/v2/cob?inicio=2020-01-01T00:00:00Z&fim=2099-01-01T00:00:00Z', { token });
+    assert.equal(read.status, 200);
+  });
+
+  it('issues billing tokens without a client certificate, not usable on Pix routes', async () => {
+    const res = await svc.anonymous.request('POST', '/v1/authorize', { body: grant, headers: basic(svc.demo.clientId, svc.demo.clientSecret) });
+    assert.equal(res.status, 200);
+    const pix = await svc.demo.http.request('GET', '/v2/cob/abcdefghijklmnopqrstuvwxyz123', { token: res.body.access_token });
+    assert.equal(pix.status, 401);
+  });
+
+  it('keeps accounts apart: another account sees 404, never 403', async () => {
+    const created = await svc.demo.http.request('POST', '/v2/cob', { token: await svc.demo.token(), body: cobBody(svc.demo.chaves[0]) });
+    assert.equal(created.status, 201);
+    const token = await other.token();
+    const read = await other.http.request('GET', `/v2/cob/${created.body.txid}`, { token });
+    assert.equal(read.status, 404);
+    const patch = await other.http.request('PATCH', `/v2/cob/${created.body.txid}`, { token, body: { solicitacaoPagador: 'x' } });
+    assert.equal(patch.status, 404);
+    const list = await other.http.request('GET', '/v2/cob?inicio=2020-01-01T00:00:00Z&fim=2099-01-01T00:00:00Z', { token });
+    assert.equal(list.body.cobs.length, 0);
+    const foreignKey = await other.http.request('POST', '/v2/cob', { token, body: cobBody(svc.demo.chaves[0]) });
+    assert.equal(foreignKey.status, 400);
+    assert.equal(foreignKey.body.violacoes[0].propriedade, 'cob.chave');
+  });
+
+  it('accepts the x-skip-mtls-checking header the official SDK sends', async () => {
+    const res = await svc.demo.http.request('GET', '/v2/cob?inicio=2020-01-01T00:00:00Z&fim=2099-01-01T00:00:00Z', {
+      token: await svc.demo.token(),
+      headers: { 'x-skip-mtls-checking': 'true' },
+    });
+    assert.equal(res.status, 200);
+  });
+});

@@ -1,0 +1,42 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { ConfigError, loadConfig, settingsFrom } from '../../src/config.ts';
+
+describe('settings', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({}, '/srv/app');
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.port, 8443);
+    assert.equal(config.dataDir, '/srv/app/.pixd');
+    assert.equal(config.environment, 'sandbox');
+    assert.equal(config.publicUrl, 'https://127.0.0.1:8443');
+    assert.equal(config.databaseUrl, undefined);
+  });
+
+  it('takes flags over the environment', () => {
+    const { settings, rest } = settingsFrom(['start', '--port', '9000', '--env=production'], { PORT: '1', PIXD_ENV: 'sandbox' });
+    assert.deepEqual(rest, ['start']);
+    const config = loadConfig(settings);
+    assert.equal(config.port, 9000);
+    assert.equal(config.environment, 'production');
+  });
+
+  for (const [name, settings, message] of [
+    ['port', { PORT: 'abc' }, /PORT/],
+    ['port range', { PORT: '70000' }, /PORT/],
+    ['environment', { PIXD_ENV: 'staging' }, /PIXD_ENV/],
+    ['public url scheme', { PIXD_PUBLIC_URL: 'http://x' }, /PIXD_PUBLIC_URL/],
+    ['database url', { DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
+    ['redis url', { REDIS_URL: 'not a url' }, /REDIS_URL/],
+  ] as const) {
+    it(`refuses an invalid ${name}`, () => assert.throws(() => loadConfig(settings), (e: Error) => e instanceof ConfigError && message.test(e.message)));
+  }
+
+  it('stops start-up with a one-line reason', () => {
+    const run = spawnSync(process.execPath, ['bin/pixd.js', 'start', '--env', 'staging'], { encoding: 'utf8', timeout: 30_000 });
+    assert.equal(run.status, 1);
+    assert.equal(run.stderr.trim().split('\n').length, 1);
+    assert.match(run.stderr, /^pixd: PIXD_ENV must be/);
+  });
+});

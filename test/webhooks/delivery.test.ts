@@ -1,0 +1,192 @@
+/**
+ * Delivery of Pix, recurrence and automatic-charge webhooks to real receivers: routing, body, failures
+ * and retries on the moved clock, order per charge, at-least-once across a restart.
+ */
+import { after, afterEach, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { Receiver, webhookApi, type WebhookApi } from '../helpers/receiver.ts';
+import { waitFor } from '../helpers/wait.ts';
+import { setWebhookSettings } from '../../src/platform/webhooks/settings.ts';
+
+const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The first retry of a Pix webhook is 1 minute after the failure (LIMITS.webhookRetryScheduleMinutes). */
+const FIRST_RETRY_S = 61;
+
+describe('webhook delivery', () => {
+  let svc: TestService;
+  let receiver: Receiver;
+  const newApi = async (): Promise<WebhookApi> => webhookApi(await svc.newParty());
+  const attemptsOf = async (api: WebhookApi, subject: string) => (await api.deliveries()).find((d) => d.assunto === subject);
+
+  before(async () => {
+    setWebhookSettings({ deliveryTimeoutMs: 400 });
+    svc = await startTestService();
+    receiver = await Receiver.start({ clientCaPem: svc.caPem });
+  });
+  // Certificates of new parties are issued on the service clock: put it back so the next party's is valid now.
+  afterEach(() => svc.clock.setOffsetMs(0));
+  after(async () => {
+    await receiver.close();
+    await svc.close();
+  });
+
+  it('delivers a paid charge to the registered URL with /pix appended, query kept, over mutual TLS', async () => {
+    const api = await newApi();
+    await api.registerPix(`${receiver.url}/a/webhook/?hmac=abc`);
+    const pix = await api.payNewCharge();
+    const [callback] = await receiver.waitForCalls(1, '/a/webhook/pix');
+    assert.equal(callback.path, '/a/webhook/pix?hmac=abc');
+    assert.equal(callback.clientCertificate, true);
+    assert.equal(callback.body.pix.length, 1);
+    assert.equal(callback.body.pix[0].endToEndId, pix.endToEndId);
+    assert.equal(callback.body.pix[0].txid, pix.txid);
+    assert.deepEqual(callback.body.pix[0].devolucoes, []);
+    assert.ok(callback.headers['x-pixd-delivery-id']);
+    const delivery = await waitFor(async () => {
+      const d = await attemptsOf(api, pix.endToEndId);
+      return d?.situacao === 'entregue' && d;
+    }, 'delivery recorded');
+    assert.equal(delivery.tentativas.length, 1);
+    assert.equal(delivery.tentativas[0].statusHttp, 200);
+    assert.equal(typeof delivery.tentativas[0].latenciaMs, 'number');
+    assert.equal(delivery.tentativas[0].url, `${receiver.url}/a/webhook/pix?hmac=abc`);
+  });
+
+  it('does not append the suffix when the URL ends in ignorar=, and skips Pix without txid', async () => {
+    const api = await newApi();
+    await api.registerPix(`${receiver.url}/plain?hmac=xyz&ignorar=`);
+    const pix = await api.payNewCharge();
+    await waitFor(async () => receiver.calls.some((c) => c.body?.pix?.[0]?.endToEndId === pix.endToEndId), 'callback');
+    const callback = receiver.calls.find((c) => c.body?.pix?.[0]?.endToEndId === pix.endToEndId)!;
+    assert.equal(callback.path, '/plain?hmac=xyz&ignorar=');
+
+    const before = receiver.calls.length;
+    const party = await api.call('POST', '/sandbox/pix/pay', { chave: (await api.call('GET', '/v2/webhook?inicio=2020-01-01T00:00:00Z&fim=2099-01-01T00:00:00Z')).body.webhooks[0].chave, valor: '3.00' });
+    assert.equal(party.status, 201, party.text);
+    const skipped = await waitFor(async () => {
+      const d = await attemptsOf(api, party.body.endToEndId);
+      return d?.situacao === 'nao_enviado' && d;
+    }, 'Pix without txid handled');
+    assert.equal(skipped.tentativas.length, 0);
+    assert.equal(receiver.calls.length, before, 'a Pix not tied to a txid is not notified');
+  });
+
+  it('follows the key settings: pixSemTxid notifies Pix without txid, pagador false leaves the payer out', async () => {
+    const party = await svc.newParty();
+    const api = webhookApi(party);
+    await api.registerPix(`${receiver.url}/settings`);
+    const chave = party.chaves[0];
+    const config = await api.call('PUT', '/v2/gn/config', {
+      pix: { receberSemChave: true, chaves: { [chave]: { recebimento: { txidObrigatorio: false, qrCodeEstatico: { recusarTodos: false }, webhook: { notificacao: { tarifa: false, pagador: false }, notificar: { pixSemTxid: true } } } } } },
+    });
+    assert.equal(config.status, 201, config.text);
+    // Registration reads are shared for 100 ms: let the new settings be seen.
+    await settle(150);
+    const transfer = await api.call('POST', '/sandbox/pix/pay', { chave, valor: '4.00' });
+    assert.equal(transfer.status, 201, transfer.text);
+    const [callback] = await receiver.waitForCalls(1, '/settings/pix');
+    assert.equal(callback.body.pix[0].endToEndId, transfer.body.endToEndId);
+    assert.equal(callback.body.pix[0].txid, undefined);
+    assert.equal(callback.body.pix[0].pagador, undefined, 'notificacao.pagador false');
+  });
+
+  it('retries a receiver that is down, in order per charge, and delivers each event once after acknowledgement', async () => {
+    const api = await newApi();
+    await api.registerPix(`${receiver.url}/down`);
+    await receiver.down();
+    try {
+      const first = await api.payNewCharge('40.00');
+      const second = await api.payNewCharge('41.00');
+      const refund = await api.call('PUT', `/v2/pix/${first.endToEndId}/devolucao/r1`, { valor: '5.00' });
+      assert.equal(refund.status, 201, refund.text);
+      const failed = await waitFor(async () => {
+        const d = await attemptsOf(api, second.endToEndId);
+        // The attempt row is written first, then the job is rescheduled (ultimoErro set).
+        return d?.tentativas.length === 1 && d.ultimoErro && d;
+      }, 'first failed attempt');
+      // Its refund event (same subject, newer) waits behind it: look at every delivery of the Pix.
+      await waitFor(async () => (await api.deliveries()).some((d) => d.assunto === first.endToEndId && d.ultimoErro), 'first charge rescheduled too');
+      assert.equal(failed.situacao, 'pendente');
+      assert.match(failed.tentativas[0].erro, /^unreachable/);
+      assert.equal(failed.tentativas[0].statusHttp, null);
+      assert.ok(Date.parse(failed.proximaTentativa) - Date.parse(failed.tentativas[0].horario) >= 59_000, 'next attempt a minute later');
+    } finally {
+      await receiver.up();
+    }
+    await settle(300);
+    assert.equal(receiver.callsTo('/down/pix').length, 0, 'nothing before the retry is due');
+    svc.advance(FIRST_RETRY_S);
+    const calls = await receiver.waitForCalls(3, '/down/pix');
+    await settle(500);
+    svc.advance(FIRST_RETRY_S);
+    await settle(500);
+    const all = receiver.callsTo('/down/pix');
+    assert.equal(all.length, 3, 'each event once: nothing is sent again after a 2xx');
+    const ofFirst = all.filter((c) => c.body.pix[0].endToEndId === calls.find((x) => x.body.pix[0].devolucoes.length)!.body.pix[0].endToEndId);
+    assert.equal(ofFirst.length, 2);
+    assert.deepEqual(ofFirst[0].body.pix[0].devolucoes, [], 'the payment event first');
+    assert.equal(ofFirst[1].body.pix[0].devolucoes[0].status, 'DEVOLVIDO', 'then the settled refund, with the whole refunds array');
+  });
+
+  it('retries after a timeout', async () => {
+    const api = await newApi();
+    await api.registerPix(`${receiver.url}/slow`);
+    receiver.behaviour = 'hang';
+    let pix: { endToEndId: string };
+    try {
+      pix = await api.payNewCharge();
+      const timedOut = await waitFor(async () => {
+        const d = await attemptsOf(api, pix.endToEndId);
+        return d?.tentativas.length === 1 && d.ultimoErro && d;
+      }, 'timed-out attempt');
+      assert.match(timedOut.tentativas[0].erro, /^timeout/);
+      assert.ok(timedOut.tentativas[0].latenciaMs >= 400);
+    } finally {
+      receiver.behaviour = { status: 200 };
+    }
+    svc.advance(FIRST_RETRY_S);
+    const delivered = await waitFor(async () => {
+      const d = await attemptsOf(api, pix.endToEndId);
+      return d?.situacao === 'entregue' && d;
+    }, 'delivered on retry');
+    assert.equal(delivered.tentativas.length, 2);
+    assert.equal(receiver.callsTo('/slow/pix').length, 2, 'the timed-out call reached the receiver too: at least once');
+  });
+
+  it('delivers recurrence and automatic-charge events to /rec and /cobr', async () => {
+    const api = await newApi();
+    assert.equal((await api.call('PUT', '/v2/webhookrec', { webhookUrl: `${receiver.url}/auto` })).status, 200);
+    assert.equal((await api.call('PUT', '/v2/webhookcobr', { webhookUrl: `${receiver.url}/auto?ignorar=` })).status, 201);
+    const rec = await api.call('POST', '/sandbox/webhooks/rec', { status: 'APROVADA' });
+    assert.equal(rec.status, 202, rec.text);
+    const cobr = await api.call('POST', '/sandbox/webhooks/cobr', {});
+    assert.equal(cobr.status, 202, cobr.text);
+    const [recCall] = await receiver.waitForCalls(1, '/auto/rec');
+    assert.equal(recCall.body.recs[0].idRec, rec.body.corpo.recs[0].idRec);
+    assert.equal(recCall.body.recs[0].status, 'APROVADA');
+    const cobrCall = await waitFor(async () => receiver.callsTo('/auto?ignorar=').find((c) => c.body.cobsr), 'automatic-charge callback');
+    assert.equal(cobrCall.path, '/auto?ignorar=', 'no suffix after ignorar=');
+    assert.equal(cobrCall.body.cobsr[0].txid, cobr.body.corpo.cobsr[0].txid);
+  });
+
+  it('loses nothing when the service stops between commit and delivery, or while a delivery is in flight', async () => {
+    const api = await newApi();
+    await api.registerPix(`${receiver.url}/restart`);
+    receiver.behaviour = 'hang';
+    const inFlight = await api.payNewCharge();
+    await receiver.waitForCalls(1, '/restart/pix');
+    await receiver.down();
+    const queued = await api.payNewCharge('42.00');
+    const data = svc.data;
+    await svc.close({ keepData: true });
+    receiver.behaviour = { status: 200 };
+    await receiver.up();
+    svc = await startTestService({}, { reuse: data });
+    svc.advance(FIRST_RETRY_S);
+    await waitFor(async () => {
+      const got = receiver.callsTo('/restart/pix').filter((c) => c.body.pix).map((c) => c.body.pix[0].endToEndId);
+      return got.includes(inFlight.endToEndId) && got.includes(queued.endToEndId);
+    }, 'both delivered after the restart');
+  });
+});

@@ -65,6 +65,9 @@ export function notificationHandler(dispatcher: WebhookDispatcher, db: Database)
     if (charge.notification_queried_event >= (await lastEventId(db, chargeId))) return { done: true };
     if (dispatcher.clock.nowMs() > windowStartMs + WINDOW_MS) return { giveUp: 'token não consultado em 3 dias' };
     const url = charge.notification_url;
+    // The schedule counts from when this attempt began, not from when its answer arrived: a slow receiver must
+    // not push every later send back by its own latency.
+    const startedMs = dispatcher.clock.nowMs();
     const outcome = await attemptDelivery(dispatcher, job, {
       accountId: charge.account_id,
       url,
@@ -78,7 +81,7 @@ export function notificationHandler(dispatcher: WebhookDispatcher, db: Database)
     if ('retryAt' in outcome) return outcome;
     const failed = 'giveUp' in outcome;
     if (failed) await insertHistory(db, chargeId, { message: `Falha ao enviar a notificação para ${url}: ${outcome.giveUp.replace(/^.*última: /, '')}` }, dispatcher.clock.now());
-    const next = nextSendAt(job.attempt, dispatcher.clock.nowMs(), windowStartMs);
+    const next = nextSendAt(job.attempt, startedMs, windowStartMs);
     const state = failed ? 'falhou' : 'recebida, token ainda não consultado';
     return next ? { retryAt: next, error: `tentativa ${job.attempt} ${state}` } : { giveUp: `tentativa ${job.attempt} ${state}; janela de 3 dias encerrada` };
   };

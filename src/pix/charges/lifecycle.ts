@@ -10,12 +10,12 @@ import { parseAmount } from '../../platform/money.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { DevedorLike } from '../shared/devedor.ts';
 import { paginacao, type StatusCobranca } from '../shared/schemas.ts';
-import { insertLocation, type TipoCob } from '../loc/store.ts';
+import { newLocationToken, type LocationRow, type TipoCob } from '../loc/store.ts';
 import { receivedPixForCharges, refundsOf } from '../received/store.ts';
 import { pixView, type PixView } from '../received/view.ts';
-import { scheduleAutoPayment } from '../../sandbox/settlement.ts';
-import { claimLocation, isUniqueViolation, keyViolations } from './rules.ts';
-import { findCharge, findRevision, insertCharge, listCharges, reviseCharge, type ChargeListFilter, type ChargeWrite } from './store.ts';
+import { qualifiesForAutoPayment, scheduleAutoPayment } from '../../sandbox/settlement.ts';
+import { claimLocation, isUniqueViolation, keyStateViolations, keyViolations } from './rules.ts';
+import { findCharge, findRevision, insertCharge, insertChargeOnNewLocation, listCharges, reviseCharge, type ChargeListFilter, type ChargeWrite } from './store.ts';
 import { accountDisplay } from '../../accounts/store.ts';
 import { chargeView, type ChargeView } from './view.ts';
 
@@ -78,24 +78,29 @@ export function duplicateTxid(def: ChargeKind<ChargeBody>, txid: string): ApiErr
 /**
  * Creates revision 0 on the location named by `locId`, or on a fresh location of the charge's kind, and
  * returns its view built from what was written (a new charge has no Pix yet, so nothing is re-read).
+ * The common case (a fresh location, nothing else to write) is one statement; a named location or the
+ * sandbox's automatic payment need a transaction, opened here unless `sql` is already one.
  */
 export async function createCharge<B extends ChargeBody>(sql: Sql, caller: Caller, def: ChargeKind<B>, txid: string, body: B, locId: number | undefined): Promise<ChargeView<B>> {
-  await assertValid(sql, caller, def, body, caller.now);
-  const location = await claimLocation(
-    sql,
-    { accountId: caller.accountId, locId, tipoCob: def.kind, errorName: def.invalidName, root: def.root },
-    () => insertLocation(sql, caller.accountId, def.kind, caller.now),
-  );
-  const write = toWrite(body, 'ATIVA', location.id);
+  const ruleViolations = def.rules(body, caller.now);
+  // Every problem is reported at once, the key's included; a refused request may cost an extra read.
+  if (ruleViolations.length) throw invalid(def.invalidName, def.invalidDetail, [...ruleViolations, ...(await keyViolations(sql, caller.accountId, body.chave, def.root))]);
+  const write = toWrite(body, 'ATIVA', null);
+  // Spec, Environments: in the sandbox a charge of 0.01 to 10.00 is paid a moment later; in the same transaction.
+  const autoPaid = caller.sandbox && qualifiesForAutoPayment(write.amountCents);
+  const create = async (s: Sql): Promise<LocationRow> => {
+    const location = locId === undefined ? await createOnNewLocation(s, caller, def, txid, write) : await createOnNamedLocation(s, caller, def, txid, write, locId);
+    if (autoPaid) await scheduleAutoPayment(s, { accountId: caller.accountId, txid, amountCents: write.amountCents }, caller.now);
+    return location;
+  };
+  let location: LocationRow;
   try {
-    await insertCharge(sql, caller.accountId, def.kind, txid, write, caller.now);
+    location = locId === undefined && !autoPaid ? await create(sql) : await sql.atomic(create);
   } catch (error) {
-    // The unique (account, txid) index decides duplicates, concurrent ones included; the transaction rolls back.
+    // The unique (account, txid) index decides duplicates, concurrent ones included; nothing was written.
     if (isUniqueViolation(error)) throw duplicateTxid(def, txid);
     throw error;
   }
-  // Spec, Environments: in the sandbox a charge of 0.01 to 10.00 is paid a moment later; in this transaction.
-  if (caller.sandbox) await scheduleAutoPayment(sql, { accountId: caller.accountId, txid, amountCents: write.amountCents }, caller.now);
   const account = await accountDisplay(sql, caller.accountId);
   return chargeView(
     {
@@ -104,6 +109,22 @@ export async function createCharge<B extends ChargeBody>(sql: Sql, caller: Calle
     },
     caller.publicUrl,
   );
+}
+
+async function createOnNewLocation<B extends ChargeBody>(sql: Sql, caller: Caller, def: ChargeKind<B>, txid: string, write: ChargeWrite<B>): Promise<LocationRow> {
+  const created = await insertChargeOnNewLocation(sql, caller.accountId, def.kind, txid, write, newLocationToken(), caller.now);
+  if (!created.location) throw invalid(def.invalidName, def.invalidDetail, keyStateViolations(created.key, write.chave, def.root));
+  return created.location;
+}
+
+async function createOnNamedLocation<B extends ChargeBody>(sql: Sql, caller: Caller, def: ChargeKind<B>, txid: string, write: ChargeWrite<B>, locId: number): Promise<LocationRow> {
+  const keyProblems = await keyViolations(sql, caller.accountId, write.chave, def.root);
+  if (keyProblems.length) throw invalid(def.invalidName, def.invalidDetail, keyProblems);
+  const location = await claimLocation(sql, { accountId: caller.accountId, locId, tipoCob: def.kind, errorName: def.invalidName, root: def.root }, () => {
+    throw new Error('unreachable: loc.id is given');
+  });
+  await insertCharge(sql, caller.accountId, def.kind, txid, { ...write, locationId: location.id }, caller.now);
+  return location;
 }
 
 /** Only ATIVA charges are revised (Bacen CobOperacaoInvalida / CobVOperacaoInvalida on `status`). */

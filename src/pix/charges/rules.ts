@@ -4,11 +4,18 @@ import { invalid, type Violation } from '../../platform/errors.ts';
 import { lockLocation, type LocationRow, type TipoCob } from '../loc/store.ts';
 import { chargeUsingLocation } from './store.ts';
 
+/** What the key check found: the key of this account (removed or not), or nothing. */
+export type KeyState = { removed_at: Date | null } | undefined;
+
+export function keyStateViolations(key: KeyState, chave: string, root: string): Violation[] {
+  if (!key) return [{ property: `${root}.chave`, reason: 'a chave não pertence a este usuário recebedor.', value: chave }];
+  if (key.removed_at) return [{ property: `${root}.chave`, reason: 'a chave foi removida.', value: chave }];
+  return [];
+}
+
 export async function keyViolations(sql: Sql, accountId: number, chave: string, root: string): Promise<Violation[]> {
   const { rows } = await sql.query<{ removed_at: Date | null }>('select removed_at from pix_keys where chave = $1 and account_id = $2', [chave, accountId]);
-  if (!rows.length) return [{ property: `${root}.chave`, reason: 'a chave não pertence a este usuário recebedor.', value: chave }];
-  if (rows[0].removed_at) return [{ property: `${root}.chave`, reason: 'a chave foi removida.', value: chave }];
-  return [];
+  return keyStateViolations(rows[0], chave, root);
 }
 
 export interface LocationClaim {

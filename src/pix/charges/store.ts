@@ -1,7 +1,8 @@
 /** Storage of immediate and due charges: one table, current state plus every revision. */
 import type { Sql } from '../../platform/db/database.ts';
 import { assertCents } from '../../platform/money.ts';
-import type { TipoCob } from '../loc/store.ts';
+import type { LocationRow, TipoCob } from '../loc/store.ts';
+import type { KeyState } from './rules.ts';
 
 export interface ChargeRow<B = Record<string, unknown>> {
   id: number;
@@ -74,6 +75,41 @@ export async function insertCharge<B>(sql: Sql, accountId: number, kind: TipoCob
     [accountId, txid, kind, w.status, now, w.amountCents, w.chave, w.devedorCpf ?? null, w.devedorCnpj ?? null, w.locationId, JSON.stringify(w.body)],
   );
   return rows[0].id;
+}
+
+/**
+ * The common create in one statement, so it needs no explicit transaction (a statement is atomic) and
+ * costs one round trip: check the key, open a fresh location, write the charge and its revision 0.
+ * Nothing is written unless the key is the account's and not removed; `key` says what was found.
+ */
+export async function insertChargeOnNewLocation<B>(
+  sql: Sql,
+  accountId: number,
+  kind: TipoCob,
+  txid: string,
+  w: Omit<ChargeWrite<B>, 'locationId'>,
+  locationToken: string,
+  now: Date,
+): Promise<{ key: KeyState; location?: LocationRow }> {
+  assertCents(w.amountCents);
+  const { rows } = await sql.query<{ key_found: boolean; key_removed_at: Date | null; id: number | null; token: string | null; created_at: Date | null }>(
+    `with k as (select removed_at from pix_keys where chave = $7 and account_id = $1),
+     l as (
+       insert into locations (account_id, tipo_cob, token, created_at)
+       select $1, $3, $11, $5 where exists (select 1 from k where removed_at is null)
+       returning id, token, created_at),
+     c as (
+       insert into charges (account_id, txid, kind, revisao, status, created_at, updated_at, amount_cents, chave, devedor_cpf, devedor_cnpj, location_id, body)
+       select $1, $2, $3, 0, $4, $5, $5, $6, $7, $8, $9, l.id, $10::jsonb from l returning id, status, location_id, body, created_at),
+     r as (insert into charge_revisions (charge_id, revisao, status, location_id, body, created_at) select id, 0, status, location_id, body, created_at from c)
+     select exists (select 1 from k) as key_found, (select removed_at from k) as key_removed_at, l.id, l.token, l.created_at
+     from (select 1) one left join l on true`,
+    [accountId, txid, kind, w.status, now, w.amountCents, w.chave, w.devedorCpf ?? null, w.devedorCnpj ?? null, JSON.stringify(w.body), locationToken],
+  );
+  const row = rows[0];
+  const key = row.key_found ? { removed_at: row.key_removed_at } : undefined;
+  if (row.id === null) return { key };
+  return { key, location: { id: row.id, account_id: accountId, tipo_cob: kind, token: row.token!, created_at: row.created_at! } };
 }
 
 /** Writes a new revision: the current state moves forward and the revision is kept whole. */

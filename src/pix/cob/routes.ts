@@ -14,12 +14,12 @@ export const cobRoutes = (ctx: AppContext): FastifyPluginAsync => async (base) =
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post('/v2/cob', { config: { ...write, rateLimited: true }, schema: { tags, summary: 'Create an immediate charge (txid assigned)', body: CobCreate, response: { 201: CobView } } }, async (request, reply) => {
-    const view = await ctx.db.tx((sql) => createCob(sql, callerOf(ctx, request), undefined, request.body));
+    const view = await createCob(ctx.db, callerOf(ctx, request), undefined, request.body);
     return reply.status(201).send(view);
   });
 
   app.put('/v2/cob/:txid', { config: { ...write, rateLimited: true }, schema: { tags, summary: 'Create an immediate charge with the caller\'s txid', params: TxidParams, body: CobCreate, response: { 201: CobView } } }, async (request, reply) => {
-    const view = await ctx.db.tx((sql) => createCob(sql, callerOf(ctx, request), request.params.txid, request.body));
+    const view = await createCob(ctx.db, callerOf(ctx, request), request.params.txid, request.body);
     return reply.status(201).send(view);
   });
 

@@ -15,7 +15,7 @@ export const cobvRoutes = (ctx: AppContext): FastifyPluginAsync => async (base) 
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
 
   app.put('/v2/cobv/:txid', { config: { ...write, rateLimited: true }, schema: { tags, summary: 'Create a due charge', params: TxidParams, body: CobVCreate, response: { 201: CobVView } } }, async (request, reply) => {
-    const view = await ctx.db.tx((sql) => createCobV(sql, callerOf(ctx, request), request.params.txid, request.body));
+    const view = await createCobV(ctx.db, callerOf(ctx, request), request.params.txid, request.body);
     return reply.status(201).send(view);
   });
 

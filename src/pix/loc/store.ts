@@ -21,10 +21,15 @@ const COLUMNS = 'id, account_id, tipo_cob, token, created_at';
 const LINKED = `select l.id, l.account_id, l.tipo_cob, l.token, l.created_at, c.txid
   from locations l left join charges c on c.location_id = l.id`;
 
+/** The capability part of a location's URL: unguessable, so knowing it is what lets a payer read the charge. */
+export function newLocationToken(): string {
+  return randomUUID().replaceAll('-', '');
+}
+
 export async function insertLocation(sql: Sql, accountId: number, tipoCob: TipoCob, now: Date): Promise<LocationRow> {
   const { rows } = await sql.query<LocationRow>(
     `insert into locations (account_id, tipo_cob, token, created_at) values ($1, $2, $3, $4) returning ${COLUMNS}`,
-    [accountId, tipoCob, randomUUID().replaceAll('-', ''), now],
+    [accountId, tipoCob, newLocationToken(), now],
   );
   return rows[0];
 }

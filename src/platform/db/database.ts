@@ -14,6 +14,12 @@ export interface Sql {
   query<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<QueryResult<R>>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(script: string): Promise<void>;
+  /**
+   * Runs `work` atomically: inside the transaction already open, or in a new one. Lets a service issue a
+   * single statement (atomic by itself, one round trip) on the common path and open a transaction only
+   * when it needs several.
+   */
+  atomic<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
 }
 
 export interface Database extends Sql {
@@ -62,7 +68,8 @@ async function openPostgres(url: string): Promise<Database> {
       client.release();
     }
   };
-  const asSql = (client: pg.PoolClient | pg.Pool): Sql => ({
+  const asSql = (client: pg.PoolClient | pg.Pool, atomic: Sql['atomic']): Sql => ({
+    atomic,
     async query(text, params) {
       const result = params?.length ? await client.query({ name: statementName(text), text, values: params as unknown[] }) : await client.query(text);
       return { rows: result.rows, rowCount: result.rowCount ?? 0 };
@@ -71,26 +78,31 @@ async function openPostgres(url: string): Promise<Database> {
       await client.query(script);
     },
   });
+  const inTransaction = (client: pg.PoolClient): Sql => {
+    const sql: Sql = asSql(client, (work) => work(sql));
+    return sql;
+  };
+  const transactionOn = async <T>(client: pg.PoolClient, work: (sql: Sql) => Promise<T>): Promise<T> => {
+    await client.query('begin');
+    try {
+      const result = await work(inTransaction(client));
+      await client.query('commit');
+      return result;
+    } catch (error) {
+      await client.query('rollback').catch(() => undefined);
+      throw error;
+    }
+  };
+  const tx = <T>(work: (sql: Sql) => Promise<T>): Promise<T> => withClient((client) => transactionOn(client, work));
   return {
     kind: 'postgres',
-    ...asSql(pool),
-    tx: (work) =>
-      withClient(async (client) => {
-        await client.query('begin');
-        try {
-          const result = await work(asSql(client));
-          await client.query('commit');
-          return result;
-        } catch (error) {
-          await client.query('rollback').catch(() => undefined);
-          throw error;
-        }
-      }),
+    ...asSql(pool, tx),
+    tx,
     withAdvisoryLock: (lockId, work) =>
       withClient(async (client) => {
         await client.query('select pg_advisory_lock($1)', [lockId]);
         try {
-          return await work(asSql(client));
+          return await work(asSql(client, (inner) => transactionOn(client, inner)));
         } finally {
           await client.query('select pg_advisory_unlock($1)', [lockId]);
         }
@@ -102,7 +114,8 @@ async function openPostgres(url: string): Promise<Database> {
 async function openPglite(dir: string): Promise<Database> {
   fs.mkdirSync(dir, { recursive: true });
   const db = await PGlite.create(dir, { parsers: { [pgliteTypes.INT8]: (v: string) => Number(v) } });
-  const asSql = (q: Pick<PGlite, 'query' | 'exec'>): Sql => ({
+  const asSql = (q: Pick<PGlite, 'query' | 'exec'>, atomic: Sql['atomic']): Sql => ({
+    atomic,
     async query(text, params) {
       const result = await q.query(text, params as unknown[]);
       return { rows: result.rows as never[], rowCount: result.affectedRows ?? result.rows.length };
@@ -111,15 +124,20 @@ async function openPglite(dir: string): Promise<Database> {
       await q.exec(script);
     },
   });
+  // PGlite serialises transactions itself: one process, one connection.
+  const tx = <T>(work: (sql: Sql) => Promise<T>): Promise<T> =>
+    db.transaction((open) => {
+      const sql: Sql = asSql(open, (inner) => inner(sql));
+      return work(sql);
+    });
   return {
     kind: 'pglite',
-    ...asSql(db),
-    // PGlite serialises transactions itself: one process, one connection.
-    tx: (work) => db.transaction((tx) => work(asSql(tx))),
+    ...asSql(db, tx),
+    tx,
     withAdvisoryLock: async (lockId, work) => {
       await db.query('select pg_advisory_lock($1)', [lockId]);
       try {
-        return await work(asSql(db));
+        return await work(asSql(db, tx));
       } finally {
         await db.query('select pg_advisory_unlock($1)', [lockId]);
       }

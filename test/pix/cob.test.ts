@@ -64,6 +64,32 @@ describe('immediate charges (cob)', () => {
     assert.deepEqual(results.map((r) => r.status).sort(), [201, 400, 400, 400, 400, 400]);
   });
 
+  it('concurrent creates share statements yet keep their own outcome: a foreign key or a duplicate refuses only its request', async () => {
+    const other = await svc.newParty();
+    const prefix = 'CoalescedTxid000000000000';
+    const sends = Array.from({ length: 40 }, (_, n) => {
+      if (n === 7) return call('POST', '/v2/cob', cobBody(other.chaves[0]));
+      if (n === 13 || n === 14) return call('PUT', `/v2/cob/${prefix}dup00`, cobBody(chave, '13.00'));
+      return call('PUT', `/v2/cob/${prefix}${String(n).padStart(5, '0')}`, cobBody(chave, `${n + 1}.00`));
+    });
+    const results = await Promise.all(sends);
+    const foreign = results[7];
+    assert.equal(foreign.status, 400);
+    assert.equal(foreign.body.violacoes[0].propriedade, 'cob.chave');
+    assert.deepEqual([results[13].status, results[14].status].sort(), [201, 400], 'one of the two duplicates wins');
+    const created = results.filter((_, n) => n !== 7 && n !== 13 && n !== 14);
+    assert.ok(created.every((r) => r.status === 201));
+    assert.equal(new Set(created.map((r) => r.body.loc.id)).size, created.length, 'each charge has its own location');
+    for (const [n, res] of results.entries()) {
+      if (n === 7 || n === 13 || n === 14) continue;
+      assert.equal(res.body.txid, `${prefix}${String(n).padStart(5, '0')}`);
+      assert.equal(res.body.valor.original, `${n + 1}.00`);
+      const read = await call('GET', `/v2/cob/${res.body.txid}`);
+      assert.equal(read.body.valor.original, `${n + 1}.00`, 'each write landed on its own charge');
+      assert.equal(read.body.loc.id, res.body.loc.id);
+    }
+  });
+
   it('revises a charge, keeping every revision readable', async () => {
     const txid = 'RevisionTxid000000000000000001';
     await call('PUT', `/v2/cob/${txid}`, cobBody(chave, '110.00'));

@@ -15,9 +15,10 @@ import { receivedPixForCharges, refundsOf } from '../received/store.ts';
 import { pixView, type PixView } from '../received/view.ts';
 import { qualifiesForAutoPayment, scheduleAutoPayment } from '../../sandbox/settlement.ts';
 import { claimLocation, isUniqueViolation, keyStateViolations, keyViolations } from './rules.ts';
-import { findCharge, findRevision, insertCharge, insertChargeOnNewLocation, listCharges, reviseCharge, type ChargeListFilter, type ChargeWrite } from './store.ts';
+import { findCharge, findRevision, insertCharge, insertChargesOnNewLocations, listCharges, reviseCharge, type ChargeListFilter, type ChargeWrite } from './store.ts';
 import { accountDisplay } from '../../accounts/store.ts';
 import { chargeView, type ChargeView } from './view.ts';
+import { ChargeCreateBatcher } from './create-batcher.ts';
 
 /** What every stored charge body has: the columns kept beside the body are derived from these. */
 export interface ChargeBody {
@@ -111,8 +112,18 @@ export async function createCharge<B extends ChargeBody>(sql: Sql, caller: Calle
   );
 }
 
+/** Group commit per database (not per transaction: a transaction's statements wait for its own commit). */
+const batchers = new WeakMap<Sql, ChargeCreateBatcher>();
+
+export function batcherFor(sql: Sql): ChargeCreateBatcher {
+  let batcher = batchers.get(sql);
+  if (!batcher) batchers.set(sql, (batcher = new ChargeCreateBatcher(sql)));
+  return batcher;
+}
+
 async function createOnNewLocation<B extends ChargeBody>(sql: Sql, caller: Caller, def: ChargeKind<B>, txid: string, write: ChargeWrite<B>): Promise<LocationRow> {
-  const created = await insertChargeOnNewLocation(sql, caller.accountId, def.kind, txid, write, newLocationToken(), caller.now);
+  const charge = { accountId: caller.accountId, kind: def.kind, txid, write, locationToken: newLocationToken(), now: caller.now };
+  const created = sql.inTransaction ? (await insertChargesOnNewLocations(sql, [charge]))[0] : await batcherFor(sql).create(charge);
   if (!created.location) throw invalid(def.invalidName, def.invalidDetail, keyStateViolations(created.key, write.chave, def.root));
   return created.location;
 }

@@ -77,39 +77,59 @@ export async function insertCharge<B>(sql: Sql, accountId: number, kind: TipoCob
   return rows[0].id;
 }
 
+/** One charge of `insertChargesOnNewLocations`. */
+export interface NewChargeOnNewLocation<B> {
+  accountId: number;
+  kind: TipoCob;
+  txid: string;
+  write: Omit<ChargeWrite<B>, 'locationId'>;
+  locationToken: string;
+  now: Date;
+}
+
+export interface NewChargeOutcome {
+  key: KeyState;
+  location?: LocationRow;
+}
+
 /**
- * The common create in one statement, so it needs no explicit transaction (a statement is atomic) and
- * costs one round trip: check the key, open a fresh location, write the charge and its revision 0.
- * Nothing is written unless the key is the account's and not removed; `key` says what was found.
+ * The common create in one statement, for one charge or many (requests coalesced by `ChargeCreateBatcher`):
+ * check each key, open a fresh location, write the charge and its revision 0. A statement is atomic and
+ * costs one round trip, so no explicit transaction is needed. A charge whose key is not its account's, or
+ * is removed, writes nothing; `key` says what was found. A txid already taken fails the whole statement
+ * (unique index), as a single create would.
  */
-export async function insertChargeOnNewLocation<B>(
-  sql: Sql,
-  accountId: number,
-  kind: TipoCob,
-  txid: string,
-  w: Omit<ChargeWrite<B>, 'locationId'>,
-  locationToken: string,
-  now: Date,
-): Promise<{ key: KeyState; location?: LocationRow }> {
-  assertCents(w.amountCents);
-  const { rows } = await sql.query<{ key_found: boolean; key_removed_at: Date | null; id: number | null; token: string | null; created_at: Date | null }>(
-    `with k as (select removed_at from pix_keys where chave = $7 and account_id = $1),
-     l as (
-       insert into locations (account_id, tipo_cob, token, created_at)
-       select $1, $3, $11, $5 where exists (select 1 from k where removed_at is null)
-       returning id, token, created_at),
+export async function insertChargesOnNewLocations<B>(sql: Sql, charges: NewChargeOnNewLocation<B>[]): Promise<NewChargeOutcome[]> {
+  const input = charges.map((c, n) => {
+    assertCents(c.write.amountCents);
+    return {
+      n, account_id: c.accountId, txid: c.txid, kind: c.kind, status: c.write.status, created_at: c.now.toISOString(), amount_cents: c.write.amountCents,
+      chave: c.write.chave, devedor_cpf: c.write.devedorCpf ?? null, devedor_cnpj: c.write.devedorCnpj ?? null, body: c.write.body, token: c.locationToken,
+    };
+  });
+  const { rows } = await sql.query<{ n: number; key_found: boolean; key_removed_at: Date | null; id: number | null; token: string | null; created_at: Date | null }>(
+    `with input as (
+       select * from jsonb_to_recordset($1::jsonb) as r(n int, account_id bigint, txid text, kind text, status text, created_at timestamptz,
+         amount_cents bigint, chave text, devedor_cpf text, devedor_cnpj text, body jsonb, token text)),
+     k as (select i.n, p.chave is not null as key_found, p.removed_at from input i left join pix_keys p on p.chave = i.chave and p.account_id = i.account_id),
+     ok as (select i.* from input i join k on k.n = i.n where k.key_found and k.removed_at is null),
+     l as (insert into locations (account_id, tipo_cob, token, created_at) select account_id, kind, token, created_at from ok order by n returning id, token, created_at),
      c as (
        insert into charges (account_id, txid, kind, revisao, status, created_at, updated_at, amount_cents, chave, devedor_cpf, devedor_cnpj, location_id, body)
-       select $1, $2, $3, 0, $4, $5, $5, $6, $7, $8, $9, l.id, $10::jsonb from l returning id, status, location_id, body, created_at),
+       select ok.account_id, ok.txid, ok.kind, 0, ok.status, ok.created_at, ok.created_at, ok.amount_cents, ok.chave, ok.devedor_cpf, ok.devedor_cnpj, l.id, ok.body
+       from ok join l on l.token = ok.token order by ok.n
+       returning id, status, location_id, body, created_at),
      r as (insert into charge_revisions (charge_id, revisao, status, location_id, body, created_at) select id, 0, status, location_id, body, created_at from c)
-     select exists (select 1 from k) as key_found, (select removed_at from k) as key_removed_at, l.id, l.token, l.created_at
-     from (select 1) one left join l on true`,
-    [accountId, txid, kind, w.status, now, w.amountCents, w.chave, w.devedorCpf ?? null, w.devedorCnpj ?? null, JSON.stringify(w.body), locationToken],
+     select k.n, k.key_found, k.removed_at as key_removed_at, l.id, l.token, l.created_at
+     from k join input i on i.n = k.n left join l on l.token = i.token order by k.n`,
+    [JSON.stringify(input)],
   );
-  const row = rows[0];
-  const key = row.key_found ? { removed_at: row.key_removed_at } : undefined;
-  if (row.id === null) return { key };
-  return { key, location: { id: row.id, account_id: accountId, tipo_cob: kind, token: row.token!, created_at: row.created_at! } };
+  return rows.map((row) => {
+    const key = row.key_found ? { removed_at: row.key_removed_at } : undefined;
+    if (row.id === null) return { key };
+    const c = charges[row.n];
+    return { key, location: { id: row.id, account_id: c.accountId, tipo_cob: c.kind, token: row.token!, created_at: row.created_at! } };
+  });
 }
 
 /** Writes a new revision: the current state moves forward and the revision is kept whole. */

@@ -20,6 +20,8 @@ export interface Sql {
    * when it needs several.
    */
   atomic<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
+  /** True inside a transaction: statements wait for its commit, so they cannot be coalesced with others'. */
+  readonly inTransaction: boolean;
 }
 
 export interface Database extends Sql {
@@ -68,8 +70,9 @@ async function openPostgres(url: string): Promise<Database> {
       client.release();
     }
   };
-  const asSql = (client: pg.PoolClient | pg.Pool, atomic: Sql['atomic']): Sql => ({
+  const asSql = (client: pg.PoolClient | pg.Pool, atomic: Sql['atomic'], inTransaction = false): Sql => ({
     atomic,
+    inTransaction,
     async query(text, params) {
       const result = params?.length ? await client.query({ name: statementName(text), text, values: params as unknown[] }) : await client.query(text);
       return { rows: result.rows, rowCount: result.rowCount ?? 0 };
@@ -79,7 +82,7 @@ async function openPostgres(url: string): Promise<Database> {
     },
   });
   const inTransaction = (client: pg.PoolClient): Sql => {
-    const sql: Sql = asSql(client, (work) => work(sql));
+    const sql: Sql = asSql(client, (work) => work(sql), true);
     return sql;
   };
   const transactionOn = async <T>(client: pg.PoolClient, work: (sql: Sql) => Promise<T>): Promise<T> => {
@@ -114,8 +117,9 @@ async function openPostgres(url: string): Promise<Database> {
 async function openPglite(dir: string): Promise<Database> {
   fs.mkdirSync(dir, { recursive: true });
   const db = await PGlite.create(dir, { parsers: { [pgliteTypes.INT8]: (v: string) => Number(v) } });
-  const asSql = (q: Pick<PGlite, 'query' | 'exec'>, atomic: Sql['atomic']): Sql => ({
+  const asSql = (q: Pick<PGlite, 'query' | 'exec'>, atomic: Sql['atomic'], inTransaction = false): Sql => ({
     atomic,
+    inTransaction,
     async query(text, params) {
       const result = await q.query(text, params as unknown[]);
       return { rows: result.rows as never[], rowCount: result.affectedRows ?? result.rows.length };
@@ -127,7 +131,7 @@ async function openPglite(dir: string): Promise<Database> {
   // PGlite serialises transactions itself: one process, one connection.
   const tx = <T>(work: (sql: Sql) => Promise<T>): Promise<T> =>
     db.transaction((open) => {
-      const sql: Sql = asSql(open, (inner) => inner(sql));
+      const sql: Sql = asSql(open, (inner) => inner(sql), true);
       return work(sql);
     });
   return {

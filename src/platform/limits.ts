@@ -6,10 +6,12 @@ export const LIMITS = {
   /** Spec: Limits, request rate of the listed PUT/POST Pix endpoints, per application and endpoint. */
   rateLimitRequestsPerSecond: 500,
   tokenLifetimeSeconds: 3600,
+  /** Verified access tokens remembered per node (TokenService), so a token's signature is checked once. */
+  verifiedTokensCachedMax: 10_000,
   /**
    * Group commit of charge creation (ChargeCreateBatcher): creates per statement at most, and statements in
-   * flight per node. One in flight lets batches grow with load (measured: 1 → 3,063–4,194 creates/s,
-   * 2 → 3,346–3,532, 4 → about 2,250 on the bench machine); an idle node still writes each create at once.
+   * flight per node. One in flight lets batches grow with load (bench machine, one session: 1 → 3,568–3,877
+   * creates/s, 2 → 2,484–2,523; an earlier, noisier one: 4 → about 2,250); an idle node writes each at once.
    */
   chargeCreateBatchMax: 100,
   chargeCreateStatementsInFlight: 1,

@@ -131,9 +131,7 @@ async function createOnNewLocation<B extends ChargeBody>(sql: Sql, caller: Calle
 async function createOnNamedLocation<B extends ChargeBody>(sql: Sql, caller: Caller, def: ChargeKind<B>, txid: string, write: ChargeWrite<B>, locId: number): Promise<LocationRow> {
   const keyProblems = await keyViolations(sql, caller.accountId, write.chave, def.root);
   if (keyProblems.length) throw invalid(def.invalidName, def.invalidDetail, keyProblems);
-  const location = await claimLocation(sql, { accountId: caller.accountId, locId, tipoCob: def.kind, errorName: def.invalidName, root: def.root }, () => {
-    throw new Error('unreachable: loc.id is given');
-  });
+  const location = await claimLocation(sql, { accountId: caller.accountId, locId, tipoCob: def.kind, errorName: def.invalidName, root: def.root });
   await insertCharge(sql, caller.accountId, def.kind, txid, { ...write, locationId: location.id }, caller.now);
   return location;
 }
@@ -168,11 +166,7 @@ export async function applyRevision<B extends ChargeBody>(sql: Sql, caller: Call
   const locationId =
     next.locId === undefined
       ? charge.location_id
-      : (
-          await claimLocation(sql, { accountId: caller.accountId, locId: next.locId, tipoCob: def.kind, chargeId: charge.id, errorName: def.invalidName, root: def.root }, () => {
-            throw new Error('unreachable: loc.id is given');
-          })
-        ).id;
+      : (await claimLocation(sql, { accountId: caller.accountId, locId: next.locId, tipoCob: def.kind, chargeId: charge.id, errorName: def.invalidName, root: def.root })).id;
   await reviseCharge(sql, charge.id, charge.revisao + 1, toWrite(next.body, next.status, locationId), caller.now);
 }
 

@@ -20,7 +20,7 @@ export async function keyViolations(sql: Sql, accountId: number, chave: string, 
 
 export interface LocationClaim {
   accountId: number;
-  locId: number | undefined;
+  locId: number;
   tipoCob: TipoCob;
   /** The charge being revised, which may keep its own location. */
   chargeId?: number;
@@ -32,7 +32,7 @@ export interface LocationClaim {
  * Why a charge may not use the location named by `loc.id` (`location` as locked, `user` the charge serving
  * it), or undefined: it must exist, be of the same type and serve no other charge.
  */
-export function locationRefusal(location: LocationRow | undefined, user: number | undefined, args: LocationClaim & { locId: number }): { detail: string; violation: Violation } | undefined {
+export function locationRefusal(location: LocationRow | undefined, user: number | undefined, args: LocationClaim): { detail: string; violation: Violation } | undefined {
   const property = `${args.root}.loc.id`;
   if (!location) return { detail: 'O location referenciado por loc.id inexiste.', violation: { property, reason: 'location inexistente.', value: args.locId } };
   if (location.tipo_cob !== args.tipoCob) {
@@ -48,14 +48,13 @@ export function locationRefusal(location: LocationRow | undefined, user: number 
 }
 
 /**
- * Returns the location a charge may use: the one named by `loc.id` (see `locationRefusal`) or a fresh one.
- * The row is locked, so two charges cannot claim it at once.
+ * Returns the location named by `loc.id` if the charge may use it (see `locationRefusal`). The row is
+ * locked, so two charges cannot claim it at once.
  */
-export async function claimLocation(sql: Sql, args: LocationClaim, create: () => Promise<LocationRow>): Promise<LocationRow> {
-  if (args.locId === undefined) return create();
+export async function claimLocation(sql: Sql, args: LocationClaim): Promise<LocationRow> {
   const location = await lockLocation(sql, args.accountId, args.locId);
   const user = location && (await chargeUsingLocation(sql, location.id));
-  const refusal = locationRefusal(location, user, { ...args, locId: args.locId });
+  const refusal = locationRefusal(location, user, args);
   if (refusal) throw invalid(args.errorName, refusal.detail, [refusal.violation]);
   return location!;
 }

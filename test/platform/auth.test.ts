@@ -74,10 +74,18 @@ describe('authentication', () => {
     assert.match(res.body.type, /\/AcessoNegado$/);
   });
 
-  it('refuses a tampered token', async () => {
+  it('refuses a tampered token, including another spelling of the same signature bytes', async () => {
     const token = await svc.demo.token();
-    const res = await svc.demo.http.request('GET', '/v2/cob/abcdefghijklmnopqrstuvwxyz123', { token: token.slice(0, -2) + 'xx' });
-    assert.equal(res.status, 401);
+    const other = (c: string, choices: string) => [...choices].find((x) => x !== c)!;
+    const path = '/v2/cob/abcdefghijklmnopqrstuvwxyz123';
+    const tampered = token.slice(0, -2) + other(token.at(-2)!, 'xy') + token.at(-1);
+    assert.equal((await svc.demo.http.request('GET', path, { token: tampered })).status, 401);
+    // A 32-byte HMAC in base64url leaves the last character 2 spare bits: flipping one keeps the bytes.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(token.at(-1)!);
+    const respelled = token.slice(0, -1) + alphabet[last ^ 1];
+    assert.equal((await svc.demo.http.request('GET', path, { token: respelled })).status, 401);
+    assert.equal((await svc.demo.http.request('GET', path, { token })).status, 404, 'the token as issued still works');
   });
 
   it('refuses an expired token (service clock moved past expires_in)', async () => {

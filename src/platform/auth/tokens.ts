@@ -75,8 +75,10 @@ export class TokenService {
   private verifySignature(token: string): { principal: Principal; expSeconds: number } {
     const [header, body, signature, extra] = token.split('.');
     if (extra !== undefined || header !== HEADER_B64 || !body || !signature) throw new TokenError('token inválido.');
-    const expected = createHmac('sha256', this.signingKey).update(`${header}.${body}`).digest();
-    const given = Buffer.from(signature, 'base64url');
+    // Compared as text, not as decoded bytes: base64url decoding ignores the last character's spare bits,
+    // so several spellings decode to the same signature, and only the one we issued may pass.
+    const expected = Buffer.from(createHmac('sha256', this.signingKey).update(`${header}.${body}`).digest('base64url'));
+    const given = Buffer.from(signature);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new TokenError('token inválido.');
     let payload: { sub?: string; acc?: number; scope?: string; aud?: string; exp?: number; cnf?: { 'x5t#S256'?: string } };
     try {

@@ -36,10 +36,6 @@ export interface ParsedBrCode {
 const CRC_PREFIX = '6304';
 const UTF8 = new TextEncoder();
 
-/**
- * CRC16-CCITT-FALSE. Computed over UTF-8 bytes: identical to per-character for
- * the ASCII the spec expects, and what the market's readers do otherwise.
- */
 /** CRC-16/CCITT-FALSE one byte at a time: every charge view computes one, so the bit loop is done once here. */
 const CRC16_TABLE = Uint16Array.from({ length: 256 }, (_, byte) => {
   let crc = byte << 8;
@@ -47,6 +43,10 @@ const CRC16_TABLE = Uint16Array.from({ length: 256 }, (_, byte) => {
   return crc;
 });
 
+/**
+ * CRC16-CCITT-FALSE. Computed over UTF-8 bytes: identical to per-character for
+ * the ASCII the spec expects, and what the market's readers do otherwise.
+ */
 export function crc16Ccitt(payload: string): string {
   let crc = 0xffff;
   for (const byte of UTF8.encode(payload)) crc = ((crc << 8) & 0xffff) ^ CRC16_TABLE[(crc >> 8) ^ byte]!;

@@ -37,7 +37,6 @@ export class ChargeCreateBatcher {
     while (this.statementsInFlight < LIMITS.chargeCreateStatementsInFlight && this.queue.length) {
       const batch = this.queue.splice(0, LIMITS.chargeCreateBatchMax);
       this.statementsInFlight++;
-      this.written.charges += batch.length;
       void this.write(batch).finally(() => {
         this.statementsInFlight--;
         this.pump();
@@ -46,6 +45,7 @@ export class ChargeCreateBatcher {
   }
 
   private async write(batch: Pending[]): Promise<void> {
+    this.written.charges += batch.length;
     try {
       this.written.statements++;
       const outcomes = await insertChargesOnNewLocations(this.sql, batch.map((p) => p.charge));

@@ -81,14 +81,14 @@ async function openPostgres(url: string): Promise<Database> {
       await client.query(script);
     },
   });
-  const inTransaction = (client: pg.PoolClient): Sql => {
+  const transactionSql = (client: pg.PoolClient): Sql => {
     const sql: Sql = asSql(client, (work) => work(sql), true);
     return sql;
   };
   const transactionOn = async <T>(client: pg.PoolClient, work: (sql: Sql) => Promise<T>): Promise<T> => {
     await client.query('begin');
     try {
-      const result = await work(inTransaction(client));
+      const result = await work(transactionSql(client));
       await client.query('commit');
       return result;
     } catch (error) {

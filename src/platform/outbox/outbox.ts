@@ -37,6 +37,8 @@ export async function enqueue(sql: Sql, job: { topic: string; payload: unknown; 
 export interface WorkerOptions {
   batchSize?: number;
   pollIntervalMs?: number;
+  /** Polls that find nothing back off, doubling up to this; any claim or wake returns to `pollIntervalMs`. */
+  idlePollMaxMs?: number;
   leaseMs?: number;
   wallMs?: () => number;
   onError?: (error: unknown, job?: OutboxJob) => void;
@@ -45,6 +47,12 @@ export interface WorkerOptions {
 export const OUTBOX_DEFAULTS = {
   batchSize: 200,
   pollIntervalMs: 100,
+  /**
+   * An idle node polls about twice a second per worker instead of ten times: every poll is a round trip and a
+   * statement on the database, paid by every node. Work this node commits wakes its workers at once, so the
+   * backoff only delays jobs it learns of by polling (retries coming due, other nodes' jobs whose lease ran out).
+   */
+  idlePollFactor: 8,
   /** Longer than any handler's own timeout, so a live attempt never loses its lease. */
   leaseMs: 120_000,
 } as const;
@@ -56,11 +64,23 @@ export class OutboxWorker {
   private running: Promise<void> | undefined;
   private stopped = true;
   private wakeRequested = false;
+  /** Delay before the next poll: `pollIntervalMs` while work is found, growing while none is. */
+  private pollDelayMs: number;
   private readonly wakeListeners: (() => void)[] = [];
   private readonly options: Required<WorkerOptions>;
 
   constructor(private readonly db: Database, private readonly clock: Clock, options: WorkerOptions = {}) {
-    this.options = { ...OUTBOX_DEFAULTS, wallMs: Date.now, onError: () => undefined, ...options };
+    const pollIntervalMs = options.pollIntervalMs ?? OUTBOX_DEFAULTS.pollIntervalMs;
+    this.options = {
+      batchSize: OUTBOX_DEFAULTS.batchSize,
+      leaseMs: OUTBOX_DEFAULTS.leaseMs,
+      pollIntervalMs,
+      idlePollMaxMs: pollIntervalMs * OUTBOX_DEFAULTS.idlePollFactor,
+      wallMs: Date.now,
+      onError: () => undefined,
+      ...options,
+    };
+    this.pollDelayMs = pollIntervalMs;
   }
 
   setErrorLogger(onError: (error: unknown, job?: OutboxJob) => void): void {
@@ -84,6 +104,11 @@ export class OutboxWorker {
     await this.running;
   }
 
+  /** How long the worker will wait before its next poll, unless woken. */
+  get nextPollDelayMs(): number {
+    return this.pollDelayMs;
+  }
+
   /** Other loops over the outbox table (webhook dispatchers) that want the same nudge. */
   onWake(listener: () => void): void {
     this.wakeListeners.push(listener);
@@ -92,6 +117,7 @@ export class OutboxWorker {
   /** Asks for a claim now instead of at the next poll (called after a commit that enqueued work). */
   wake(): void {
     for (const listener of this.wakeListeners) listener();
+    this.pollDelayMs = this.options.pollIntervalMs;
     if (this.stopped) return;
     if (this.running) this.wakeRequested = true;
     else this.schedule(0);
@@ -100,18 +126,31 @@ export class OutboxWorker {
   private schedule(delayMs: number): void {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
-      this.running = this.loop().finally(() => {
+      const claiming = this.loop().catch((error) => {
+        this.options.onError(error);
+        return 0;
+      });
+      this.running = claiming.then((claimed) => {
         this.running = undefined;
-        if (!this.stopped) this.schedule(this.wakeRequested ? 0 : this.options.pollIntervalMs);
+        const { pollIntervalMs, idlePollMaxMs } = this.options;
+        this.pollDelayMs = claimed ? pollIntervalMs : Math.min(this.pollDelayMs * 2, idlePollMaxMs);
+        if (!this.stopped) this.schedule(this.wakeRequested ? 0 : this.pollDelayMs);
         this.wakeRequested = false;
       });
     }, delayMs);
     this.timer.unref();
   }
 
-  private async loop(): Promise<void> {
+  /** Returns how many jobs were claimed in all. */
+  private async loop(): Promise<number> {
     // Keep claiming while full batches come back: a backlog drains without waiting for polls.
-    while (!this.stopped && (await this.runOnce()) === this.options.batchSize);
+    let claimed = 0;
+    while (!this.stopped) {
+      const batch = await this.runOnce();
+      claimed += batch;
+      if (batch < this.options.batchSize) break;
+    }
+    return claimed;
   }
 
   /** Claims one batch and handles it. Returns how many jobs were claimed. */
@@ -132,6 +171,8 @@ export class OutboxWorker {
         .query('update outbox set done_at = $2, locked_until = null, last_error = null where id = any($1)', [done, this.clock.now()])
         .catch((error) => this.options.onError(error)); // the leases run out and the jobs run again: at least once
     }
+    // Jobs that finished have usually committed follow-up work (webhook events): the lanes should look now.
+    if (jobs.length) for (const listener of this.wakeListeners) listener();
     return jobs.length;
   }
 
@@ -139,8 +180,8 @@ export class OutboxWorker {
     const topics = [...this.handlers.keys()];
     if (!topics.length) return [];
     const wallNow = new Date(this.options.wallMs());
-    const { rows } = await this.db.tx((sql) =>
-      sql.query<{ id: number; topic: string; payload: Record<string, unknown>; attempts: number; created_at: Date }>(
+    // One statement, atomic by itself: the claim costs one round trip, not begin + claim + commit.
+    const { rows } = await this.db.query<{ id: number; topic: string; payload: Record<string, unknown>; attempts: number; created_at: Date }>(
         `with ready as (
            select o.id from outbox o
            where o.done_at is null and o.topic = any($1) and o.available_at <= $2
@@ -152,7 +193,6 @@ export class OutboxWorker {
          from ready where outbox.id = ready.id
          returning outbox.id, outbox.topic, outbox.payload, outbox.attempts, outbox.created_at`,
         [topics, this.clock.now(), wallNow, this.options.batchSize, new Date(wallNow.getTime() + this.options.leaseMs), this.nodeId],
-      ),
     );
     return rows
       .sort((a, b) => a.id - b.id)

@@ -1,0 +1,52 @@
+/**
+ * The outbox worker on the real database: an idle worker polls less and less often, up to its limit, yet
+ * still finds jobs nobody woke it for; a wake brings it back to its normal pace at once.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { enqueue, OutboxWorker } from '../../src/platform/outbox/outbox.ts';
+import { waitFor } from '../helpers/wait.ts';
+
+describe('outbox worker polling', () => {
+  let svc: TestService;
+  let worker: OutboxWorker;
+  const handled: number[] = [];
+  const topic = 'test.outbox-polling';
+  const pollIntervalMs = 20;
+  const idlePollMaxMs = 160;
+
+  before(async () => {
+    svc = await startTestService();
+    worker = new OutboxWorker(svc.service.ctx.db, svc.clock, { pollIntervalMs, idlePollMaxMs });
+    worker.register(topic, async (job) => {
+      handled.push(job.id);
+      return { done: true };
+    });
+    worker.start();
+  });
+  after(async () => {
+    await worker.stop();
+    await svc.close();
+  });
+
+  it('backs off while idle, never past its limit, and still finds a job it was not woken for', async () => {
+    const delays = new Set<number>();
+    await waitFor(async () => {
+      delays.add(worker.nextPollDelayMs);
+      return worker.nextPollDelayMs === idlePollMaxMs;
+    }, 'idle backoff to reach its limit', 5_000, 5);
+    assert.ok([...delays].every((d) => d >= pollIntervalMs && d <= idlePollMaxMs), `delays ${[...delays]}`);
+    assert.ok(delays.size > 2, 'the delay grew in steps');
+
+    const now = svc.clock.now();
+    const id = await enqueue(svc.service.ctx.db, { topic, payload: {}, availableAt: now, now });
+    await waitFor(async () => handled.includes(id), 'the job to be claimed by polling');
+  });
+
+  it('a wake returns the worker to its normal pace', async () => {
+    await waitFor(async () => worker.nextPollDelayMs === idlePollMaxMs, 'idle backoff', 5_000, 5);
+    worker.wake();
+    assert.equal(worker.nextPollDelayMs, pollIntervalMs);
+  });
+});

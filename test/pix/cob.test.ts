@@ -110,6 +110,26 @@ describe('immediate charges (cob)', () => {
     assert.equal(rev0.body.devedor.cpf, '12345678909');
     assert.equal((await call('GET', `/v2/cob/${txid}?revisao=1`)).body.valor.original, '120.00');
     assert.equal((await call('GET', `/v2/cob/${txid}?revisao=7`)).status, 404);
+
+    const kept = await svc.service.ctx.db.query<{ revisao: number }>(
+      'select r.revisao from charge_revisions r join charges c on c.id = r.charge_id where c.txid = $1 order by r.revisao',
+      [txid],
+    );
+    assert.deepEqual(kept.rows.map((r) => r.revisao), [0, 1], 'the superseded revisions are kept; the current one is the charge itself');
+  });
+
+  it('revises a charge whose current revision an earlier version had already kept', async () => {
+    const txid = 'RevisionTxid000000000000000002';
+    await call('PUT', `/v2/cob/${txid}`, cobBody(chave, '110.00'));
+    // Earlier versions wrote every revision to charge_revisions as it was created, the current one too.
+    await svc.service.ctx.db.query(
+      `insert into charge_revisions (charge_id, revisao, status, location_id, body, created_at)
+       select id, revisao, status, location_id, body, created_at from charges where txid = $1`,
+      [txid],
+    );
+    assert.equal((await call('PATCH', `/v2/cob/${txid}`, { valor: { original: '130.00' } })).status, 200);
+    assert.equal((await call('GET', `/v2/cob/${txid}?revisao=0`)).body.valor.original, '110.00');
+    assert.equal((await call('GET', `/v2/cob/${txid}`)).body.valor.original, '130.00');
   });
 
   it('removes a charge by PATCH status, and then refuses revisions', async () => {

@@ -1,4 +1,8 @@
-/** Storage of immediate and due charges: one table, current state plus every revision. */
+/**
+ * Storage of immediate and due charges. `charges` holds each charge's current revision; `charge_revisions`
+ * the superseded ones, each copied there by the statement that supersedes it. Creating a charge, by far the
+ * most frequent write, so writes one row (and a location), not two.
+ */
 import type { Sql } from '../../platform/db/database.ts';
 import { assertCents } from '../../platform/money.ts';
 import type { LocationRow, TipoCob } from '../loc/store.ts';
@@ -65,13 +69,9 @@ export async function chargeUsingLocation(sql: Sql, locationId: number): Promise
 
 export async function insertCharge<B>(sql: Sql, accountId: number, kind: TipoCob, txid: string, w: ChargeWrite<B>, now: Date): Promise<number> {
   assertCents(w.amountCents);
-  // One round trip: the charge and its revision 0 are written by the same statement.
   const { rows } = await sql.query<{ id: number }>(
-    `with c as (
-       insert into charges (account_id, txid, kind, revisao, status, created_at, updated_at, amount_cents, chave, devedor_cpf, devedor_cnpj, location_id, body)
-       values ($1, $2, $3, 0, $4, $5, $5, $6, $7, $8, $9, $10, $11::jsonb) returning id, status, location_id, body, created_at)
-     insert into charge_revisions (charge_id, revisao, status, location_id, body, created_at)
-     select id, 0, status, location_id, body, created_at from c returning charge_id as id`,
+    `insert into charges (account_id, txid, kind, revisao, status, created_at, updated_at, amount_cents, chave, devedor_cpf, devedor_cnpj, location_id, body)
+     values ($1, $2, $3, 0, $4, $5, $5, $6, $7, $8, $9, $10, $11::jsonb) returning id`,
     [accountId, txid, kind, w.status, now, w.amountCents, w.chave, w.devedorCpf ?? null, w.devedorCnpj ?? null, w.locationId, JSON.stringify(w.body)],
   );
   return rows[0].id;
@@ -94,7 +94,7 @@ export interface NewChargeOutcome {
 
 /**
  * The common create in one statement, for one charge or many (requests coalesced by `ChargeCreateBatcher`):
- * check each key, open a fresh location, write the charge and its revision 0. A statement is atomic and
+ * check each key, open a fresh location, write the charge. A statement is atomic and
  * costs one round trip, so no explicit transaction is needed. A charge whose key is not its account's, or
  * is removed, writes nothing; `key` says what was found. A txid already taken fails the whole statement
  * (unique index), as a single create would.
@@ -117,9 +117,7 @@ export async function insertChargesOnNewLocations<B>(sql: Sql, charges: NewCharg
      c as (
        insert into charges (account_id, txid, kind, revisao, status, created_at, updated_at, amount_cents, chave, devedor_cpf, devedor_cnpj, location_id, body)
        select ok.account_id, ok.txid, ok.kind, 0, ok.status, ok.created_at, ok.created_at, ok.amount_cents, ok.chave, ok.devedor_cpf, ok.devedor_cnpj, l.id, ok.body
-       from ok join l on l.token = ok.token order by ok.n
-       returning id, status, location_id, body, created_at),
-     r as (insert into charge_revisions (charge_id, revisao, status, location_id, body, created_at) select id, 0, status, location_id, body, created_at from c)
+       from ok join l on l.token = ok.token order by ok.n)
      select k.n, k.key_found, k.removed_at as key_removed_at, l.id, l.token, l.created_at
      from k join input i on i.n = k.n left join l on l.token = i.token order by k.n`,
     [JSON.stringify(input)],
@@ -132,15 +130,9 @@ export async function insertChargesOnNewLocations<B>(sql: Sql, charges: NewCharg
   });
 }
 
-/** Writes a new revision: the current state moves forward and the revision is kept whole. */
+/** Writes revision `revisao` (the current one + 1); the current one is kept whole in charge_revisions. */
 export async function reviseCharge<B>(sql: Sql, chargeId: number, revisao: number, w: ChargeWrite<B>, now: Date): Promise<void> {
-  assertCents(w.amountCents);
-  await sql.query(
-    `update charges set revisao = $2, status = $3, updated_at = $4, amount_cents = $5, chave = $6, devedor_cpf = $7, devedor_cnpj = $8,
-       location_id = $9, body = $10::jsonb where id = $1`,
-    [chargeId, revisao, w.status, now, w.amountCents, w.chave, w.devedorCpf ?? null, w.devedorCnpj ?? null, w.locationId, JSON.stringify(w.body)],
-  );
-  await insertRevision(sql, chargeId, revisao, w, now);
+  await reviseCharges(sql, [{ chargeId, revisao, write: w }], now);
 }
 
 /** A write as one record of `jsonb_to_recordset` (the bulk statements below). */
@@ -151,8 +143,7 @@ function record<B>(w: ChargeWrite<B>) {
 const RECORD_COLUMNS = 'status text, amount_cents bigint, chave text, devedor_cpf text, devedor_cnpj text, location_id bigint, body jsonb';
 
 /**
- * insertCharge for many charges in one round trip (batches of due charges): revision 0 of each is written
- * by the same statement. A txid taken meanwhile is skipped, not an error; returns the ids by txid of those written.
+ * insertCharge for many charges in one round trip (batches of due charges). A txid taken meanwhile is skipped, not an error; returns the ids by txid of those written.
  */
 export async function insertCharges<B>(sql: Sql, accountId: number, kind: TipoCob, charges: { txid: string; write: ChargeWrite<B> }[], now: Date, batchId: number | null): Promise<Map<string, number>> {
   if (!charges.length) return new Map();
@@ -163,34 +154,37 @@ export async function insertCharges<B>(sql: Sql, accountId: number, kind: TipoCo
        insert into charges (account_id, txid, kind, revisao, status, created_at, updated_at, amount_cents, chave, devedor_cpf, devedor_cnpj, location_id, body, batch_id)
        select $1, txid, $2, 0, status, $3, $3, amount_cents, chave, devedor_cpf, devedor_cnpj, location_id, body, $4 from input
        on conflict (account_id, txid) do nothing
-       returning id, txid, status, location_id, body),
-     revisions as (insert into charge_revisions (charge_id, revisao, status, location_id, body, created_at) select id, 0, status, location_id, body, $3 from created)
+       returning id, txid)
      select id, txid from created`,
     [accountId, kind, now, batchId, JSON.stringify(input)],
   );
   return new Map(rows.map((r) => [r.txid, r.id]));
 }
 
-/** reviseCharge for many charges in one round trip; the rows must be locked by the caller. */
+/**
+ * Moves many charges one revision forward in one round trip; the rows must be locked by the caller. Each
+ * current revision is copied to charge_revisions as it was (both sub-statements see the rows before the
+ * update). A row written there by a node of an earlier version, which also kept the current revision, is
+ * left as it is: it holds the same revision.
+ */
 export async function reviseCharges<B>(sql: Sql, revisions: { chargeId: number; revisao: number; write: ChargeWrite<B> }[], now: Date): Promise<void> {
   if (!revisions.length) return;
   const input = revisions.map(({ chargeId, revisao, write }) => ({ id: chargeId, revisao, ...record(write) }));
-  await sql.query(
+  const { rows } = await sql.query<{ revised: number }>(
     `with input as (select * from jsonb_to_recordset($2::jsonb) as r(id bigint, revisao integer, ${RECORD_COLUMNS})),
+     superseded as (
+       insert into charge_revisions (charge_id, revisao, status, location_id, body, created_at)
+       select c.id, c.revisao, c.status, c.location_id, c.body, c.updated_at from charges c join input i on i.id = c.id and c.revisao = i.revisao - 1
+       on conflict (charge_id, revisao) do nothing),
      revised as (
        update charges c set revisao = i.revisao, status = i.status, updated_at = $1, amount_cents = i.amount_cents, chave = i.chave,
          devedor_cpf = i.devedor_cpf, devedor_cnpj = i.devedor_cnpj, location_id = i.location_id, body = i.body
-       from input i where c.id = i.id)
-     insert into charge_revisions (charge_id, revisao, status, location_id, body, created_at) select id, revisao, status, location_id, body, $1 from input`,
+       from input i where c.id = i.id and c.revisao = i.revisao - 1 returning c.id)
+     select count(*)::int as revised from revised`,
     [now, JSON.stringify(input)],
   );
-}
-
-async function insertRevision<B>(sql: Sql, chargeId: number, revisao: number, w: ChargeWrite<B>, now: Date): Promise<void> {
-  await sql.query(
-    'insert into charge_revisions (charge_id, revisao, status, location_id, body, created_at) values ($1, $2, $3, $4, $5::jsonb, $6)',
-    [chargeId, revisao, w.status, w.locationId, JSON.stringify(w.body), now],
-  );
+  // Revisions are consecutive: each write names the one after the charge's current revision.
+  if (rows[0].revised !== revisions.length) throw new Error(`revised ${rows[0].revised} of ${revisions.length} charges: a revision was not the next one`);
 }
 
 export interface RevisionRow<B> {

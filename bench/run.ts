@@ -25,7 +25,7 @@ const START_ATTEMPTS = 2;
 async function startTarget(id: TargetId, environment: Environment, settings: Settings): Promise<Target> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return id === 'echo' ? await startEcho() : await startPixd(id, { applications: settings.connections, adminUrl: settings.adminUrl, environment });
+      return id === 'echo' ? await startEcho() : await startPixd(id, { applications: environment === 'production' ? settings.applications : settings.connections, adminUrl: settings.adminUrl, environment });
     } catch (error) {
       throwIfInterrupted();
       if (attempt >= START_ATTEMPTS) throw error;

@@ -8,8 +8,15 @@ export interface Settings {
   warmupS: number;
   /** Measured runs per scenario and target; tables show medians (BENCH_REPEATS). */
   repeats: number;
-  /** Concurrent connections of max-throughput runs; also the number of pixd applications (BENCH_CONNECTIONS). */
+  /** Concurrent connections of max-throughput runs and of the fixed-rate run (BENCH_CONNECTIONS). */
   connections: number;
+  /**
+   * Connections of the second max-throughput run of echo and POST /v2/cob (BENCH_SATURATION_CONNECTIONS):
+   * enough to keep a server that waits on its database busy. Each server's max is the better of its two.
+   */
+  saturationConnections: number;
+  /** Applications of the production pixd (BENCH_APPLICATIONS): 500 req/s each caps what POST /v2/cob can reach. */
+  applications: number;
   /** Offered load of fixed-rate runs, requests per second (BENCH_RATE). */
   ratePerSecond: number;
   /** PostgreSQL server where a fresh database is created and dropped (BENCH_PG_URL). */
@@ -39,11 +46,16 @@ export function loadSettings(): Settings {
   const targets = list('BENCH_TARGETS', ['echo', 'pglite', 'postgres']);
   const unknown = targets.filter((t) => !['echo', 'pglite', 'postgres'].includes(t));
   if (unknown.length) throw new Error(`BENCH_TARGETS: unknown target(s) ${unknown.join(', ')}`);
+  const connections = Math.round(numberFrom('BENCH_CONNECTIONS', 10));
+  const applications = Math.round(numberFrom('BENCH_APPLICATIONS', 20));
+  if (applications < connections) throw new Error(`BENCH_APPLICATIONS (${applications}) must be at least BENCH_CONNECTIONS (${connections}): the fixed-rate run uses one application per connection`);
   return {
     durationS: numberFrom('BENCH_DURATION_S', 10),
     warmupS: numberFrom('BENCH_WARMUP_S', 2, { allowZero: true }),
     repeats: Math.round(numberFrom('BENCH_REPEATS', 3)),
-    connections: Math.round(numberFrom('BENCH_CONNECTIONS', 10)),
+    connections,
+    saturationConnections: Math.round(numberFrom('BENCH_SATURATION_CONNECTIONS', 64)),
+    applications,
     ratePerSecond: Math.round(numberFrom('BENCH_RATE', 500)),
     adminUrl: process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
     targets: targets as TargetId[],

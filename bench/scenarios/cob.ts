@@ -1,24 +1,30 @@
 /** Immediate charges: create (max throughput and a fixed offered rate) and read. */
 import { expectJson } from '../https-json.ts';
 import type { Party, Target } from '../targets.ts';
+import type { Settings } from '../settings.ts';
 import { PIXD_TARGETS, cobBody, jsonRequest, spreadOverParties, type Scenario } from './scenario.ts';
 
 function createConnections(target: Target, connections: number) {
   return spreadOverParties(target, connections, (party) => jsonRequest('POST', '/v2/cob', party, cobBody(party.chave)));
 }
 
-export const cobCreate: Scenario = {
-  id: 'cob-create',
-  mode: 'max',
-  title: 'POST /v2/cob',
-  load: (s) => `max, ${s.connections} connections`,
-  targets: PIXD_TARGETS,
-  async plan(target, s) {
-    return { url: target.url, durationS: s.durationS, expectStatus: 201, connections: await createConnections(target, s.connections) };
-  },
-};
+function cobCreateAt(id: string, connections: (s: Settings) => number): Scenario {
+  return {
+    id,
+    mode: 'max',
+    title: 'POST /v2/cob',
+    load: (s) => `max, ${connections(s)} connections`,
+    targets: PIXD_TARGETS,
+    async plan(target, s) {
+      return { url: target.url, durationS: s.durationS, expectStatus: 201, connections: await createConnections(target, connections(s)) };
+    },
+  };
+}
 
-/** One connection per application, each in its own autocannon instance, the instances staggered over a second. */
+export const cobCreate = cobCreateAt('cob-create', (s) => s.connections);
+export const cobCreateSaturated = cobCreateAt('cob-create-saturated', (s) => s.saturationConnections);
+
+/** One connection per application (the first BENCH_CONNECTIONS), each in its own autocannon instance, the instances staggered over a second. */
 export const cobCreateAtRate: Scenario = {
   id: 'cob-create-rate',
   mode: 'rate',
@@ -26,7 +32,7 @@ export const cobCreateAtRate: Scenario = {
   load: (s) => `${s.ratePerSecond} req/s offered`,
   targets: PIXD_TARGETS,
   async plan(target, s) {
-    const connections = await createConnections(target, target.parties.length);
+    const connections = await createConnections(target, s.connections);
     return { url: target.url, durationS: s.durationS, expectStatus: 201, connections, ratePerSecond: s.ratePerSecond, instances: connections.length };
   },
 };

@@ -1,11 +1,11 @@
 /** Every scenario, in the order they run against each target. */
 import type { Scenario } from './scenario.ts';
-import { echo } from './echo.ts';
-import { cobCreate, cobCreateAtRate, cobRead } from './cob.ts';
+import { echo, echoSaturated } from './echo.ts';
+import { cobCreate, cobCreateAtRate, cobCreateSaturated, cobRead } from './cob.ts';
 import { pixList, settlement } from './settlement.ts';
 import { lotecobvProcessing } from './lotecobv.ts';
 
-export const scenarios: Scenario[] = [echo, cobCreate, cobRead, cobCreateAtRate, settlement, pixList, lotecobvProcessing];
+export const scenarios: Scenario[] = [echo, echoSaturated, cobCreate, cobCreateSaturated, cobRead, cobCreateAtRate, settlement, pixList, lotecobvProcessing];
 
 export type { Scenario };
 

@@ -2,6 +2,7 @@
  * Pix BR Code (EMV QRCPS-MPM TLV) encoder/decoder, per the Central Bank
  * "Manual de Padrões para Iniciação do Pix". Amounts are integer cents only.
  */
+import { LIMITS } from './limits.ts';
 
 export const PIX_GUI = 'br.gov.bcb.pix';
 export const FIELD_VALUE_MAX_CHARS = 99; // the length prefix is two decimal digits
@@ -83,8 +84,20 @@ export function formatAmountCents(amountCents: number): string {
 }
 
 // EMV lengths count characters, not UTF-16 units; the parser counts the same way.
+/** Length in code points (a surrogate pair is one character), without building an array per field. */
 function charLength(value: string): number {
-  return Array.from(value).length;
+  let length = value.length;
+  for (let i = 0; i < value.length - 1; i++) {
+    const unit = value.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = value.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        length--;
+        i++;
+      }
+    }
+  }
+  return length;
 }
 
 function tlv(id: string, value: string, name: string): string {
@@ -98,8 +111,20 @@ function tlv(id: string, value: string, name: string): string {
   return `${id}${String(length).padStart(2, '0')}${value}`;
 }
 
+/**
+ * Normalised merchant names and cities: every code of an account repeats the same two, and Unicode
+ * normalisation is the dearest step of building a code. Bounded; emptied when full.
+ */
+const normalizedMerchantText = new Map<string, string>();
+
 function merchantText(value: string, maxChars: number, id: string, name: string): string {
-  const normalized = normalizeEmvText(value, maxChars);
+  const cacheKey = `${maxChars}:${value}`;
+  let normalized = normalizedMerchantText.get(cacheKey);
+  if (normalized === undefined) {
+    normalized = normalizeEmvText(value, maxChars);
+    if (normalizedMerchantText.size >= LIMITS.brCodeMerchantTextsCachedMax) normalizedMerchantText.clear();
+    normalizedMerchantText.set(cacheKey, normalized);
+  }
   if (!normalized) throw new RangeError(`BR Code field ${name} (ID ${id}) is empty after normalisation`);
   return normalized;
 }

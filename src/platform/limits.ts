@@ -8,6 +8,8 @@ export const LIMITS = {
   tokenLifetimeSeconds: 3600,
   /** Verified access tokens remembered per node (TokenService), so a token's signature is checked once. */
   verifiedTokensCachedMax: 10_000,
+  /** Normalised merchant names and cities remembered per node by the BR Code builder. */
+  brCodeMerchantTextsCachedMax: 10_000,
   /**
    * Group commit of charge creation (ChargeCreateBatcher): creates per statement at most, and statements in
    * flight per node. One in flight lets batches grow with load (bench machine, one session: 1 → 3,568–3,877

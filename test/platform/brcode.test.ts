@@ -115,6 +115,15 @@ describe('staticBrCode', () => {
     assert.equal(ours.additionalData.get('05'), 'PEDIDO123');
   });
 
+  it('counts field lengths in characters: a surrogate pair is one, a lone surrogate one', () => {
+    const base = { chave: '123e4567-e12b-12d1-a456-426655440000', merchantName: 'Fulano de Tal', merchantCity: 'BRASILIA' };
+    const pair = staticBrCode({ ...base, infoAdicional: 'Pago \u{1F600}' });
+    assert.ok(pair.includes('0206Pago \u{1F600}'), pair);
+    assert.equal(parseBrCode(pair).merchantAccount.get('02'), 'Pago \u{1F600}');
+    const lone = staticBrCode({ ...base, infoAdicional: 'Pago \uD83D' });
+    assert.ok(lone.includes('0206Pago \uD83D'), lone);
+  });
+
   it('reproduces the Central Bank manual example byte for byte', () => {
     const code = staticBrCode({
       chave: '123e4567-e12b-12d1-a456-426655440000',

@@ -1,5 +1,6 @@
 /** How immediate and due charges are shown: the stored request fields plus what the service derives. */
 import { dynamicBrCode } from '../../platform/brcode.ts';
+import { omit } from '../../platform/objects.ts';
 import { locationAddress, type TipoCob } from '../loc/store.ts';
 import type { StatusCobranca } from '../shared/schemas.ts';
 import type { ChargeRow } from './store.ts';
@@ -22,14 +23,11 @@ export type ChargeView<B extends { calendario: object }> = Omit<B, 'calendario'>
 
 /** The copy-and-paste code is derived from the location, never stored, so it follows the location. */
 export function chargeView<B extends { calendario: object }>(charge: ViewSource<B>, publicUrl: string): ChargeView<B> {
-  const { calendario, ...body } = charge.body;
-  const view: ChargeView<B> = {
-    ...body,
-    calendario: { criacao: charge.created_at.toISOString(), ...calendario },
-    txid: charge.txid,
-    revisao: charge.revisao,
-    status: charge.status as StatusCobranca,
-  };
+  const view = omit(charge.body, 'calendario') as unknown as ChargeView<B>;
+  view.calendario = { criacao: charge.created_at.toISOString(), ...charge.body.calendario };
+  view.txid = charge.txid;
+  view.revisao = charge.revisao;
+  view.status = charge.status as StatusCobranca;
   if (charge.location_id !== null && charge.loc_token && charge.loc_created_at) {
     const location = locationAddress(publicUrl, charge.loc_token, charge.kind);
     view.loc = { id: charge.location_id, location, tipoCob: charge.kind, criacao: charge.loc_created_at.toISOString() };

@@ -2,6 +2,7 @@
 import type { Sql } from '../../platform/db/database.ts';
 import { notFound, type Violation } from '../../platform/errors.ts';
 import { LIMITS } from '../../platform/limits.ts';
+import { omit } from '../../platform/objects.ts';
 import { parseAmount } from '../../platform/money.ts';
 import { newTxid } from '../../platform/ids.ts';
 import { devedorViolations } from '../shared/devedor.ts';
@@ -32,8 +33,9 @@ export const COB: ChargeKind<CobBody> = {
 };
 
 function normalise(input: CobCreate): CobBody {
-  const { loc: _loc, calendario, ...rest } = input;
-  return { ...rest, calendario: { expiracao: calendario?.expiracao ?? LIMITS.cobExpiracaoDefaultSeconds } };
+  const body = omit(input, 'loc') as CobBody;
+  body.calendario = { expiracao: input.calendario?.expiracao ?? LIMITS.cobExpiracaoDefaultSeconds };
+  return body;
 }
 
 export async function createCob(sql: Sql, caller: Caller, txid: string | undefined, input: CobCreate): Promise<CobView> {

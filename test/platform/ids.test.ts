@@ -22,4 +22,11 @@ describe('random identifiers', () => {
     assert.match(newTxid(), new RegExp(`^[a-zA-Z0-9]{${LIMITS.txidAssignedChars}}$`));
     assert.throws(() => randomAlphanumeric(5, ''), /alphabet/);
   });
+
+  it('keeps drawing fresh bytes past the pool it draws from: a thousand txids, all distinct', () => {
+    // 32,000 symbols need more than 32,000 random bytes: the 4 KiB pool is refilled several times.
+    const txids = Array.from({ length: 1000 }, newTxid);
+    assert.equal(new Set(txids).size, txids.length);
+    for (const txid of txids) assert.match(txid, new RegExp(`^[a-zA-Z0-9]{${LIMITS.txidAssignedChars}}$`));
+  });
 });

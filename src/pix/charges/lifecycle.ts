@@ -89,14 +89,12 @@ export async function createCharge<B extends ChargeBody>(sql: Sql, caller: Calle
   const write = toWrite(body, 'ATIVA', null);
   // Spec, Environments: in the sandbox a charge of 0.01 to 10.00 is paid a moment later; in the same transaction.
   const autoPaid = caller.sandbox && qualifiesForAutoPayment(write.amountCents);
-  const create = async (s: Sql): Promise<LocationRow> => {
-    const location = locId === undefined ? await createOnNewLocation(s, caller, def, txid, write) : await createOnNamedLocation(s, caller, def, txid, write, locId);
-    if (autoPaid) await scheduleAutoPayment(s, { accountId: caller.accountId, txid, amountCents: write.amountCents }, caller.now);
-    return location;
-  };
   let location: LocationRow;
   try {
-    location = locId === undefined && !autoPaid ? await create(sql) : await sql.atomic(create);
+    location =
+      locId === undefined && !autoPaid
+        ? await createOnNewLocation(sql, caller, def, txid, write)
+        : await sql.atomic((s) => createInTransaction(s, caller, def, txid, write, locId, autoPaid));
   } catch (error) {
     // The unique (account, txid) index decides duplicates, concurrent ones included; nothing was written.
     if (isUniqueViolation(error)) throw duplicateTxid(def, txid);
@@ -110,6 +108,12 @@ export async function createCharge<B extends ChargeBody>(sql: Sql, caller: Calle
     },
     caller.publicUrl,
   );
+}
+
+async function createInTransaction<B extends ChargeBody>(sql: Sql, caller: Caller, def: ChargeKind<B>, txid: string, write: ChargeWrite<B>, locId: number | undefined, autoPaid: boolean): Promise<LocationRow> {
+  const location = locId === undefined ? await createOnNewLocation(sql, caller, def, txid, write) : await createOnNamedLocation(sql, caller, def, txid, write, locId);
+  if (autoPaid) await scheduleAutoPayment(sql, { accountId: caller.accountId, txid, amountCents: write.amountCents }, caller.now);
+  return location;
 }
 
 /** Group commit per database (not per transaction: a transaction's statements wait for its own commit). */

@@ -3,6 +3,7 @@
  * the superseded ones, each copied there by the statement that supersedes it. Creating a charge, by far the
  * most frequent write, so writes one row (and a location), not two.
  */
+import assert from 'node:assert/strict';
 import type { Sql } from '../../platform/db/database.ts';
 import { assertCents } from '../../platform/money.ts';
 import type { LocationRow, TipoCob } from '../loc/store.ts';
@@ -98,6 +99,8 @@ export interface NewChargeOutcome {
  * costs one round trip, so no explicit transaction is needed. A charge whose key is not its account's, or
  * is removed, writes nothing; `key` says what was found. A txid already taken fails the whole statement
  * (unique index), as a single create would.
+ * Each accepted charge draws its location's id from the sequence first, so both inserts read it from the
+ * same materialised row: nothing is joined back on the token (a nested loop over the batch, measured).
  */
 export async function insertChargesOnNewLocations<B>(sql: Sql, charges: NewChargeOnNewLocation<B>[]): Promise<NewChargeOutcome[]> {
   const input = charges.map((c, n) => {
@@ -107,27 +110,31 @@ export async function insertChargesOnNewLocations<B>(sql: Sql, charges: NewCharg
       chave: c.write.chave, devedor_cpf: c.write.devedorCpf ?? null, devedor_cnpj: c.write.devedorCnpj ?? null, body: c.write.body, token: c.locationToken,
     };
   });
-  const { rows } = await sql.query<{ n: number; key_found: boolean; key_removed_at: Date | null; id: number | null; token: string | null; created_at: Date | null }>(
+  const { rows } = await sql.query<{ n: number; key_found: boolean; key_removed_at: Date | null; location_id: number | null }>(
     `with input as (
        select * from jsonb_to_recordset($1::jsonb) as r(n int, account_id bigint, txid text, kind text, status text, created_at timestamptz,
          amount_cents bigint, chave text, devedor_cpf text, devedor_cnpj text, body jsonb, token text)),
-     k as (select i.n, p.chave is not null as key_found, p.removed_at from input i left join pix_keys p on p.chave = i.chave and p.account_id = i.account_id),
-     ok as (select i.* from input i join k on k.n = i.n where k.key_found and k.removed_at is null),
-     l as (insert into locations (account_id, tipo_cob, token, created_at) select account_id, kind, token, created_at from ok order by n returning id, token, created_at),
+     k as (
+       select i.*, p.chave is not null as key_found, p.removed_at as key_removed_at,
+         case when p.chave is not null and p.removed_at is null then nextval('locations_id_seq') end as location_id
+       from input i left join pix_keys p on p.chave = i.chave and p.account_id = i.account_id),
+     l as (insert into locations (id, account_id, tipo_cob, token, created_at)
+       select location_id, account_id, kind, token, created_at from k where location_id is not null),
      c as (
        insert into charges (account_id, txid, kind, revisao, status, created_at, updated_at, amount_cents, chave, devedor_cpf, devedor_cnpj, location_id, body)
-       select ok.account_id, ok.txid, ok.kind, 0, ok.status, ok.created_at, ok.created_at, ok.amount_cents, ok.chave, ok.devedor_cpf, ok.devedor_cnpj, l.id, ok.body
-       from ok join l on l.token = ok.token order by ok.n)
-     select k.n, k.key_found, k.removed_at as key_removed_at, l.id, l.token, l.created_at
-     from k join input i on i.n = k.n left join l on l.token = i.token order by k.n`,
+       select account_id, txid, kind, 0, status, created_at, created_at, amount_cents, chave, devedor_cpf, devedor_cnpj, location_id, body
+       from k where location_id is not null order by n)
+     select n, key_found, key_removed_at, location_id from k`,
     [JSON.stringify(input)],
   );
-  return rows.map((row) => {
+  assert.equal(rows.length, charges.length, 'one outcome per charge');
+  const outcomes: NewChargeOutcome[] = new Array(charges.length);
+  for (const row of rows) {
     const key = row.key_found ? { removed_at: row.key_removed_at } : undefined;
-    if (row.id === null) return { key };
     const c = charges[row.n];
-    return { key, location: { id: row.id, account_id: c.accountId, tipo_cob: c.kind, token: row.token!, created_at: row.created_at! } };
-  });
+    outcomes[row.n] = row.location_id === null ? { key } : { key, location: { id: row.location_id, account_id: c.accountId, tipo_cob: c.kind, token: c.locationToken, created_at: c.now } };
+  }
+  return outcomes;
 }
 
 /** Writes revision `revisao` (the current one + 1); the current one is kept whole in charge_revisions. */

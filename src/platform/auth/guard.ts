@@ -59,10 +59,11 @@ export function guard(ctx: AppContext, audience: Audience): onRequestHookHandler
     if (audience === 'pix' && principal.certificateSha256 !== thumbprint) {
       throw new ApiError(403, 'AcessoNegado', 'O certificado apresentado não pertence à aplicação do token.');
     }
-    const { scope, rateLimited } = request.routeOptions.config;
+    // routeOptions is built anew on every read: read it once.
+    const { scope, rateLimited, method, url } = request.routeOptions.config;
     if (scope && !principal.scopes.has(scope)) throw new ApiError(403, 'AcessoNegado', `Escopo necessário: ${scope}.`);
     if (rateLimited) {
-      const decision = await ctx.rateLimiter.hit(`${principal.clientId}:${request.method} ${request.routeOptions.url}`, LIMITS.rateLimitRequestsPerSecond);
+      const decision = await ctx.rateLimiter.hit(`${principal.clientId}:${method} ${url}`, LIMITS.rateLimitRequestsPerSecond);
       if (!decision.allowed) {
         throw new ApiError(429, 'LimiteDeRequisicoes', `Limite de ${LIMITS.rateLimitRequestsPerSecond} requisições por segundo atingido; tente novamente em ${decision.retryAfterSeconds} s.`);
       }

@@ -64,7 +64,8 @@ function family(ctx: AppContext, options: { format: ErrorFormat; audience?: Audi
 
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? { level: ctx.config.logLevel, redact: ['req.headers.authorization'] },
+    // Silent means no logger at all: pino would still build a child logger for every request.
+    logger: options.logger ?? (ctx.config.logLevel === 'silent' ? false : { level: ctx.config.logLevel, redact: ['req.headers.authorization'] }),
     https: {
       key: ctx.pki.server.keyPem,
       cert: ctx.pki.server.certPem,

@@ -12,12 +12,26 @@ const RANDOM_POOL_BYTES = 4096;
 const randomPool = Buffer.allocUnsafe(RANDOM_POOL_BYTES);
 let randomPoolOffset = RANDOM_POOL_BYTES;
 
-function nextRandomByte(): number {
-  if (randomPoolOffset === RANDOM_POOL_BYTES) {
+/** Where the next `count` pooled bytes start (refilling first when fewer are left). */
+function takeRandomBytes(count: number): number {
+  assert(count <= RANDOM_POOL_BYTES, 'at most one pool of random bytes at a time');
+  if (randomPoolOffset + count > RANDOM_POOL_BYTES) {
     randomFillSync(randomPool);
     randomPoolOffset = 0;
   }
-  return randomPool[randomPoolOffset++];
+  const start = randomPoolOffset;
+  randomPoolOffset += count;
+  return start;
+}
+
+function nextRandomByte(): number {
+  return randomPool[takeRandomBytes(1)];
+}
+
+/** `bytes` random bytes as lowercase hex (two characters each). */
+export function randomHex(bytes: number): string {
+  const start = takeRandomBytes(bytes);
+  return randomPool.toString('hex', start, start + bytes);
 }
 
 /** Uniform over `alphabet` (at most 256 symbols). */

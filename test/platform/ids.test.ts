@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { newTxid, randomAlphanumeric } from '../../src/platform/ids.ts';
+import { newTxid, randomAlphanumeric, randomHex } from '../../src/platform/ids.ts';
 import { LIMITS } from '../../src/platform/limits.ts';
 
 describe('random identifiers', () => {
@@ -28,5 +28,11 @@ describe('random identifiers', () => {
     const txids = Array.from({ length: 1000 }, newTxid);
     assert.equal(new Set(txids).size, txids.length);
     for (const txid of txids) assert.match(txid, new RegExp(`^[a-zA-Z0-9]{${LIMITS.txidAssignedChars}}$`));
+  });
+
+  it('draws hex of the length asked, distinct across pool refills', () => {
+    const tokens = Array.from({ length: 1000 }, () => randomHex(16));
+    assert.equal(new Set(tokens).size, tokens.length);
+    for (const token of tokens) assert.match(token, /^[0-9a-f]{32}$/);
   });
 });

@@ -1,6 +1,6 @@
 /** Storage of payload locations. The link to a charge lives on the charge (`charges.location_id`). */
-import { randomUUID } from 'node:crypto';
 import type { Sql } from '../../platform/db/database.ts';
+import { randomHex } from '../../platform/ids.ts';
 
 export type TipoCob = 'cob' | 'cobv';
 
@@ -21,9 +21,12 @@ const COLUMNS = 'id, account_id, tipo_cob, token, created_at';
 const LINKED = `select l.id, l.account_id, l.tipo_cob, l.token, l.created_at, c.txid
   from locations l left join charges c on c.location_id = l.id`;
 
+/** 128 random bits, 32 hex characters: the shape location tokens have always had. */
+const LOCATION_TOKEN_BYTES = 16;
+
 /** The capability part of a location's URL: unguessable, so knowing it is what lets a payer read the charge. */
 export function newLocationToken(): string {
-  return randomUUID().replaceAll('-', '');
+  return randomHex(LOCATION_TOKEN_BYTES);
 }
 
 export async function insertLocation(sql: Sql, accountId: number, tipoCob: TipoCob, now: Date): Promise<LocationRow> {

@@ -3,9 +3,8 @@
  * item waits for. Every statement handles a whole batch at once: a 1000-item batch costs a few round
  * trips, never one per item.
  */
-import { randomUUID } from 'node:crypto';
 import type { Sql } from '../../platform/db/database.ts';
-import type { LocationRow } from '../loc/store.ts';
+import { newLocationToken, type LocationRow } from '../loc/store.ts';
 import type { ItemStatus, Problema } from './schemas.ts';
 
 export interface BatchRow {
@@ -145,10 +144,10 @@ export async function locationUsers(sql: Sql, ids: number[]): Promise<Map<number
   return new Map(rows.map((r) => [r.location_id, r.id]));
 }
 
-/** `count` fresh cobv locations (tokens in the format of loc/store.ts insertLocation), in one statement. */
+/** `count` fresh cobv locations, in one statement. */
 export async function insertLocations(sql: Sql, accountId: number, count: number, now: Date): Promise<number[]> {
   if (!count) return [];
-  const tokens = Array.from({ length: count }, () => randomUUID().replaceAll('-', ''));
+  const tokens = Array.from({ length: count }, newLocationToken);
   const { rows } = await sql.query<{ id: number }>(
     `insert into locations (account_id, tipo_cob, token, created_at) select $1, 'cobv', t, $2 from unnest($3::text[]) as t returning id`,
     [accountId, now, tokens],

@@ -177,8 +177,14 @@ export async function applyRevision<B extends ChargeBody>(sql: Sql, caller: Call
 /** A charge as read: its view plus the Pix it received (Bacen CobCompleta.pix), present once paid. */
 export type ChargeRead<B extends ChargeBody> = ChargeView<B> & { pix?: PixView[] };
 
-async function withReceivedPix<B extends ChargeBody>(sql: Sql, charges: { id: number; view: ChargeView<B> }[]): Promise<ChargeRead<B>[]> {
-  const received = await receivedPixForCharges(sql, charges.map((c) => c.id));
+/**
+ * Only a CONCLUIDA charge can have received a Pix: the payment engine marks the charge CONCLUIDA in the
+ * transaction that records its Pix, and only ATIVA charges are ever revised. So reading an unpaid charge
+ * (the usual poll for payment) costs one round trip, not two. `status` is the charge's current one.
+ */
+async function withReceivedPix<B extends ChargeBody>(sql: Sql, charges: { id: number; status: string; view: ChargeView<B> }[]): Promise<ChargeRead<B>[]> {
+  const paid = charges.filter((c) => c.status === 'CONCLUIDA');
+  const received = await receivedPixForCharges(sql, paid.map((c) => c.id));
   if (!received.length) return charges.map((c) => c.view);
   const refunds = await refundsOf(sql, received.map((p) => p.id));
   return charges.map(({ id, view }) => {
@@ -197,7 +203,7 @@ export async function readCharge<B extends ChargeBody>(sql: Sql, caller: Caller,
     if (!revision) throw def.noRevision(txid, revisao);
     source = { ...charge, ...revision };
   }
-  const [read] = await withReceivedPix(sql, [{ id: charge.id, view: chargeView(source, caller.publicUrl) }]);
+  const [read] = await withReceivedPix(sql, [{ id: charge.id, status: charge.status, view: chargeView(source, caller.publicUrl) }]);
   return read;
 }
 
@@ -229,6 +235,6 @@ export async function listChargePage<B extends ChargeBody>(sql: Sql, caller: Cal
   const { rows, total } = await listCharges<B>(sql, { accountId: caller.accountId, kind: def.kind, inicio, fim, cpf: q.cpf, cnpj: q.cnpj, status: q.status, locationPresente: q.locationPresente, extra }, page, pageSize);
   return {
     parametros: { inicio: q.inicio, fim: q.fim, paginacao: paginacao(page, pageSize, total) },
-    cobs: await withReceivedPix(sql, rows.map((row) => ({ id: row.id, view: chargeView(row, caller.publicUrl) }))),
+    cobs: await withReceivedPix(sql, rows.map((row) => ({ id: row.id, status: row.status, view: chargeView(row, caller.publicUrl) }))),
   };
 }

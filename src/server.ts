@@ -13,7 +13,7 @@ import { LIMITS } from './platform/limits.ts';
 import { guard } from './platform/auth/guard.ts';
 import type { Audience } from './platform/auth/tokens.ts';
 import { oauthRoutes } from './platform/auth/routes.ts';
-import { installObservability } from './platform/observability.ts';
+import { installObservability, RequestLog } from './platform/observability.ts';
 import { cobRoutes } from './pix/cob/routes.ts';
 import { cobvRoutes } from './pix/cobv/routes.ts';
 import { lotecobvRoutes } from './pix/lotecobv/routes.ts';
@@ -62,10 +62,15 @@ function family(ctx: AppContext, options: { format: ErrorFormat; audience?: Audi
   };
 }
 
+/** pino's settings for a level; silent means no logger at all (pino would still build a child logger per request). */
+export function loggerOptions(level: string): false | { level: string; redact: string[] } {
+  return level === 'silent' ? false : { level, redact: ['req.headers.authorization'] };
+}
+
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    // Silent means no logger at all: pino would still build a child logger for every request.
-    logger: options.logger ?? (ctx.config.logLevel === 'silent' ? false : { level: ctx.config.logLevel, redact: ['req.headers.authorization'] }),
+    logger: options.logger ?? loggerOptions(ctx.config.logLevel),
+    logController: new RequestLog(),
     https: {
       key: ctx.pki.server.keyPem,
       cert: ctx.pki.server.certPem,

@@ -11,7 +11,7 @@ import pg from 'pg';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { OffsetClock } from '../../src/platform/clock.ts';
 import { createAccount, type NewAccountInput } from '../../src/accounts/service.ts';
-import { startService, type RunningService } from '../../src/runtime.ts';
+import { startService, type RunningService, type StartOptions } from '../../src/runtime.ts';
 import { HttpsClient, type Identity } from './https-client.ts';
 
 export async function freePort(): Promise<number> {
@@ -83,6 +83,8 @@ export interface ReusableData {
 
 export interface StartTestOptions {
   wallClockMs?: () => number;
+  /** Fastify's logger (none by default). */
+  logger?: StartOptions['logger'];
   /** Start on the data of a service closed with `keepData` (a restart), instead of fresh data. */
   reuse?: ReusableData;
 }
@@ -109,7 +111,7 @@ export async function startTestService(settings: Record<string, string> = {}, op
     ...settings,
   });
   const clock = new OffsetClock();
-  const service = await startService(config, { clock, logger: false, wallClockMs: options.wallClockMs });
+  const service = await startService(config, { clock, logger: options.logger ?? false, wallClockMs: options.wallClockMs });
   const caPem = fs.readFileSync(service.credentials.caCertificate, 'utf8');
   const baseUrl = service.credentials.baseUrl;
   const clients: HttpsClient[] = [];

@@ -17,16 +17,30 @@ export interface EchoReady {
 
 const lifecycle = childLifecycle();
 const ca = createCa('bench echo CA');
-const serverCert = issueCertificate(ca, { commonName: 'bench echo', usage: 'server', altNames: ['localhost', '127.0.0.1'] });
+const serverCert = issueCertificate(ca, {
+  commonName: 'bench echo',
+  usage: 'server',
+  altNames: ['localhost', '127.0.0.1'],
+});
 const client = issueCertificate(ca, { commonName: 'bench echo client', usage: 'client' });
 
 const server = https.createServer(
   // As pixd: the certificate is requested by TLS and checked per request, not refused in the handshake.
-  { key: serverCert.keyPem, cert: serverCert.certPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' },
+  {
+    key: serverCert.keyPem,
+    cert: serverCert.certPem,
+    ca: ca.certPem,
+    requestCert: true,
+    rejectUnauthorized: false,
+    minVersion: 'TLSv1.2',
+  },
   (request, response) => {
     const reply = (status: number, body: unknown) => {
       const payload = JSON.stringify(body);
-      response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(payload) });
+      response.writeHead(status, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(payload),
+      });
       response.end(payload);
     };
     if (!(request.socket as TLSSocket).authorized) return reply(401, { error: 'client certificate required' });

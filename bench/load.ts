@@ -64,12 +64,17 @@ export async function runLoad(plan: LoadPlan): Promise<Measurement> {
   const runs = groups.map(async (group, k) => {
     await sleep((k * 1000) / instances);
     let ok = 0;
-    const result = await runInstance(plan, group, plan.ratePerSecond && Math.round(plan.ratePerSecond / instances), (status, ms) => {
-      statuses[status] = (statuses[status] ?? 0) + 1;
-      if (status !== plan.expectStatus) return;
-      ok++;
-      latencies.push(ms);
-    });
+    const result = await runInstance(
+      plan,
+      group,
+      plan.ratePerSecond && Math.round(plan.ratePerSecond / instances),
+      (status, ms) => {
+        statuses[status] = (statuses[status] ?? 0) + 1;
+        if (status !== plan.expectStatus) return;
+        ok++;
+        latencies.push(ms);
+      },
+    );
     return { okPerSecond: ok / result.duration, errors: result.errors + result.timeouts };
   });
   const results = await Promise.all(runs);
@@ -85,7 +90,12 @@ export async function runLoad(plan: LoadPlan): Promise<Measurement> {
   };
 }
 
-function runInstance(plan: LoadPlan, group: Connection[], rate: number | undefined, onResponse: (status: number, ms: number) => void): Promise<Result> {
+function runInstance(
+  plan: LoadPlan,
+  group: Connection[],
+  rate: number | undefined,
+  onResponse: (status: number, ms: number) => void,
+): Promise<Result> {
   let next = 0;
   const setupClient = (client: Client) => {
     const connection = group[next++ % group.length];
@@ -96,7 +106,13 @@ function runInstance(plan: LoadPlan, group: Connection[], rate: number | undefin
   let forget: () => void = () => undefined;
   return new Promise<Result>((resolve, reject) => {
     const instance = autocannon(
-      { url: plan.url, connections: group.length, duration: plan.durationS, ...(rate && { overallRate: rate }), setupClient },
+      {
+        url: plan.url,
+        connections: group.length,
+        duration: plan.durationS,
+        ...(rate && { overallRate: rate }),
+        setupClient,
+      },
       (error, result) => (error ? reject(error) : resolve(result)),
     );
     // An interrupted bench stops the load at once (autocannon ends at its next one-second tick).

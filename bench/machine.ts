@@ -21,7 +21,8 @@ export interface Machine {
 function codeVersion(): string {
   if (process.env.BENCH_CODE_VERSION) return process.env.BENCH_CODE_VERSION;
   try {
-    const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const git = (...args: string[]) =>
+      execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     const commit = git('rev-parse', '--short', 'HEAD');
     return git('status', '--porcelain', '--', 'src') ? `${commit} with uncommitted changes in src/` : commit;
   } catch {

@@ -84,7 +84,10 @@ function summarise(record: ScenarioResult): Summary {
 
 const rps = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
 const ms = (n: number) => (Number.isFinite(n) ? (n < 10 ? n.toFixed(2) : n.toFixed(1)) : 'n/a');
-const rpsWithRange = (s: Summary) => (s.okRange[0] === s.okRange[1] ? rps(s.okPerSecond) : `${rps(s.okPerSecond)} (${rps(s.okRange[0])}–${rps(s.okRange[1])})`);
+const rpsWithRange = (s: Summary) =>
+  s.okRange[0] === s.okRange[1]
+    ? rps(s.okPerSecond)
+    : `${rps(s.okPerSecond)} (${rps(s.okRange[0])}–${rps(s.okRange[1])})`;
 /** A scenario that counts something other than requests says so next to the number: "212 pairs/s". */
 const unitSuffix = (scenario: Scenario) => (scenario.unit ? ` ${scenario.unit}/s` : '');
 const us = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
@@ -98,12 +101,19 @@ function find(input: ReportInput, scenarioId: string, target: TargetId): Scenari
 const ECHO_RUNS = ['echo', 'echo-saturated'];
 const CREATE_MAX_RUNS = ['cob-create', 'cob-create-saturated'];
 
-function best(input: ReportInput, scenarioIds: string[], target: TargetId): { record: ScenarioResult; summary: Summary } | undefined {
+function best(
+  input: ReportInput,
+  scenarioIds: string[],
+  target: TargetId,
+): { record: ScenarioResult; summary: Summary } | undefined {
   return scenarioIds
     .map((id) => find(input, id, target))
     .filter((record): record is ScenarioResult => record !== undefined)
     .map((record) => ({ record, summary: summarise(record) }))
-    .reduce<{ record: ScenarioResult; summary: Summary } | undefined>((top, next) => (!top || next.summary.okPerSecond > top.summary.okPerSecond ? next : top), undefined);
+    .reduce<{ record: ScenarioResult; summary: Summary } | undefined>(
+      (top, next) => (!top || next.summary.okPerSecond > top.summary.okPerSecond ? next : top),
+      undefined,
+    );
 }
 
 /** Echo's max req/s: what every max-throughput share is taken of. */
@@ -126,7 +136,7 @@ function methodSection({ settings: s }: ReportInput): string[] {
     '',
     '`npm run bench` (bench/run.ts) starts, in one run:',
     '',
-    '- **echo**: a bare `node:https` server in a child process with pixd\'s TLS setup (RSA-2048 server certificate signed by a CA, `requestCert`, client certificate checked per request), which parses the JSON body and writes it back. It is the ceiling: the cost of mutual TLS, HTTP/1.1 and JSON on this machine with nothing behind it.',
+    "- **echo**: a bare `node:https` server in a child process with pixd's TLS setup (RSA-2048 server certificate signed by a CA, `requestCert`, client certificate checked per request), which parses the JSON body and writes it back. It is the ceiling: the cost of mutual TLS, HTTP/1.1 and JSON on this machine with nothing behind it.",
     '- **pixd** in a child process (`node --import tsx bench/pixd-server.ts`, which calls `startService` like `pixd start` does; `PIXD_ENV=production`, `LOG_LEVEL=silent`, temporary data directory), once on PGlite (embedded) and once on PostgreSQL (a fresh database `pixd_bench_<pid>`, dropped at the end).',
     '- **pixd, sandbox**: scenarios that pay charges need the sandbox route POST /sandbox/pix/pay, so when they are selected each database also gets a second pixd with `PIXD_ENV=sandbox` (its own data directory, database `pixd_bench_<pid>_sandbox` and applications), started beside the production one. Only the pixd under load is measured; the idle one stays up so repeats can go round all targets. Sandbox rows appear under their database with the same label.',
     '',
@@ -137,13 +147,15 @@ function methodSection({ settings: s }: ReportInput): string[] {
     `- Request body: \`{"calendario":{"expiracao":3600},"valor":{"original":"12.34"},"chave":"<the application's key>"}\` (echo gets the same body and headers, with a dummy bearer token). GET /v2/cob/:txid reads a charge created by the same application before the run.`,
     `- **Settlement** (sandbox pixd): each iteration is a pair of dependent requests by one application, POST /v2/cob with the body above (12.34, above the sandbox auto-payer's 10.00, so nothing else pays it) and then POST /sandbox/pix/pay \`{"txid": "<its txid>"}\` (payment, ledger entry and webhook event in one transaction, through the payment engine). autocannon cannot chain requests, so a small loop in the parent process runs ${s.connections} workers, one per application, each over its own keep-alive mutual-TLS \`node:https\` agent, starting pairs until the run's time is up (pairs in flight then finish and count). Throughput is successful pairs (settlements) per second and latency is the whole pair's; CPU columns are per pair. After every run (and warm-up), each application's received Pix are counted (GET /v2/pix over 2000–2100, \`paginacao.itensPorPagina=1\`, \`quantidadeTotalDeItens\`) and must have grown by exactly its successful pairs; any difference is listed under other responses as "received Pix ≠ paid".`,
     `- **GET /v2/pix** (sandbox pixd): before the first run each application receives ${PIX_SEEDED_PER_APPLICATION} Pix through the same create-and-pay flow; the runs then ask for \`inicio\`/\`fim\` covering exactly those (from the first payment's \`horario\` to 1 ms past the last), default page of 100, with autocannon like GET /v2/cob/:txid. The settlement runs add Pix outside that range, so the table grows but the answer does not.`,
-    '- **CPU µs/req** is the CPU time (user + system, from /proc) the server process used during the run divided by the responses it gave; **busy** is that CPU time over the wall time, so about 100 % means the server\'s event loop kept one core saturated (it can go past 100 %: garbage collection and libuv\'s thread pool, where WebCrypto runs, use other threads). For PostgreSQL, the CPU of the client backends serving the bench database is shown separately (autovacuum and the WAL writer are not counted); with PGlite the database runs inside the pixd process and is included. CPU per request moves less with the machine\'s noise than req/s do, but it is not immune: a busy host inflates it too (cache contention, and time the hypervisor takes back is charged to whichever process was running).',
+    "- **CPU µs/req** is the CPU time (user + system, from /proc) the server process used during the run divided by the responses it gave; **busy** is that CPU time over the wall time, so about 100 % means the server's event loop kept one core saturated (it can go past 100 %: garbage collection and libuv's thread pool, where WebCrypto runs, use other threads). For PostgreSQL, the CPU of the client backends serving the bench database is shown separately (autovacuum and the WAL writer are not counted); with PGlite the database runs inside the pixd process and is included. CPU per request moves less with the machine's noise than req/s do, but it is not immune: a busy host inflates it too (cache contention, and time the hypervisor takes back is charged to whichever process was running).",
     `- Each scenario gets ${s.warmupS} s of unrecorded warm-up on each target before its first measurement. Repeats go round all targets and scenarios in turn, so drift in the machine's load spreads over all of them. Tables show the median of the ${s.repeats} runs.`,
   ];
 }
 
 function ceilingSection(input: ReportInput): string[] {
-  const runs = ECHO_RUNS.map((id) => find(input, id, 'echo')).filter((record): record is ScenarioResult => record !== undefined);
+  const runs = ECHO_RUNS.map((id) => find(input, id, 'echo')).filter(
+    (record): record is ScenarioResult => record !== undefined,
+  );
   if (!runs.length) return ['## Ceiling', '', 'The echo target was not run.'];
   const rows = runs.map((echo) => {
     const e = summarise(echo);
@@ -162,8 +174,15 @@ function ceilingSection(input: ReportInput): string[] {
 
 function databaseSection(input: ReportInput, target: TargetId): string[] {
   const label = input.labels[target];
-  const skipped = input.skipped.find((s) => s.target === target && s.environment !== 'sandbox') ?? input.skipped.find((s) => s.target === target);
-  if (!label) return [`## pixd + ${target === 'postgres' ? 'PostgreSQL' : 'PGlite'}`, '', skipped ? `Not measured: ${skipped.reason}` : 'Not run.'];
+  const skipped =
+    input.skipped.find((s) => s.target === target && s.environment !== 'sandbox') ??
+    input.skipped.find((s) => s.target === target);
+  if (!label)
+    return [
+      `## pixd + ${target === 'postgres' ? 'PostgreSQL' : 'PGlite'}`,
+      '',
+      skipped ? `Not measured: ${skipped.reason}` : 'Not run.',
+    ];
   const ceiling = echoCeiling(input);
   const rows = input.records
     .filter((r) => r.target === target)
@@ -175,9 +194,17 @@ function databaseSection(input: ReportInput, target: TargetId): string[] {
     });
   const header =
     target === 'postgres'
-      ? ['| Request | Load | 2xx req/s (min–max) | p50 ms | p99 ms | of echo | pixd CPU µs/req | pixd busy | PostgreSQL CPU µs/req | other responses |', '|---|---|---:|---:|---:|---:|---:|---:|---:|---|']
-      : ['| Request | Load | 2xx req/s (min–max) | p50 ms | p99 ms | of echo | pixd CPU µs/req (database included) | pixd busy | other responses |', '|---|---|---:|---:|---:|---:|---:|---:|---|'];
-  const notStarted = input.skipped.filter((s) => s.target === target && s.environment === 'sandbox').map((s) => `Sandbox pixd (for the sandbox scenarios) not started: ${s.reason}`);
+      ? [
+          '| Request | Load | 2xx req/s (min–max) | p50 ms | p99 ms | of echo | pixd CPU µs/req | pixd busy | PostgreSQL CPU µs/req | other responses |',
+          '|---|---|---:|---:|---:|---:|---:|---:|---:|---|',
+        ]
+      : [
+          '| Request | Load | 2xx req/s (min–max) | p50 ms | p99 ms | of echo | pixd CPU µs/req (database included) | pixd busy | other responses |',
+          '|---|---|---:|---:|---:|---:|---:|---:|---|',
+        ];
+  const notStarted = input.skipped
+    .filter((s) => s.target === target && s.environment === 'sandbox')
+    .map((s) => `Sandbox pixd (for the sandbox scenarios) not started: ${s.reason}`);
   return [`## ${label}`, '', ...header, ...rows, ...(notStarted.length ? ['', ...notStarted] : [])];
 }
 
@@ -191,25 +218,42 @@ function goalsSection(input: ReportInput): string[] {
     if (create && echo) {
       const share = create.summary.okPerSecond / echo.summary.okPerSecond;
       const how = `${rps(create.summary.okPerSecond)} req/s at ${create.record.scenario.load(input.settings)} ÷ echo's ${rps(echo.summary.okPerSecond)} at ${echo.record.scenario.load(input.settings)}`;
-      rows.push(`| POST /v2/cob max req/s ÷ echo max req/s (${how}), ${label} | ${pct(share)} | ≥ ${pct(GOALS.createShareOfEchoMin)} | ${verdict(share >= GOALS.createShareOfEchoMin, target)} |`);
+      rows.push(
+        `| POST /v2/cob max req/s ÷ echo max req/s (${how}), ${label} | ${pct(share)} | ≥ ${pct(GOALS.createShareOfEchoMin)} | ${verdict(share >= GOALS.createShareOfEchoMin, target)} |`,
+      );
     }
     const atRate = find(input, 'cob-create-rate', target);
     if (atRate) {
       const s = summarise(atRate);
-      rows.push(`| POST /v2/cob p99 at ${input.settings.ratePerSecond} req/s offered (${rps(s.okPerSecond)} achieved), ${label} | ${ms(s.p99Ms)} ms | ≤ ${GOALS.createP99AtRateMaxMs} ms | ${verdict(s.p99Ms <= GOALS.createP99AtRateMaxMs, target)} |`);
+      rows.push(
+        `| POST /v2/cob p99 at ${input.settings.ratePerSecond} req/s offered (${rps(s.okPerSecond)} achieved), ${label} | ${ms(s.p99Ms)} ms | ≤ ${GOALS.createP99AtRateMaxMs} ms | ${verdict(s.p99Ms <= GOALS.createP99AtRateMaxMs, target)} |`,
+      );
     }
   }
   if (!rows.length) return [];
-  return ['## Goals', '', 'The goals are set for PostgreSQL; PGlite is shown against the same numbers for reference.', '', '| Measure | Result | Goal | Met |', '|---|---:|---:|---|', ...rows];
+  return [
+    '## Goals',
+    '',
+    'The goals are set for PostgreSQL; PGlite is shown against the same numbers for reference.',
+    '',
+    '| Measure | Result | Goal | Met |',
+    '|---|---:|---:|---|',
+    ...rows,
+  ];
 }
 
-const verdict = (met: boolean, target: TargetId) => (met ? 'yes' : target === 'postgres' ? '**no**' : 'no (reference only)');
+const verdict = (met: boolean, target: TargetId) =>
+  met ? 'yes' : target === 'postgres' ? '**no**' : 'no (reference only)';
 
 function allRunsSection(input: ReportInput): string[] {
   const rows = input.records.flatMap((record) =>
     record.runs.map((run, i) => {
-      const statuses = Object.entries(run.statuses).map(([status, count]) => `${status} × ${count}`).join(', ') || 'none';
-      const busy = pct(run.serverCpuS / run.wallS) + (run.databaseCpuS ? ` + ${pct(run.databaseCpuS / run.wallS)}` : '');
+      const statuses =
+        Object.entries(run.statuses)
+          .map(([status, count]) => `${status} × ${count}`)
+          .join(', ') || 'none';
+      const busy =
+        pct(run.serverCpuS / run.wallS) + (run.databaseCpuS ? ` + ${pct(run.databaseCpuS / run.wallS)}` : '');
       return `| ${input.labels[record.target]} | ${record.scenario.title}, ${record.scenario.load(input.settings)} | ${i + 1} | ${rps(run.okPerSecond)}${unitSuffix(record.scenario)} | ${ms(run.p50Ms)} | ${ms(run.p99Ms)} | ${busy} | ${statuses}${run.errors ? `, no response × ${run.errors}` : ''} |`;
     }),
   );
@@ -240,7 +284,7 @@ function howToRunSection(): string[] {
     '|---|---|---|',
     '| `BENCH_DURATION_S` | 10 | seconds per measured run |',
     '| `BENCH_REPEATS` | 3 | measured runs per scenario and target (tables show medians) |',
-    '| `BENCH_WARMUP_S` | 2 | unrecorded seconds before a scenario\'s first run on a target (0 to skip) |',
+    "| `BENCH_WARMUP_S` | 2 | unrecorded seconds before a scenario's first run on a target (0 to skip) |",
     '| `BENCH_CONNECTIONS` | 10 | connections of max runs and of the fixed-rate run; applications of the sandbox pixd |',
     '| `BENCH_SATURATION_CONNECTIONS` | 64 | connections of the second max run of echo and POST /v2/cob |',
     '| `BENCH_APPLICATIONS` | 20 | applications of the production pixd (at least `BENCH_CONNECTIONS`) |',
@@ -267,7 +311,11 @@ function keptNotes(file: string): string {
 export function writeReport(input: ReportInput): string {
   const file = path.resolve(input.settings.output);
   const sections = [
-    ['# Performance', '', `Generated by \`npm run bench\` on ${input.machine.date}. Numbers are medians of ${input.settings.repeats} run(s); see "Every run" for the spread.`],
+    [
+      '# Performance',
+      '',
+      `Generated by \`npm run bench\` on ${input.machine.date}. Numbers are medians of ${input.settings.repeats} run(s); see "Every run" for the spread.`,
+    ],
     machineSection(input),
     goalsSection(input),
     ceilingSection(input),

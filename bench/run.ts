@@ -25,7 +25,13 @@ const START_ATTEMPTS = 2;
 async function startTarget(id: TargetId, environment: Environment, settings: Settings): Promise<Target> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return id === 'echo' ? await startEcho() : await startPixd(id, { applications: environment === 'production' ? settings.applications : settings.connections, adminUrl: settings.adminUrl, environment });
+      return id === 'echo'
+        ? await startEcho()
+        : await startPixd(id, {
+            applications: environment === 'production' ? settings.applications : settings.connections,
+            adminUrl: settings.adminUrl,
+            environment,
+          });
     } catch (error) {
       throwIfInterrupted();
       if (attempt >= START_ATTEMPTS) throw error;
@@ -58,7 +64,9 @@ function describe(m: Run, unit = 'req'): string {
     .filter(([status]) => Number(status) !== m.expectStatus)
     .map(([status, count]) => `${status}×${count}`);
   const extra = [...others, ...(m.errors ? [`no response×${m.errors}`] : [])];
-  const cpu = `server CPU ${Math.round((m.serverCpuS / m.wallS) * 100)} %` + (m.databaseCpuS ? `, PostgreSQL CPU ${Math.round((m.databaseCpuS / m.wallS) * 100)} %` : '');
+  const cpu =
+    `server CPU ${Math.round((m.serverCpuS / m.wallS) * 100)} %` +
+    (m.databaseCpuS ? `, PostgreSQL CPU ${Math.round((m.databaseCpuS / m.wallS) * 100)} %` : '');
   return `${Math.round(m.okPerSecond)} ${unit}/s, p50 ${m.p50Ms.toFixed(2)} ms, p99 ${m.p99Ms.toFixed(2)} ms, ${cpu}${extra.length ? ` (also ${extra.join(', ')})` : ''}`;
 }
 
@@ -66,12 +74,21 @@ async function main(): Promise<void> {
   const settings = loadSettings();
   const machine = describeMachine();
   const started = Date.now();
-  const selected = scenarios.filter((s) => !settings.scenarioFilter.length || settings.scenarioFilter.some((f) => s.id.includes(f)));
+  const selected = scenarios.filter(
+    (s) => !settings.scenarioFilter.length || settings.scenarioFilter.some((f) => s.id.includes(f)),
+  );
   // A pixd target per database and environment the selected scenarios need (sandbox ones run beside production).
   const environmentOf = (s: Scenario): Environment => s.environment ?? 'production';
-  const runsOn = (s: Scenario, target: Target) => s.targets.includes(target.id) && (target.id === 'echo' || environmentOf(s) === target.environment);
+  const runsOn = (s: Scenario, target: Target) =>
+    s.targets.includes(target.id) && (target.id === 'echo' || environmentOf(s) === target.environment);
   const needed = settings.targets.flatMap((id) =>
-    (['production', 'sandbox'] as const).filter((env) => selected.some((s) => s.targets.includes(id) && (id === 'echo' ? env === 'production' : environmentOf(s) === env))).map((env) => ({ id, env })),
+    (['production', 'sandbox'] as const)
+      .filter((env) =>
+        selected.some(
+          (s) => s.targets.includes(id) && (id === 'echo' ? env === 'production' : environmentOf(s) === env),
+        ),
+      )
+      .map((env) => ({ id, env })),
   );
 
   const targets: Target[] = [];

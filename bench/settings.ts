@@ -33,13 +33,19 @@ function numberFrom(name: string, fallback: number, { allowZero = false } = {}):
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0 || (value === 0 && !allowZero)) throw new Error(`${name} must be a ${allowZero ? 'non-negative' : 'positive'} number, got "${raw}"`);
+  if (!Number.isFinite(value) || value < 0 || (value === 0 && !allowZero))
+    throw new Error(`${name} must be a ${allowZero ? 'non-negative' : 'positive'} number, got "${raw}"`);
   return value;
 }
 
 function list(name: string, fallback: string[]): string[] {
   const raw = process.env[name];
-  return raw ? raw.split(',').map((s) => s.trim()).filter(Boolean) : fallback;
+  return raw
+    ? raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : fallback;
 }
 
 export function loadSettings(): Settings {
@@ -48,7 +54,10 @@ export function loadSettings(): Settings {
   if (unknown.length) throw new Error(`BENCH_TARGETS: unknown target(s) ${unknown.join(', ')}`);
   const connections = Math.round(numberFrom('BENCH_CONNECTIONS', 10));
   const applications = Math.round(numberFrom('BENCH_APPLICATIONS', 20));
-  if (applications < connections) throw new Error(`BENCH_APPLICATIONS (${applications}) must be at least BENCH_CONNECTIONS (${connections}): the fixed-rate run uses one application per connection`);
+  if (applications < connections)
+    throw new Error(
+      `BENCH_APPLICATIONS (${applications}) must be at least BENCH_CONNECTIONS (${connections}): the fixed-rate run uses one application per connection`,
+    );
   return {
     durationS: numberFrom('BENCH_DURATION_S', 10),
     warmupS: numberFrom('BENCH_WARMUP_S', 2, { allowZero: true }),

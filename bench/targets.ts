@@ -46,12 +46,19 @@ export async function startEcho(): Promise<Target> {
   const child = await startChild<EchoReady>(path.join(here, 'echo-server.ts'));
   const { url, caPem, client } = child.ready;
   // The echo server ignores the token and key; they keep its requests the same size as pixd's.
-  const party: Party = { tls: { ca: caPem, cert: client.certPem, key: client.keyPem }, token: 'x'.repeat(600), chave: '00000000-0000-4000-8000-000000000000' };
+  const party: Party = {
+    tls: { ca: caPem, cert: client.certPem, key: client.keyPem },
+    token: 'x'.repeat(600),
+    chave: '00000000-0000-4000-8000-000000000000',
+  };
   const processes = async () => ({ server: [child.pid], database: [] });
   return { id: 'echo', label: 'echo (bare node:https)', url, parties: [party], processes, close: child.stop };
 }
 
-export async function startPixd(database: 'pglite' | 'postgres', options: { applications: number; adminUrl: string; environment?: Environment }): Promise<Target> {
+export async function startPixd(
+  database: 'pglite' | 'postgres',
+  options: { applications: number; adminUrl: string; environment?: Environment },
+): Promise<Target> {
   const environment = options.environment ?? 'production';
   const dataDir = temporaryDirectory();
   let postgres: FreshDatabase | undefined;
@@ -62,8 +69,15 @@ export async function startPixd(database: 'pglite' | 'postgres', options: { appl
     await dataDir.remove();
   };
   try {
-    postgres = database === 'postgres' ? await freshDatabase(options.adminUrl, environment === 'production' ? undefined : environment) : undefined;
-    child = await startChild<PixdReady>(path.join(here, 'pixd-server.ts'), { PIXD_DATA_DIR: dataDir.path, PIXD_ENV: environment, ...(postgres && { DATABASE_URL: postgres.url }) });
+    postgres =
+      database === 'postgres'
+        ? await freshDatabase(options.adminUrl, environment === 'production' ? undefined : environment)
+        : undefined;
+    child = await startChild<PixdReady>(path.join(here, 'pixd-server.ts'), {
+      PIXD_DATA_DIR: dataDir.path,
+      PIXD_ENV: environment,
+      ...(postgres && { DATABASE_URL: postgres.url }),
+    });
     const parties = await applications(child.ready, options.applications);
     const label = postgres ? `pixd + PostgreSQL ${postgres.version}` : 'pixd + PGlite (embedded)';
     const pid = child.pid;
@@ -84,16 +98,26 @@ async function applications(ready: PixdReady, count: number): Promise<Party[]> {
   const demo = {
     clientId: credentials.clientId,
     clientSecret: credentials.clientSecret,
-    tls: { ca, cert: fs.readFileSync(credentials.certificate.pem, 'utf8'), key: fs.readFileSync(credentials.certificate.key, 'utf8') },
+    tls: {
+      ca,
+      cert: fs.readFileSync(credentials.certificate.pem, 'utf8'),
+      key: fs.readFileSync(credentials.certificate.key, 'utf8'),
+    },
     chave: credentials.chaves[0],
   };
   const apps = [demo];
   for (let i = 1; i < count; i++) {
-    const issued = await expectJson(201, 'create account', `${ready.baseUrl}/operator/accounts`, { ca }, {
-      method: 'POST',
-      body: { nome: `Bench ${i} Ltda` },
-      headers: { authorization: `Bearer ${operator.secret}` },
-    });
+    const issued = await expectJson(
+      201,
+      'create account',
+      `${ready.baseUrl}/operator/accounts`,
+      { ca },
+      {
+        method: 'POST',
+        body: { nome: `Bench ${i} Ltda` },
+        headers: { authorization: `Bearer ${operator.secret}` },
+      },
+    );
     apps.push({
       clientId: issued.clientId,
       clientSecret: issued.clientSecret,

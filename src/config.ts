@@ -28,7 +28,10 @@ const FLAG_TO_ENV: Record<string, string> = {
 };
 
 /** Flags override the environment; both name the same settings. Returns the unconsumed arguments too. */
-export function settingsFrom(argv: string[], env: NodeJS.ProcessEnv): { settings: Record<string, string | undefined>; rest: string[] } {
+export function settingsFrom(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+): { settings: Record<string, string | undefined>; rest: string[] } {
   const settings: Record<string, string | undefined> = { ...env };
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -53,7 +56,9 @@ export function loadConfig(settings: Record<string, string | undefined>, cwd = p
     throw new ConfigError(`PIXD_ENV must be "sandbox" or "production", got "${environment}"`);
   }
   const dataDir = path.resolve(cwd, settings.PIXD_DATA_DIR || '.pixd');
-  const publicUrl = parseUrl('PIXD_PUBLIC_URL', settings.PIXD_PUBLIC_URL || `https://${publicHost(host)}:${port}`, ['https:']);
+  const publicUrl = parseUrl('PIXD_PUBLIC_URL', settings.PIXD_PUBLIC_URL || `https://${publicHost(host)}:${port}`, [
+    'https:',
+  ]);
   const databaseUrl = settings.DATABASE_URL || undefined;
   if (databaseUrl) parseUrl('DATABASE_URL', databaseUrl, ['postgres:', 'postgresql:']);
   const redisUrl = settings.REDIS_URL || undefined;
@@ -72,7 +77,8 @@ export function loadConfig(settings: Record<string, string | undefined>, cwd = p
 
 function parsePort(raw: string): number {
   const port = Number(raw);
-  if (!/^\d+$/.test(raw) || port < 0 || port > 65535) throw new ConfigError(`PORT must be an integer from 0 to 65535, got "${raw}"`);
+  if (!/^\d+$/.test(raw) || port < 0 || port > 65535)
+    throw new ConfigError(`PORT must be an integer from 0 to 65535, got "${raw}"`);
   return port;
 }
 
@@ -83,7 +89,8 @@ function parseUrl(name: string, raw: string, protocols: string[]): string {
   } catch {
     throw new ConfigError(`${name} is not a valid URL: "${raw}"`);
   }
-  if (!protocols.includes(url.protocol)) throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${url.protocol}"`);
+  if (!protocols.includes(url.protocol))
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${url.protocol}"`);
   return raw;
 }
 

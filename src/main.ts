@@ -11,7 +11,13 @@ import { writeAccountFiles } from './accounts/credentials.ts';
 import { operatorFilePath, type OperatorFile } from './operator/secret.ts';
 import { prepareDatabase, startService, startupSummary } from './runtime.ts';
 import { loadClockOffset } from './sandbox/clock.ts';
-import { SCHEDULE_USAGE, ScheduleCliError, createScheduleOffline, describeSchedule, parseScheduleFlags } from './pix/schedules/cli.ts';
+import {
+  SCHEDULE_USAGE,
+  ScheduleCliError,
+  createScheduleOffline,
+  describeSchedule,
+  parseScheduleFlags,
+} from './pix/schedules/cli.ts';
 import type { ScheduleView } from './pix/schedules/schemas.ts';
 import type { CredentialsFile } from './accounts/credentials.ts';
 
@@ -35,7 +41,11 @@ export async function main(argv: string[]): Promise<void> {
     if (command === 'schedule' && sub === 'create') return await scheduleCreate(config, args);
     fail(`unknown command "${[command, sub].filter(Boolean).join(' ')}"\n${USAGE}`);
   } catch (error) {
-    fail(error instanceof ConfigError || error instanceof CliError || error instanceof ScheduleCliError ? error.message : (error as Error).stack ?? String(error));
+    fail(
+      error instanceof ConfigError || error instanceof CliError || error instanceof ScheduleCliError
+        ? error.message
+        : ((error as Error).stack ?? String(error)),
+    );
   }
 }
 
@@ -69,7 +79,11 @@ async function runMigrate(config: Config): Promise<void> {
   const db = await openDatabase(config);
   try {
     const applied = await migrate(db);
-    process.stdout.write(applied.length ? `applied ${applied.map((m) => `${m.version}_${m.name}`).join(', ')}\n` : 'database is up to date\n');
+    process.stdout.write(
+      applied.length
+        ? `applied ${applied.map((m) => `${m.version}_${m.name}`).join(', ')}\n`
+        : 'database is up to date\n',
+    );
   } finally {
     await db.close();
   }
@@ -88,7 +102,11 @@ function parseAccountFlags(args: string[]): { input: NewAccountInput; json: bool
     if (flag === '--json') json = true;
     else if (flag === '--nome') input.nome = value();
     else if (flag === '--documento') input.documento = value();
-    else if (flag === '--scopes') input.scopes = value().split(',').map((s) => s.trim()).filter(Boolean);
+    else if (flag === '--scopes')
+      input.scopes = value()
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     else throw new CliError(`unknown flag "${flag}" for account create\n${USAGE}`);
   }
   return { input, json };
@@ -101,7 +119,10 @@ async function accountCreate(config: Config, args: string[]): Promise<void> {
   let publicFiles;
   if (viaServer) {
     issued = viaServer;
-    publicFiles = { caCertificate: `${config.dataDir}/ca.pem`, webhookCertificateChain: `${config.dataDir}/webhook-client-chain.pem` };
+    publicFiles = {
+      caCertificate: `${config.dataDir}/ca.pem`,
+      webhookCertificateChain: `${config.dataDir}/webhook-client-chain.pem`,
+    };
   } else {
     // No server is running on this data directory: the database is ours to open.
     const { db, pki } = await prepareDatabase(config);
@@ -113,7 +134,11 @@ async function accountCreate(config: Config, args: string[]): Promise<void> {
     publicFiles = pki.files;
   }
   const credentials = writeAccountFiles(config, issued, publicFiles);
-  process.stdout.write(json ? JSON.stringify(credentials, null, 2) + '\n' : `created account ${credentials.account.conta} (${credentials.account.nome}), client ${credentials.clientId}\ncertificate: ${credentials.certificate.p12}\n`);
+  process.stdout.write(
+    json
+      ? JSON.stringify(credentials, null, 2) + '\n'
+      : `created account ${credentials.account.conta} (${credentials.account.nome}), client ${credentials.clientId}\ncertificate: ${credentials.certificate.p12}\n`,
+  );
 }
 
 /** Schedules a Pix (the interface only reads them): through the running server, else on the database directly. */
@@ -151,7 +176,15 @@ async function throughOperatorApi<T>(config: Config, path: string, input: unknow
   return new Promise((resolve, reject) => {
     const request = https.request(
       `${operator.url}${path}`,
-      { method: 'POST', ca, headers: { authorization: `Bearer ${operator.secret}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        method: 'POST',
+        ca,
+        headers: {
+          authorization: `Bearer ${operator.secret}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+        },
+      },
       (response) => {
         let text = '';
         response.on('data', (chunk) => (text += chunk));
@@ -162,7 +195,9 @@ async function throughOperatorApi<T>(config: Config, path: string, input: unknow
         });
       },
     );
-    request.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNREFUSED' ? resolve(undefined) : reject(error)));
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'ECONNREFUSED' ? resolve(undefined) : reject(error),
+    );
     request.end(body);
   });
 }

@@ -55,13 +55,20 @@ export async function startService(config: Config, options: StartOptions = {}): 
     clock,
     pki,
     tokens: new TokenService(pki.tokenSigningKey, clock),
-    rateLimiter: config.redisUrl ? new RedisRateLimiter(config.redisUrl, options.wallClockMs) : new MemoryRateLimiter(options.wallClockMs),
+    rateLimiter: config.redisUrl
+      ? new RedisRateLimiter(config.redisUrl, options.wallClockMs)
+      : new MemoryRateLimiter(options.wallClockMs),
     outbox: new OutboxWorker(db, clock),
   };
   const { credentials, credentialsPath } = await ensureDemoCredentials(ctx);
   const operator = await ensureOperatorSecret(db, config);
   const app = await buildApp(ctx, { logger: options.logger });
-  ctx.outbox.setErrorLogger((error, job) => app.log.error({ err: error, job: job && { id: job.id, topic: job.topic, attempt: job.attempt } }, 'outbox job failed'));
+  ctx.outbox.setErrorLogger((error, job) =>
+    app.log.error(
+      { err: error, job: job && { id: job.id, topic: job.topic, attempt: job.attempt } },
+      'outbox job failed',
+    ),
+  );
   await app.listen({ port: config.port, host: config.host });
   ctx.outbox.start();
   writeOperatorFile(config.dataDir, operator);
@@ -82,7 +89,9 @@ export async function startService(config: Config, options: StartOptions = {}): 
 }
 
 /** First start writes credentials.json for a demo account; later starts reuse it as it is. */
-async function ensureDemoCredentials(ctx: AppContext): Promise<{ credentials: CredentialsFile; credentialsPath: string }> {
+async function ensureDemoCredentials(
+  ctx: AppContext,
+): Promise<{ credentials: CredentialsFile; credentialsPath: string }> {
   const credentialsPath = path.join(ctx.config.dataDir, 'credentials.json');
   if (fs.existsSync(credentialsPath)) {
     return { credentials: JSON.parse(fs.readFileSync(credentialsPath, 'utf8')) as CredentialsFile, credentialsPath };

@@ -48,13 +48,22 @@ export interface BuildOptions {
  * silently dropped). Query strings and path parameters arrive as text, so they are coerced.
  */
 function validatorCompiler() {
-  const strict = addFormats.default(new Ajv({ allErrors: true, removeAdditional: false, useDefaults: false, coerceTypes: false, strict: false }));
-  const coercing = addFormats.default(new Ajv({ allErrors: true, removeAdditional: false, useDefaults: true, coerceTypes: true, strict: false }));
-  return ({ schema, httpPart }: { schema: object; httpPart?: string }) => (httpPart === 'body' ? strict : coercing).compile(schema);
+  const strict = addFormats.default(
+    new Ajv({ allErrors: true, removeAdditional: false, useDefaults: false, coerceTypes: false, strict: false }),
+  );
+  const coercing = addFormats.default(
+    new Ajv({ allErrors: true, removeAdditional: false, useDefaults: true, coerceTypes: true, strict: false }),
+  );
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
+    (httpPart === 'body' ? strict : coercing).compile(schema);
 }
 
 /** A family: its guard and error format wrap every route registered inside it. */
-function family(ctx: AppContext, options: { format: ErrorFormat; audience?: Audience }, ...routes: FastifyPluginAsync[]): FastifyPluginAsync {
+function family(
+  ctx: AppContext,
+  options: { format: ErrorFormat; audience?: Audience },
+  ...routes: FastifyPluginAsync[]
+): FastifyPluginAsync {
   return async (app) => {
     app.setErrorHandler(errorHandler(options.format));
     if (options.audience) app.addHook('onRequest', guard(ctx, options.audience));
@@ -94,7 +103,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   await app.register(swagger, {
     openapi: {
-      info: { title: 'pixd', version: '0.1.0', description: 'Pix receiving and billing interface. Generated from the route schemas.' },
+      info: {
+        title: 'pixd',
+        version: '0.1.0',
+        description: 'Pix receiving and billing interface. Generated from the route schemas.',
+      },
       servers: [{ url: ctx.config.publicUrl }],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     },
@@ -109,7 +122,18 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   });
 
   await app.register(family(ctx, { format: 'oauth' }, oauthRoutes(ctx)));
-  await app.register(family(ctx, { format: 'problem', audience: 'pix' }, cobRoutes(ctx), cobvRoutes(ctx), lotecobvRoutes(ctx), receivedPixRoutes(ctx, [splitRefundGuard]), pixWebhookRoutes(ctx), splitRoutes(ctx)));
+  await app.register(
+    family(
+      ctx,
+      { format: 'problem', audience: 'pix' },
+      cobRoutes(ctx),
+      cobvRoutes(ctx),
+      lotecobvRoutes(ctx),
+      receivedPixRoutes(ctx, [splitRefundGuard]),
+      pixWebhookRoutes(ctx),
+      splitRoutes(ctx),
+    ),
+  );
   await app.register(family(ctx, { format: 'named', audience: 'pix' }, balanceRoutes(ctx), openingWebhookRoutes(ctx)));
   await app.register(family(ctx, { format: 'problem', audience: 'pix' }, locRoutes(ctx)));
   await app.register(family(ctx, { format: 'named', audience: 'pix' }, qrcodeRoutes(ctx)));
@@ -119,10 +143,21 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(family(ctx, { format: 'wrapper', audience: 'pix' }, cobV1Routes(ctx), scheduleRoutes(ctx)));
   // Reports answer problem objects although they sit under /v2/gn (docs/reports-schedules.md).
   await app.register(family(ctx, { format: 'problem', audience: 'pix' }, reportRoutes(ctx)));
-  if (ctx.config.environment === 'sandbox') await app.register(family(ctx, { format: 'problem', audience: 'pix' }, sandboxRoutes(ctx), sandboxWebhookRoutes(ctx)));
+  if (ctx.config.environment === 'sandbox')
+    await app.register(
+      family(ctx, { format: 'problem', audience: 'pix' }, sandboxRoutes(ctx), sandboxWebhookRoutes(ctx)),
+    );
   await app.register(family(ctx, { format: 'named' }, operatorRoutes(ctx)));
   // Card billing (docs/billing.md): billing tokens for the API; payers' browsers reach the token routes and pages.
-  await app.register(family(ctx, { format: 'billing', audience: 'billing' }, billingChargeRoutes(ctx), billingNotificationRoutes(ctx), paymentTokenRoutes(ctx)));
+  await app.register(
+    family(
+      ctx,
+      { format: 'billing', audience: 'billing' },
+      billingChargeRoutes(ctx),
+      billingNotificationRoutes(ctx),
+      paymentTokenRoutes(ctx),
+    ),
+  );
   await app.register(family(ctx, { format: 'billing' }, paymentTokenPublicRoutes(ctx), webRoutes(ctx)));
   return app;
 }

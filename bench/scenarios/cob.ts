@@ -16,7 +16,12 @@ function cobCreateAt(id: string, connections: (s: Settings) => number): Scenario
     load: (s) => `max, ${connections(s)} connections`,
     targets: PIXD_TARGETS,
     async plan(target, s) {
-      return { url: target.url, durationS: s.durationS, expectStatus: 201, connections: await createConnections(target, connections(s)) };
+      return {
+        url: target.url,
+        durationS: s.durationS,
+        expectStatus: 201,
+        connections: await createConnections(target, connections(s)),
+      };
     },
   };
 }
@@ -33,7 +38,14 @@ export const cobCreateAtRate: Scenario = {
   targets: PIXD_TARGETS,
   async plan(target, s) {
     const connections = await createConnections(target, s.connections);
-    return { url: target.url, durationS: s.durationS, expectStatus: 201, connections, ratePerSecond: s.ratePerSecond, instances: connections.length };
+    return {
+      url: target.url,
+      durationS: s.durationS,
+      expectStatus: 201,
+      connections,
+      ratePerSecond: s.ratePerSecond,
+      instances: connections.length,
+    };
   },
 };
 
@@ -53,6 +65,11 @@ export const cobRead: Scenario = {
       });
       return jsonRequest('GET', `/v2/cob/${created.txid}`, party);
     };
-    return { url: target.url, durationS: s.durationS, expectStatus: 200, connections: await spreadOverParties(target, s.connections, readOwnCharge) };
+    return {
+      url: target.url,
+      durationS: s.durationS,
+      expectStatus: 200,
+      connections: await spreadOverParties(target, s.connections, readOwnCharge),
+    };
   },
 };

@@ -15,7 +15,9 @@ function echoAt(id: string, connections: (s: Settings) => number): Scenario {
         url: target.url,
         durationS: s.durationS,
         expectStatus: 200,
-        connections: await spreadOverParties(target, connections(s), (party) => jsonRequest('POST', '/echo', party, cobBody(party.chave))),
+        connections: await spreadOverParties(target, connections(s), (party) =>
+          jsonRequest('POST', '/echo', party, cobBody(party.chave)),
+        ),
       };
     },
   };

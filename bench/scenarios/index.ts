@@ -5,7 +5,17 @@ import { cobCreate, cobCreateAtRate, cobCreateSaturated, cobRead } from './cob.t
 import { pixList, settlement } from './settlement.ts';
 import { lotecobvProcessing } from './lotecobv.ts';
 
-export const scenarios: Scenario[] = [echo, echoSaturated, cobCreate, cobCreateSaturated, cobRead, cobCreateAtRate, settlement, pixList, lotecobvProcessing];
+export const scenarios: Scenario[] = [
+  echo,
+  echoSaturated,
+  cobCreate,
+  cobCreateSaturated,
+  cobRead,
+  cobCreateAtRate,
+  settlement,
+  pixList,
+  lotecobvProcessing,
+];
 
 export type { Scenario };
 

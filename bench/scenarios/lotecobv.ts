@@ -40,7 +40,11 @@ function client(target: Target, party: Party) {
   return (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${party.token}` };
-    if (payload !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) });
+    if (payload !== undefined)
+      Object.assign(headers, {
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(payload)),
+      });
     return new Promise((resolve, reject) => {
       const request = https.request(`${target.url}${path}`, { method, headers, agent }, (response) => {
         const chunks: Buffer[] = [];
@@ -67,8 +71,19 @@ function batchBody(id: number, chave: string) {
     cobsv: Array.from({ length: ITEMS }, (_, i) => ({
       calendario: { dataDeVencimento: '2099-12-31', validadeAposVencimento: 30 },
       txid: `L${id}x${String(i).padStart(4, '0')}`.padEnd(32, '0'),
-      devedor: { logradouro: 'Alameda Souza, Numero 80, Bairro Braz', cidade: 'Recife', uf: 'PE', cep: '70011750', cpf: '12345678909', nome: 'João Souza' },
-      valor: { original: '123.45', multa: { modalidade: 2, valorPerc: '2.00' }, juros: { modalidade: 2, valorPerc: '0.03' } },
+      devedor: {
+        logradouro: 'Alameda Souza, Numero 80, Bairro Braz',
+        cidade: 'Recife',
+        uf: 'PE',
+        cep: '70011750',
+        cpf: '12345678909',
+        nome: 'João Souza',
+      },
+      valor: {
+        original: '123.45',
+        multa: { modalidade: 2, valorPerc: '2.00' },
+        juros: { modalidade: 2, valorPerc: '0.03' },
+      },
       chave,
       solicitacaoPagador: 'Informar matrícula',
     })),
@@ -97,14 +112,22 @@ async function oneBatch(call: ReturnType<typeof client>, id: number, chave: stri
     const items: { status: string }[] = read.body.cobsv;
     if (items.every((c) => c.status !== 'EM_PROCESSAMENTO')) {
       const denied = items.filter((c) => c.status !== 'CRIADA').length;
-      return denied || items.length !== ITEMS ? { ok: false, why: `${denied} NEGADA of ${items.length}` } : { ok: true, putMs, doneMs: performance.now() - started };
+      return denied || items.length !== ITEMS
+        ? { ok: false, why: `${denied} NEGADA of ${items.length}` }
+        : { ok: true, putMs, doneMs: performance.now() - started };
     }
     await sleep(POLL_MS);
   }
   return { ok: false, why: 'timeout' };
 }
 
-async function runBatches(call: ReturnType<typeof client>, chave: string, nextId: () => number, durationS: number, record?: Samples): Promise<Measurement> {
+async function runBatches(
+  call: ReturnType<typeof client>,
+  chave: string,
+  nextId: () => number,
+  durationS: number,
+  record?: Samples,
+): Promise<Measurement> {
   const statuses: Record<string, number> = {};
   const latencies: number[] = [];
   let errors = 0;
@@ -133,7 +156,15 @@ async function runBatches(call: ReturnType<typeof client>, chave: string, nextId
   } while (performance.now() - t0 < durationS * 1000);
   const sorted = Float64Array.from(latencies).sort();
   if (record) writeNotesSection(reportFile, 'lotecobv', section());
-  return { expectStatus: 202, okPerSecond: latencies.length / ((performance.now() - t0) / 1000), p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), ok: latencies.length, statuses, errors };
+  return {
+    expectStatus: 202,
+    okPerSecond: latencies.length / ((performance.now() - t0) / 1000),
+    p50Ms: percentile(sorted, 50),
+    p99Ms: percentile(sorted, 99),
+    ok: latencies.length,
+    statuses,
+    errors,
+  };
 }
 
 let reportFile = 'docs/performance.md';
@@ -176,7 +207,13 @@ function section(): string {
     const put = Float64Array.from(r.putMs).sort();
     const postgres = r.label.includes('PostgreSQL');
     const p99 = percentile(done, 99);
-    const verdict = !done.length ? 'not measured' : p99 < LOTECOBV_GOAL_MS && !r.failed ? 'yes' : postgres ? '**no**' : 'no (reference only)';
+    const verdict = !done.length
+      ? 'not measured'
+      : p99 < LOTECOBV_GOAL_MS && !r.failed
+        ? 'yes'
+        : postgres
+          ? '**no**'
+          : 'no (reference only)';
     return `| ${r.label} | ${done.length} | ${r.failed} | ${ms(percentile(put, 50))} | ${ms(percentile(done, 50))} | ${ms(p99)} | ${ms(done.at(-1) ?? NaN)} | ${verdict} |`;
   });
   return [
@@ -192,4 +229,3 @@ function section(): string {
     '',
   ].join('\n');
 }
-

@@ -40,7 +40,10 @@ export async function seedMovements(sql: Sql, accountId: number, date: string, c
   const { start, end } = brasiliaDay(date);
   const codes = [ledgerCode.available(accountId), ledgerCode.externalPix, ledgerCode.blocked(accountId, 'med')];
   for (const code of codes) {
-    await sql.query(`insert into ledger_accounts (code, account_id) values ($1, $2) on conflict (code) do nothing`, [code, code.startsWith('customer:') ? accountId : null]);
+    await sql.query(`insert into ledger_accounts (code, account_id) values ($1, $2) on conflict (code) do nothing`, [
+      code,
+      code.startsWith('customer:') ? accountId : null,
+    ]);
   }
   const stepMs = (end.getTime() - start.getTime()) / count;
   await sql.query(
@@ -109,41 +112,65 @@ function rssSampler(): { stop(): number } {
  * One HTTPS request as the demo application. A file body is counted and only its last line kept; with
  * `headersOnly` a 200 stops at the headers (the poll learns the file is ready without downloading it).
  */
-function call(service: RunningService, method: string, urlPath: string, options: { token?: string; body?: unknown; headersOnly?: boolean } = {}): Promise<{ status: number; json?: any; bytes: number; lastLine: string }> {
+function call(
+  service: RunningService,
+  method: string,
+  urlPath: string,
+  options: { token?: string; body?: unknown; headersOnly?: boolean } = {},
+): Promise<{ status: number; json?: any; bytes: number; lastLine: string }> {
   const { token, body } = options;
   const c = service.credentials;
-  const tls = { ca: fs.readFileSync(c.caCertificate), cert: fs.readFileSync(c.certificate.pem), key: fs.readFileSync(c.certificate.key) };
+  const tls = {
+    ca: fs.readFileSync(c.caCertificate),
+    cert: fs.readFileSync(c.certificate.pem),
+    key: fs.readFileSync(c.certificate.key),
+  };
   const payload = body === undefined ? undefined : JSON.stringify(body);
   const headers: Record<string, string> = {
-    ...(token ? { authorization: `Bearer ${token}` } : { authorization: 'Basic ' + Buffer.from(`${c.clientId}:${c.clientSecret}`).toString('base64') }),
-    ...(payload !== undefined && { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }),
+    ...(token
+      ? { authorization: `Bearer ${token}` }
+      : { authorization: 'Basic ' + Buffer.from(`${c.clientId}:${c.clientSecret}`).toString('base64') }),
+    ...(payload !== undefined && {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(payload)),
+    }),
   };
   // PORT=0 picked a free port, which the configured public URL cannot know.
   const { port } = service.app.server.address() as AddressInfo;
   return new Promise((resolve, reject) => {
-    const request = https.request(`https://127.0.0.1:${port}${urlPath}`, { method, headers, ...tls, agent: false }, (response) => {
-      if (options.headersOnly && response.statusCode === 200) {
-        response.destroy();
-        resolve({ status: 200, bytes: 0, lastLine: '' });
-        return;
-      }
-      let bytes = 0;
-      let tail = '';
-      response.on('data', (chunk: Buffer) => {
-        bytes += chunk.length;
-        tail = (tail + chunk.toString('utf8')).slice(-4096);
-      });
-      response.on('end', () => {
-        const json = (response.headers['content-type'] ?? '').includes('json') ? JSON.parse(tail) : undefined;
-        resolve({ status: response.statusCode ?? 0, json, bytes, lastLine: tail.trimEnd().split('\n').at(-1) ?? '' });
-      });
-    });
+    const request = https.request(
+      `https://127.0.0.1:${port}${urlPath}`,
+      { method, headers, ...tls, agent: false },
+      (response) => {
+        if (options.headersOnly && response.statusCode === 200) {
+          response.destroy();
+          resolve({ status: 200, bytes: 0, lastLine: '' });
+          return;
+        }
+        let bytes = 0;
+        let tail = '';
+        response.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          tail = (tail + chunk.toString('utf8')).slice(-4096);
+        });
+        response.on('end', () => {
+          const json = (response.headers['content-type'] ?? '').includes('json') ? JSON.parse(tail) : undefined;
+          resolve({ status: response.statusCode ?? 0, json, bytes, lastLine: tail.trimEnd().split('\n').at(-1) ?? '' });
+        });
+      },
+    );
     request.on('error', reject);
     request.end(payload);
   });
 }
 
-async function runSize(service: RunningService, accountId: number, token: string, date: string, movements: number): Promise<Result> {
+async function runSize(
+  service: RunningService,
+  accountId: number,
+  token: string,
+  date: string,
+  movements: number,
+): Promise<Result> {
   const { db } = service.ctx;
   const seedStarted = performance.now();
   await seedMovements(db, accountId, date, movements);
@@ -216,20 +243,35 @@ function report(results: Result[], postgresVersion: string): string {
   ].join('\n');
 }
 
-
 export async function runReportBench(): Promise<void> {
   const database = await freshDatabase(SETTINGS.adminUrl);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pixd-bench-report-'));
-  const config = loadConfig({ PIXD_DATA_DIR: dataDir, PORT: '0', PIXD_ENV: 'production', LOG_LEVEL: 'silent', DATABASE_URL: database.url });
+  const config = loadConfig({
+    PIXD_DATA_DIR: dataDir,
+    PORT: '0',
+    PIXD_ENV: 'production',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: database.url,
+  });
   const service = await startService(config, { logger: false });
   try {
-    const { rows } = await service.ctx.db.query<{ account_id: number }>('select account_id from applications where client_id = $1', [service.credentials.clientId]);
-    const token = (await call(service, 'POST', '/oauth/token', { body: { grant_type: 'client_credentials' } })).json.access_token as string;
+    const { rows } = await service.ctx.db.query<{ account_id: number }>(
+      'select account_id from applications where client_id = $1',
+      [service.credentials.clientId],
+    );
+    const token = (await call(service, 'POST', '/oauth/token', { body: { grant_type: 'client_credentials' } })).json
+      .access_token as string;
     const today = toEpochDay(brasiliaDate(service.ctx.clock.now()));
     const results: Result[] = [];
     // Oldest day first, one day per size, all before today.
     for (const [i, size] of SETTINGS.sizes.entries()) {
-      const result = await runSize(service, rows[0].account_id, token, fromEpochDay(today - SETTINGS.sizes.length + i), size);
+      const result = await runSize(
+        service,
+        rows[0].account_id,
+        token,
+        fromEpochDay(today - SETTINGS.sizes.length + i),
+        size,
+      );
       log(JSON.stringify(result));
       results.push(result);
     }

@@ -42,7 +42,11 @@ export function jsonRequest(method: string, path: string, party: Party, body?: s
 }
 
 /** `count` connections over the target's parties in turn: with one application per connection, no 429s. */
-export async function spreadOverParties(target: Target, count: number, request: (party: Party) => Connection['request'] | Promise<Connection['request']>): Promise<Connection[]> {
+export async function spreadOverParties(
+  target: Target,
+  count: number,
+  request: (party: Party) => Connection['request'] | Promise<Connection['request']>,
+): Promise<Connection[]> {
   const perParty = await Promise.all(target.parties.map(request));
   return Array.from({ length: count }, (_, i) => {
     const k = i % target.parties.length;

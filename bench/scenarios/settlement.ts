@@ -76,7 +76,9 @@ class PartyClient {
           resolve({ status: response.statusCode ?? 0, body: parsed });
         });
       });
-      request.setTimeout(REQUEST_TIMEOUT_MS, () => request.destroy(new Error(`${method} ${path}: no answer in ${REQUEST_TIMEOUT_MS} ms`)));
+      request.setTimeout(REQUEST_TIMEOUT_MS, () =>
+        request.destroy(new Error(`${method} ${path}: no answer in ${REQUEST_TIMEOUT_MS} ms`)),
+      );
       request.on('error', reject);
       request.end(body);
     });
@@ -86,7 +88,8 @@ class PartyClient {
   async receivedCount(range: { inicio: string; fim: string } = EVERYTHING): Promise<number> {
     const reply = await this.call('GET', listPath(range, 1));
     const total = reply.body?.parametros?.paginacao?.quantidadeTotalDeItens;
-    if (reply.status !== 200 || typeof total !== 'number') throw new Error(`GET /v2/pix: expected 200 with a total, got ${reply.status} ${JSON.stringify(reply.body)}`);
+    if (reply.status !== 200 || typeof total !== 'number')
+      throw new Error(`GET /v2/pix: expected 200 with a total, got ${reply.status} ${JSON.stringify(reply.body)}`);
     return total;
   }
 
@@ -115,7 +118,8 @@ async function createAndPay(client: PartyClient): Promise<PairOutcome> {
   if (cob.status !== 201 || typeof cob.body?.txid !== 'string') return { ok: false, why: `cob ${cob.status}` };
   const pay = await client.call('POST', '/sandbox/pix/pay', JSON.stringify({ txid: cob.body.txid }));
   if (pay.status !== 201) return { ok: false, why: `pay ${pay.status}` };
-  if (pay.body?.txid !== cob.body.txid || pay.body?.valor !== AMOUNT) return { ok: false, why: 'pay 201 for another charge or amount' };
+  if (pay.body?.txid !== cob.body.txid || pay.body?.valor !== AMOUNT)
+    return { ok: false, why: 'pay 201 for another charge or amount' };
   return { ok: true, horario: pay.body.horario };
 }
 
@@ -170,7 +174,9 @@ async function settle(clients: PartyClient[], workers: number, durationS: number
   const off = clients.map((_, k) => after[k] - before[k] - paidBy[k]);
   if (off.some((d) => d !== 0)) {
     statuses['received Pix ≠ paid'] = off.reduce((sum, d) => sum + Math.abs(d), 0);
-    process.stderr.write(`bench: settlement: received Pix do not match paid pairs (per application, received − paid: ${off.join(', ')}; ${errors} pair(s) without an answer)\n`);
+    process.stderr.write(
+      `bench: settlement: received Pix do not match paid pairs (per application, received − paid: ${off.join(', ')}; ${errors} pair(s) without an answer)\n`,
+    );
   } else {
     process.stderr.write(`bench: settlement: verified ${received} received Pix = ${paid} paid pairs\n`);
   }
@@ -196,7 +202,13 @@ export const settlement: Scenario = {
   environment: 'sandbox',
   async plan(target, s) {
     const clients = clientsFor(target, Math.ceil(s.connections / target.parties.length));
-    return { url: target.url, durationS: s.durationS, expectStatus: 201, connections: [], run: (durationS) => settle(clients, s.connections, durationS) };
+    return {
+      url: target.url,
+      durationS: s.durationS,
+      expectStatus: 201,
+      connections: [],
+      run: (durationS) => settle(clients, s.connections, durationS),
+    };
   },
 };
 
@@ -215,10 +227,16 @@ async function seedReceivedPix(target: Target): Promise<{ inicio: string; fim: s
     }),
   );
   // horario has millisecond precision and received_at microseconds: fim is one millisecond past the last.
-  const range = { inicio: new Date(Math.min(...times)).toISOString(), fim: new Date(Math.max(...times) + 1).toISOString() };
+  const range = {
+    inicio: new Date(Math.min(...times)).toISOString(),
+    fim: new Date(Math.max(...times) + 1).toISOString(),
+  };
   const counts = await Promise.all(clients.map((c) => c.receivedCount(range)));
   clients.forEach((c) => c.close());
-  if (counts.some((n) => n !== PIX_SEEDED_PER_APPLICATION)) throw new Error(`seeding received Pix: expected ${PIX_SEEDED_PER_APPLICATION} per application in ${range.inicio}..${range.fim}, got ${counts.join(', ')}`);
+  if (counts.some((n) => n !== PIX_SEEDED_PER_APPLICATION))
+    throw new Error(
+      `seeding received Pix: expected ${PIX_SEEDED_PER_APPLICATION} per application in ${range.inicio}..${range.fim}, got ${counts.join(', ')}`,
+    );
   return range;
 }
 
@@ -231,6 +249,13 @@ export const pixList: Scenario = {
   environment: 'sandbox',
   async plan(target, s) {
     const range = await seedReceivedPix(target);
-    return { url: target.url, durationS: s.durationS, expectStatus: 200, connections: await spreadOverParties(target, s.connections, (party) => jsonRequest('GET', listPath(range), party)) };
+    return {
+      url: target.url,
+      durationS: s.durationS,
+      expectStatus: 200,
+      connections: await spreadOverParties(target, s.connections, (party) =>
+        jsonRequest('GET', listPath(range), party),
+      ),
+    };
   },
 };

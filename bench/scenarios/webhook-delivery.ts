@@ -48,8 +48,12 @@ const SETTINGS = {
   concurrentCommits: env('BENCH_WEBHOOK_CONCURRENT_COMMITS', 4),
   /** After the offered load stops, how long deliveries may take to catch up before the run counts them lost. */
   drainTimeoutS: 30,
-  targets: (process.env.BENCH_TARGETS ?? 'pglite,postgres').split(',').filter((t) => t === 'pglite' || t === 'postgres'),
-  sources: (process.env.BENCH_WEBHOOK_SOURCES ?? 'events,payments').split(',').filter((t): t is Source => t === 'events' || t === 'payments'),
+  targets: (process.env.BENCH_TARGETS ?? 'pglite,postgres')
+    .split(',')
+    .filter((t) => t === 'pglite' || t === 'postgres'),
+  sources: (process.env.BENCH_WEBHOOK_SOURCES ?? 'events,payments')
+    .split(',')
+    .filter((t): t is Source => t === 'events' || t === 'payments'),
   adminUrl: process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
   output: process.env.BENCH_OUTPUT || 'docs/performance.md',
 };
@@ -72,17 +76,30 @@ interface Result {
   cpuPercent: number;
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
 async function startReceiver(clientCaPem: string) {
   const ca = createCa('bench receiver CA');
-  const identity = issueCertificate(ca, { commonName: 'bench receiver', usage: 'server', altNames: ['127.0.0.1', 'localhost'] });
+  const identity = issueCertificate(ca, {
+    commonName: 'bench receiver',
+    usage: 'server',
+    altNames: ['127.0.0.1', 'localhost'],
+  });
   setWebhookSettings({ extraCaPem: ca.certPem });
-  const child = fork(path.join(here, 'webhook-receiver.ts'), { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const exited = new Promise<never>((_, reject) => child.once('exit', (code, signal) => reject(new Error(`receiver exited (code ${code}, signal ${signal})`))));
+  const child = fork(path.join(here, 'webhook-receiver.ts'), {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code, signal) => reject(new Error(`receiver exited (code ${code}, signal ${signal})`))),
+  );
   exited.catch(() => undefined);
   child.send({ keyPem: identity.keyPem, certPem: identity.certPem, clientCaPem });
-  const { port } = await Promise.race([new Promise<{ port: number }>((resolve) => child.once('message', resolve as never)), exited]);
+  const { port } = await Promise.race([
+    new Promise<{ port: number }>((resolve) => child.once('message', resolve as never)),
+    exited,
+  ]);
   return {
     url: `https://127.0.0.1:${port}`,
     async report(): Promise<{ receipts: Record<string, number[]>; otherCalls: number }> {
@@ -118,12 +135,31 @@ type Make = (sql: Sql, now: Date) => Promise<string>;
 function maker(source: Source, accountId: number, chave: string): Make {
   if (source === 'payments') {
     return async (sql, now) =>
-      (await receivePix(sql, now, { target: { kind: 'key', chave, txid: newTxid() }, amountCents: 1234, payer: { nome: 'Bench', cpf: '11144477735' }, origin: 'sandbox_pay' })).end_to_end_id;
+      (
+        await receivePix(sql, now, {
+          target: { kind: 'key', chave, txid: newTxid() },
+          amountCents: 1234,
+          payer: { nome: 'Bench', cpf: '11144477735' },
+          origin: 'sandbox_pay',
+        })
+      ).end_to_end_id;
   }
   return async (sql, now) => {
     const pix: ReceivedPixRow = {
-      id: 0, end_to_end_id: newEndToEndId(now), account_id: accountId, charge_id: null, txid: newTxid(), chave, amount_cents: 1234, received_at: now,
-      pagador_cpf: '11144477735', pagador_cnpj: null, pagador_nome: 'Bench', info_pagador: null, components: null, origin: 'sandbox_pay',
+      id: 0,
+      end_to_end_id: newEndToEndId(now),
+      account_id: accountId,
+      charge_id: null,
+      txid: newTxid(),
+      chave,
+      amount_cents: 1234,
+      received_at: now,
+      pagador_cpf: '11144477735',
+      pagador_cnpj: null,
+      pagador_nome: 'Bench',
+      info_pagador: null,
+      components: null,
+      origin: 'sandbox_pay',
     };
     await enqueuePixEvent(sql, pix, [], now);
     return pix.end_to_end_id;
@@ -131,7 +167,12 @@ function maker(source: Source, accountId: number, chave: string): Make {
 }
 
 /** Commits at the offered rate for `seconds`; records the commit time per endToEndId. Returns how many were offered. */
-async function offer(service: RunningService, make: Make, seconds: number, commits: Map<string, number>): Promise<number> {
+async function offer(
+  service: RunningService,
+  make: Make,
+  seconds: number,
+  commits: Map<string, number>,
+): Promise<number> {
   const { db, clock } = service.ctx;
   const started = performance.now();
   let offered = 0;
@@ -164,15 +205,35 @@ async function offer(service: RunningService, make: Make, seconds: number, commi
 async function runTarget(target: string, source: Source): Promise<Result> {
   const database = await freshDatabase(target);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pixd-bench-webhooks-'));
-  const config = loadConfig({ PIXD_DATA_DIR: dataDir, PORT: '0', PIXD_ENV: 'production', LOG_LEVEL: 'silent', ...(database.url && { DATABASE_URL: database.url }) });
+  const config = loadConfig({
+    PIXD_DATA_DIR: dataDir,
+    PORT: '0',
+    PIXD_ENV: 'production',
+    LOG_LEVEL: 'silent',
+    ...(database.url && { DATABASE_URL: database.url }),
+  });
   const service = await startService(config, { logger: false });
   const receiver = await startReceiver(service.ctx.pki.ca.certPem);
   try {
-    const { rows } = await service.ctx.db.query<{ account_id: number }>('select account_id from applications where client_id = $1', [service.credentials.clientId]);
+    const { rows } = await service.ctx.db.query<{ account_id: number }>(
+      'select account_id from applications where client_id = $1',
+      [service.credentials.clientId],
+    );
     const chave = service.credentials.chaves[0];
     const dispatcher = webhookDispatcher(service.app, service.ctx);
-    const caller = { accountId: rows[0].account_id, now: service.ctx.clock.now(), publicUrl: config.publicUrl, sandbox: false };
-    await registerPixWebhook({ db: service.ctx.db, transport: dispatcher.transport }, caller, chave, `${receiver.url}/webhook`, false);
+    const caller = {
+      accountId: rows[0].account_id,
+      now: service.ctx.clock.now(),
+      publicUrl: config.publicUrl,
+      sandbox: false,
+    };
+    await registerPixWebhook(
+      { db: service.ctx.db, transport: dispatcher.transport },
+      caller,
+      chave,
+      `${receiver.url}/webhook`,
+      false,
+    );
 
     const make = maker(source, rows[0].account_id, chave);
     await offer(service, make, SETTINGS.warmupS, new Map());
@@ -212,7 +273,12 @@ async function runTarget(target: string, source: Source): Promise<Result> {
       duplicates,
       lost: commits.size - lags.length,
       deliveredPerSecond: Math.round(inWindow / ((loadEnded - started) / 1000)),
-      lagMs: { p50: round(percentile(lags, 50)), p95: round(percentile(lags, 95)), p99: round(percentile(lags, 99)), max: round(lags.at(-1) ?? NaN) },
+      lagMs: {
+        p50: round(percentile(lags, 50)),
+        p95: round(percentile(lags, 95)),
+        p99: round(percentile(lags, 99)),
+        max: round(lags.at(-1) ?? NaN),
+      },
       cpuPercent: Math.round(((cpu.user + cpu.system) / 1000 / (wallNowMs() - started)) * 100),
     };
   } finally {
@@ -234,8 +300,8 @@ function report(results: Result[]): string {
     `Measured by \`node --import tsx bench/scenarios/webhook-delivery.ts\` on ${new Date().toISOString()} (${os.cpus().length} cores, Node ${process.version}).`,
     `Offered ${SETTINGS.ratePerSecond}/s for ${SETTINGS.durationS} s (after ${SETTINGS.warmupS} s of warm-up), ${SETTINGS.paymentsPerCommit} per committed transaction, up to ${SETTINGS.concurrentCommits} transactions at once;`,
     'one key with a registered webhook (handshake passed) to a local mutual-TLS receiver in a child process. Source `payments`: real payments through the',
-    'payment engine (payment, ledger entry and `webhook.pix` outbox row in one transaction), so its ceiling is the engine\'s; `events`: the same outbox rows',
-    'written by the engine\'s `enqueuePixEvent` for synthetic received Pix, without the ledger, to load the delivery side past that ceiling.',
+    "payment engine (payment, ledger entry and `webhook.pix` outbox row in one transaction), so its ceiling is the engine's; `events`: the same outbox rows",
+    "written by the engine's `enqueuePixEvent` for synthetic received Pix, without the ledger, to load the delivery side past that ceiling.",
     `Delivery: ${WEBHOOK_LANES.count} lanes × ${WEBHOOK_LANES.batchSize} jobs claimed, ${WEBHOOK_LANES.pollIntervalMs} ms poll, keep-alive agent per destination; every attempt recorded.`,
     'Lag is from the payment transaction\'s commit to the receiver reading the callback; "delivered/s" counts first receipts during the load window.',
     '',
@@ -245,7 +311,6 @@ function report(results: Result[]): string {
     '',
   ].join('\n');
 }
-
 
 const results: Result[] = [];
 for (const target of SETTINGS.targets) {

@@ -19,7 +19,15 @@ let otherCalls = 0;
 
 process.once('message', (start: Start) => {
   const server = https.createServer(
-    { key: start.keyPem, cert: start.certPem, ca: start.clientCaPem, requestCert: true, rejectUnauthorized: true, minVersion: 'TLSv1.2', keepAliveTimeout: 30_000 },
+    {
+      key: start.keyPem,
+      cert: start.certPem,
+      ca: start.clientCaPem,
+      requestCert: true,
+      rejectUnauthorized: true,
+      minVersion: 'TLSv1.2',
+      keepAliveTimeout: 30_000,
+    },
     (req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c) => chunks.push(c));

@@ -37,7 +37,12 @@ export function writeAccountFiles(
     certificate: files,
     caCertificate: publicFiles.caCertificate,
     webhookCertificateChain: publicFiles.webhookCertificateChain,
-    account: { nome: issued.account.nome, documento: issued.account.documento, conta: issued.account.conta, payeeCode: issued.account.payee_code },
+    account: {
+      nome: issued.account.nome,
+      documento: issued.account.documento,
+      conta: issued.account.conta,
+      payeeCode: issued.account.payee_code,
+    },
     chaves: issued.chaves,
   };
 }

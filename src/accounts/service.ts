@@ -36,14 +36,20 @@ export function validateAccountInput(input: NewAccountInput): Required<NewAccoun
   const nome = input.nome?.trim() || 'Pixd Demo Ltda';
   if (nome.length > NOME_MAX_CHARS) throw new AccountInputError(`nome must be at most ${NOME_MAX_CHARS} characters`);
   const documento = input.documento ?? completeCnpj(String(randomInt(10 ** 11, 10 ** 12)));
-  if (!isValidCpf(documento) && !isValidCnpj(documento)) throw new AccountInputError(`documento "${documento}" is not a valid CPF or CNPJ`);
+  if (!isValidCpf(documento) && !isValidCnpj(documento))
+    throw new AccountInputError(`documento "${documento}" is not a valid CPF or CNPJ`);
   const scopes = input.scopes?.length ? [...new Set(input.scopes)] : [...SCOPES];
   const unknown = scopes.filter((s) => !isScope(s));
   if (unknown.length) throw new AccountInputError(`unknown scopes: ${unknown.join(', ')}`);
   return { nome, documento, scopes, cidade: input.cidade?.trim() || 'Sao Paulo' };
 }
 
-export async function createAccount(db: Database, pki: ServicePki, clock: Clock, input: NewAccountInput): Promise<IssuedAccount> {
+export async function createAccount(
+  db: Database,
+  pki: ServicePki,
+  clock: Clock,
+  input: NewAccountInput,
+): Promise<IssuedAccount> {
   const valid = validateAccountInput(input);
   const now = clock.now();
   const clientId = `Client_Id_${randomBytes(20).toString('hex')}`;
@@ -65,7 +71,13 @@ export async function createAccount(db: Database, pki: ServicePki, clock: Clock,
     await insertKey(sql, { chave, accountId: account.id, tipo: 'evp' }, now);
     await insertApplication(
       sql,
-      { clientId, accountId: account.id, secretHash: hashSecret(clientSecret), scopes: valid.scopes, certificateSha256: certificateSha256(certificate.certPem) },
+      {
+        clientId,
+        accountId: account.id,
+        secretHash: hashSecret(clientSecret),
+        scopes: valid.scopes,
+        certificateSha256: certificateSha256(certificate.certPem),
+      },
       now,
     );
     return account;

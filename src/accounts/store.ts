@@ -19,7 +19,10 @@ export async function insertAccount(sql: Sql, a: Omit<AccountRow, 'id'>, now: Da
 }
 
 export async function findAccount(sql: Sql, accountId: number): Promise<AccountRow | undefined> {
-  const { rows } = await sql.query<AccountRow>('select id, nome, documento, conta, payee_code, cidade from accounts where id = $1', [accountId]);
+  const { rows } = await sql.query<AccountRow>(
+    'select id, nome, documento, conta, payee_code, cidade from accounts where id = $1',
+    [accountId],
+  );
   return rows[0];
 }
 
@@ -51,8 +54,17 @@ export async function findApplication(sql: Sql, clientId: string): Promise<Appli
   return rows[0];
 }
 
-export async function insertKey(sql: Sql, key: { chave: string; accountId: number; tipo: string }, now: Date): Promise<void> {
-  await sql.query('insert into pix_keys (chave, account_id, tipo, created_at) values ($1, $2, $3, $4)', [key.chave, key.accountId, key.tipo, now]);
+export async function insertKey(
+  sql: Sql,
+  key: { chave: string; accountId: number; tipo: string },
+  now: Date,
+): Promise<void> {
+  await sql.query('insert into pix_keys (chave, account_id, tipo, created_at) values ($1, $2, $3, $4)', [
+    key.chave,
+    key.accountId,
+    key.tipo,
+    now,
+  ]);
 }
 
 export async function activeKeys(sql: Sql, accountId: number): Promise<string[]> {

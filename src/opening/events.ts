@@ -21,10 +21,20 @@ interface OpeningEventPayload {
 }
 
 /** One job per registered webhook, in order per webhook. Returns how many were queued. */
-export async function enqueueOpeningEvent(sql: Sql, accountId: number, identificador: string, evento: OpeningEvent, now: Date): Promise<number> {
+export async function enqueueOpeningEvent(
+  sql: Sql,
+  accountId: number,
+  identificador: string,
+  evento: OpeningEvent,
+  now: Date,
+): Promise<number> {
   const webhooks = await openingWebhooksOf(sql, accountId);
   for (const webhook of webhooks) {
-    const payload: OpeningEventPayload = { accountId, webhookId: webhook.id, body: { contaSimplificada: { identificador }, evento } };
+    const payload: OpeningEventPayload = {
+      accountId,
+      webhookId: webhook.id,
+      body: { contaSimplificada: { identificador }, evento },
+    };
     await enqueue(sql, { topic: OPENING_TOPIC, orderingKey: `opening:${webhook.id}`, payload, availableAt: now, now });
   }
   return webhooks.length;
@@ -36,7 +46,13 @@ export function registerOpeningHandler(dispatcher: WebhookDispatcher, db: Databa
     const webhook = await findOpeningWebhook(db, accountId, webhookId);
     // Removed since: nothing to deliver.
     if (!webhook) return { done: true };
-    return attemptDelivery(dispatcher, job, { accountId, url: webhook.webhook_url, body, timeoutMs: webhookSettings().openingTimeoutMs, schedule: OPENING_RETRY_SCHEDULE });
+    return attemptDelivery(dispatcher, job, {
+      accountId,
+      url: webhook.webhook_url,
+      body,
+      timeoutMs: webhookSettings().openingTimeoutMs,
+      schedule: OPENING_RETRY_SCHEDULE,
+    });
   };
   dispatcher.register(OPENING_TOPIC, handler);
 }

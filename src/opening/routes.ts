@@ -14,7 +14,13 @@ import { ApiError } from '../platform/errors.ts';
 import type { Scope } from '../platform/auth/scopes.ts';
 import { webhookDispatcher } from '../platform/webhooks/dispatcher.ts';
 import { callerOf } from '../pix/shared/caller.ts';
-import { IdentificadorParams, OpeningWebhookBody, OpeningWebhookList, OpeningWebhookListQuery, OpeningWebhookView } from './schemas.ts';
+import {
+  IdentificadorParams,
+  OpeningWebhookBody,
+  OpeningWebhookList,
+  OpeningWebhookListQuery,
+  OpeningWebhookView,
+} from './schemas.ts';
 import { listOpeningWebhookPage, readOpeningWebhook, registerOpeningWebhook, removeOpeningWebhook } from './service.ts';
 import { registerOpeningHandler } from './events.ts';
 
@@ -29,50 +35,70 @@ const tags = ['Abertura de contas: webhooks'];
 
 const requireOpeningScope: onRequestHookHandler = async (request) => {
   const scope = request.routeOptions.config.openingScope;
-  if (scope && !request.principal.scopes.has(scope)) throw new ApiError(401, 'Unauthorized', `Escopo necessário: ${scope}.`);
+  if (scope && !request.principal.scopes.has(scope))
+    throw new ApiError(401, 'Unauthorized', `Escopo necessário: ${scope}.`);
 };
 
-export const openingWebhookRoutes = (ctx: AppContext): FastifyPluginAsync => async (base) => {
-  const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  const dispatcher = webhookDispatcher(base, ctx);
-  registerOpeningHandler(dispatcher, ctx.db);
-  app.addHook('onRequest', requireOpeningScope);
-  const write = { openingScope: 'gn.registration.webhook.write' } as const;
-  const read = { openingScope: 'gn.registration.webhook.read' } as const;
+export const openingWebhookRoutes =
+  (ctx: AppContext): FastifyPluginAsync =>
+  async (base) => {
+    const app = base.withTypeProvider<TypeBoxTypeProvider>();
+    const dispatcher = webhookDispatcher(base, ctx);
+    registerOpeningHandler(dispatcher, ctx.db);
+    app.addHook('onRequest', requireOpeningScope);
+    const write = { openingScope: 'gn.registration.webhook.write' } as const;
+    const read = { openingScope: 'gn.registration.webhook.read' } as const;
 
-  app.post(
-    '/v1/webhook',
-    {
-      // A body without a usable URL is an invalid URL, whatever shape it had.
-      config: { ...write, invalidRequest: 'url_webhook' },
-      schema: {
-        tags,
-        summary: 'Register an account-opening webhook (HTTPS with mutual TLS required)',
-        body: OpeningWebhookBody,
-        response: { 200: Type.Object({ identificadorWebhook: Type.String() }) },
+    app.post(
+      '/v1/webhook',
+      {
+        // A body without a usable URL is an invalid URL, whatever shape it had.
+        config: { ...write, invalidRequest: 'url_webhook' },
+        schema: {
+          tags,
+          summary: 'Register an account-opening webhook (HTTPS with mutual TLS required)',
+          body: OpeningWebhookBody,
+          response: { 200: Type.Object({ identificadorWebhook: Type.String() }) },
+        },
       },
-    },
-    async (request) => registerOpeningWebhook({ db: ctx.db, transport: dispatcher.transport }, callerOf(ctx, request), request.body),
-  );
+      async (request) =>
+        registerOpeningWebhook({ db: ctx.db, transport: dispatcher.transport }, callerOf(ctx, request), request.body),
+    );
 
-  app.get(
-    '/v1/webhook/:identificadorWebhook',
-    { config: read, schema: { tags, summary: 'Read an account-opening webhook', params: IdentificadorParams, response: { 200: OpeningWebhookView } } },
-    async (request) => readOpeningWebhook(ctx.db, callerOf(ctx, request), request.params.identificadorWebhook),
-  );
+    app.get(
+      '/v1/webhook/:identificadorWebhook',
+      {
+        config: read,
+        schema: {
+          tags,
+          summary: 'Read an account-opening webhook',
+          params: IdentificadorParams,
+          response: { 200: OpeningWebhookView },
+        },
+      },
+      async (request) => readOpeningWebhook(ctx.db, callerOf(ctx, request), request.params.identificadorWebhook),
+    );
 
-  app.get(
-    '/v1/webhooks',
-    { config: read, schema: { tags, summary: 'List account-opening webhooks', querystring: OpeningWebhookListQuery, response: { 200: OpeningWebhookList } } },
-    async (request) => listOpeningWebhookPage(ctx.db, callerOf(ctx, request), request.query),
-  );
+    app.get(
+      '/v1/webhooks',
+      {
+        config: read,
+        schema: {
+          tags,
+          summary: 'List account-opening webhooks',
+          querystring: OpeningWebhookListQuery,
+          response: { 200: OpeningWebhookList },
+        },
+      },
+      async (request) => listOpeningWebhookPage(ctx.db, callerOf(ctx, request), request.query),
+    );
 
-  app.delete(
-    '/v1/webhook/:identificadorWebhook',
-    { config: write, schema: { tags, summary: 'Remove an account-opening webhook', params: IdentificadorParams } },
-    async (request, reply) => {
-      await removeOpeningWebhook(ctx.db, callerOf(ctx, request), request.params.identificadorWebhook);
-      return reply.status(204).send();
-    },
-  );
-};
+    app.delete(
+      '/v1/webhook/:identificadorWebhook',
+      { config: write, schema: { tags, summary: 'Remove an account-opening webhook', params: IdentificadorParams } },
+      async (request, reply) => {
+        await removeOpeningWebhook(ctx.db, callerOf(ctx, request), request.params.identificadorWebhook);
+        return reply.status(204).send();
+      },
+    );
+  };

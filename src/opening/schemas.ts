@@ -14,9 +14,16 @@ export type OpeningWebhookBody = Static<typeof OpeningWebhookBody>;
 
 export const IdentificadorParams = Type.Object({ identificadorWebhook: Type.String({ minLength: 1, maxLength: 64 }) });
 
-export const OpeningWebhookView = Type.Object({ webhookUrl: Type.String(), identificadorWebhook: Type.String(), criacao: Timestamp });
+export const OpeningWebhookView = Type.Object({
+  webhookUrl: Type.String(),
+  identificadorWebhook: Type.String(),
+  criacao: Timestamp,
+});
 
-export const OpeningWebhookListQuery = Type.Object({ inicio: Type.Optional(Timestamp), fim: Type.Optional(Timestamp), ...PaginationQuery }, strict);
+export const OpeningWebhookListQuery = Type.Object(
+  { inicio: Type.Optional(Timestamp), fim: Type.Optional(Timestamp), ...PaginationQuery },
+  strict,
+);
 export type OpeningWebhookListQuery = Static<typeof OpeningWebhookListQuery>;
 export const OpeningWebhookList = pageEnvelope('webhooks', OpeningWebhookView);
 

@@ -14,15 +14,28 @@ import type { Caller } from '../pix/shared/caller.ts';
 import { paginacao } from '../pix/shared/schemas.ts';
 import { keyBelongsTo } from '../pix/webhook/store.ts';
 import { IDENTIFICADOR_WEBHOOK_CHARS, type OpeningWebhookBody, type OpeningWebhookListQuery } from './schemas.ts';
-import { deleteOpeningWebhook, findOpeningWebhook, insertOpeningWebhook, listOpeningWebhooks, urlRegistered, type OpeningWebhookRow } from './store.ts';
+import {
+  deleteOpeningWebhook,
+  findOpeningWebhook,
+  insertOpeningWebhook,
+  listOpeningWebhooks,
+  urlRegistered,
+  type OpeningWebhookRow,
+} from './store.ts';
 
 /** The spec's /v1/webhook error names, by handshake cause. */
 const CAUSE_ERROR: Record<HandshakeCause, { nome: string; mensagem: string }> = {
   invalid_url: { nome: 'url_webhook', mensagem: 'URL do webhook inválida' },
   protocol: { nome: 'protocolo_da_url', mensagem: 'A URL do webhook deve usar o protocolo HTTPS' },
-  mtls_not_enforced: { nome: 'mtls_nao_configurado', mensagem: 'O servidor da URL não exige certificado de cliente (mTLS não configurado)' },
+  mtls_not_enforced: {
+    nome: 'mtls_nao_configurado',
+    mensagem: 'O servidor da URL não exige certificado de cliente (mTLS não configurado)',
+  },
   unreachable: { nome: 'url_inacessivel', mensagem: 'A URL do webhook está inacessível' },
-  timeout: { nome: 'limite_de_tempo_atingido_para_url', mensagem: 'A URL do webhook não respondeu dentro do limite de tempo' },
+  timeout: {
+    nome: 'limite_de_tempo_atingido_para_url',
+    mensagem: 'A URL do webhook não respondeu dentro do limite de tempo',
+  },
   tls: { nome: 'url_falhou_com_erro', mensagem: 'A chamada à URL do webhook falhou com erro' },
   http_status: { nome: 'erro_de_codigo', mensagem: 'A URL do webhook respondeu com código de erro HTTP' },
   no_response: { nome: 'url_informada_nao_existe', mensagem: 'A URL informada não responde' },
@@ -35,16 +48,28 @@ export interface OpeningDeps {
   transport: WebhookTransport;
 }
 
-export const openingWebhookView = (row: OpeningWebhookRow) => ({ webhookUrl: row.webhook_url, identificadorWebhook: row.id, criacao: row.created_at.toISOString() });
+export const openingWebhookView = (row: OpeningWebhookRow) => ({
+  webhookUrl: row.webhook_url,
+  identificadorWebhook: row.id,
+  criacao: row.created_at.toISOString(),
+});
 
-export async function registerOpeningWebhook(deps: OpeningDeps, caller: Caller, body: OpeningWebhookBody): Promise<{ identificadorWebhook: string }> {
+export async function registerOpeningWebhook(
+  deps: OpeningDeps,
+  caller: Caller,
+  body: OpeningWebhookBody,
+): Promise<{ identificadorWebhook: string }> {
   const webhookUrl = 'webhookUrl' in body ? body.webhookUrl : body.url;
   const chave = 'chave' in body ? (body.chave ?? null) : null;
   if (chave !== null && !(await keyBelongsTo(deps.db, caller.accountId, chave))) {
     throw new ApiError(400, 'chave_invalida', `A chave ${chave} não é uma chave ativa desta conta.`);
   }
-  if (await urlRegistered(deps.db, caller.accountId, webhookUrl)) throw new ApiError(409, 'url_cadastrada', 'Esta URL já está cadastrada como webhook desta conta.');
-  const result = await verifyReceiver(deps.transport, webhookUrl, { skipMtlsCheck: false, timeoutMs: webhookSettings().registrationTimeoutMs });
+  if (await urlRegistered(deps.db, caller.accountId, webhookUrl))
+    throw new ApiError(409, 'url_cadastrada', 'Esta URL já está cadastrada como webhook desta conta.');
+  const result = await verifyReceiver(deps.transport, webhookUrl, {
+    skipMtlsCheck: false,
+    timeoutMs: webhookSettings().registrationTimeoutMs,
+  });
   if (!result.ok) {
     const error = CAUSE_ERROR[result.cause];
     throw new ApiError(400, error.nome, `${error.mensagem}: ${result.detail}`);
@@ -61,7 +86,8 @@ export async function registerOpeningWebhook(deps: OpeningDeps, caller: Caller, 
   return { identificadorWebhook: saved.id };
 }
 
-const unknownWebhook = (id: string) => new ApiError(404, WEBHOOK_UNKNOWN, `Nenhum webhook com identificador ${id} nesta conta.`);
+const unknownWebhook = (id: string) =>
+  new ApiError(404, WEBHOOK_UNKNOWN, `Nenhum webhook com identificador ${id} nesta conta.`);
 
 export async function readOpeningWebhook(db: Database, caller: Caller, id: string) {
   const row = await findOpeningWebhook(db, caller.accountId, id);
@@ -81,5 +107,8 @@ export async function listOpeningWebhookPage(db: Database, caller: Caller, query
   const page = query['paginacao.paginaAtual'] ?? 0;
   const pageSize = query['paginacao.itensPorPagina'] ?? LIMITS.pageSizeDefault;
   const { rows, total } = await listOpeningWebhooks(db, caller.accountId, inicio, fim, page, pageSize);
-  return { parametros: { inicio: inicio.toISOString(), fim: fim.toISOString(), paginacao: paginacao(page, pageSize, total) }, webhooks: rows.map(openingWebhookView) };
+  return {
+    parametros: { inicio: inicio.toISOString(), fim: fim.toISOString(), paginacao: paginacao(page, pageSize, total) },
+    webhooks: rows.map(openingWebhookView),
+  };
 }

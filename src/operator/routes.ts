@@ -13,48 +13,66 @@ import { scheduleOperatorRoutes } from '../pix/schedules/creation-routes.ts';
 const tags = ['Operator'];
 const hide = true;
 
-export const operatorRoutes = (ctx: AppContext): FastifyPluginAsync => async (base) => {
-  const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  app.addHook('onRequest', async (request) => {
-    const secret = bearerToken(request);
-    if (!secret || !(await operatorSecretValid(ctx.db, secret))) throw new ApiError(401, 'nao_autorizado', 'Segredo de operador ausente ou inválido.');
-  });
-  // `pixd schedule create` (after the hook above, so the operator secret guards it too).
-  await app.register(scheduleOperatorRoutes(ctx));
+export const operatorRoutes =
+  (ctx: AppContext): FastifyPluginAsync =>
+  async (base) => {
+    const app = base.withTypeProvider<TypeBoxTypeProvider>();
+    app.addHook('onRequest', async (request) => {
+      const secret = bearerToken(request);
+      if (!secret || !(await operatorSecretValid(ctx.db, secret)))
+        throw new ApiError(401, 'nao_autorizado', 'Segredo de operador ausente ou inválido.');
+    });
+    // `pixd schedule create` (after the hook above, so the operator secret guards it too).
+    await app.register(scheduleOperatorRoutes(ctx));
 
-  app.post(
-    '/operator/accounts',
-    {
-      schema: {
-        tags,
-        hide,
-        body: Type.Object(
-          { nome: Type.Optional(Type.String()), documento: Type.Optional(Type.String()), scopes: Type.Optional(Type.Array(Type.String())), cidade: Type.Optional(Type.String()) },
-          { additionalProperties: false },
-        ),
+    app.post(
+      '/operator/accounts',
+      {
+        schema: {
+          tags,
+          hide,
+          body: Type.Object(
+            {
+              nome: Type.Optional(Type.String()),
+              documento: Type.Optional(Type.String()),
+              scopes: Type.Optional(Type.Array(Type.String())),
+              cidade: Type.Optional(Type.String()),
+            },
+            { additionalProperties: false },
+          ),
+        },
       },
-    },
-    async (request, reply) => {
-      try {
-        return reply.status(201).send(await createAccount(ctx.db, ctx.pki, ctx.clock, request.body));
-      } catch (error) {
-        if (error instanceof AccountInputError) throw new ApiError(400, 'conta_invalida', error.message);
-        throw error;
-      }
-    },
-  );
+      async (request, reply) => {
+        try {
+          return reply.status(201).send(await createAccount(ctx.db, ctx.pki, ctx.clock, request.body));
+        } catch (error) {
+          if (error instanceof AccountInputError) throw new ApiError(400, 'conta_invalida', error.message);
+          throw error;
+        }
+      },
+    );
 
-  app.post(
-    '/operator/blocked-documents',
-    { schema: { tags, hide, body: Type.Object({ documento: Type.String(), motivo: Type.String({ maxLength: 200 }) }, { additionalProperties: false }) } },
-    async (request, reply) => {
-      const { documento, motivo } = request.body;
-      if (!isValidCpf(documento) && !isValidCnpj(documento)) throw new ApiError(400, 'documento_invalido', `"${documento}" não é um CPF ou CNPJ válido.`);
-      await ctx.db.query(
-        'insert into blocked_documents (documento, reason, created_at) values ($1, $2, $3) on conflict (documento) do update set reason = excluded.reason',
-        [documento, motivo, ctx.clock.now()],
-      );
-      return reply.status(201).send({ documento, motivo });
-    },
-  );
-};
+    app.post(
+      '/operator/blocked-documents',
+      {
+        schema: {
+          tags,
+          hide,
+          body: Type.Object(
+            { documento: Type.String(), motivo: Type.String({ maxLength: 200 }) },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      async (request, reply) => {
+        const { documento, motivo } = request.body;
+        if (!isValidCpf(documento) && !isValidCnpj(documento))
+          throw new ApiError(400, 'documento_invalido', `"${documento}" não é um CPF ou CNPJ válido.`);
+        await ctx.db.query(
+          'insert into blocked_documents (documento, reason, created_at) values ($1, $2, $3) on conflict (documento) do update set reason = excluded.reason',
+          [documento, motivo, ctx.clock.now()],
+        );
+        return reply.status(201).send({ documento, motivo });
+      },
+    );
+  };

@@ -27,7 +27,9 @@ export async function ensureServicePki(db: Database, config: Config): Promise<Se
   const altNames = serverAltNames(config);
   const pki = await db.withAdvisoryLock(MIGRATION_LOCK_ID, async (sql) => {
     const ca = await loadOrCreate(sql, 'pki.ca', () => createCa('pixd Root CA'));
-    let server = await loadOrCreate(sql, 'pki.server', () => issueCertificate(ca, { commonName: 'pixd', usage: 'server', altNames }));
+    let server = await loadOrCreate(sql, 'pki.server', () =>
+      issueCertificate(ca, { commonName: 'pixd', usage: 'server', altNames }),
+    );
     const served = new Set(certificateAltNames(server.certPem));
     if (!altNames.every((name) => served.has(name))) {
       // The public address changed: reissue so clients connecting by the new name still verify us.
@@ -35,10 +37,16 @@ export async function ensureServicePki(db: Database, config: Config): Promise<Se
       server = issueCertificate(ca, { commonName: 'pixd', usage: 'server', altNames: names });
       await writeState(sql, 'pki.server', server);
     }
-    const webhookClient = await loadOrCreate(sql, 'pki.webhook_client', () => issueCertificate(ca, { commonName: 'pixd webhooks', usage: 'client' }));
+    const webhookClient = await loadOrCreate(sql, 'pki.webhook_client', () =>
+      issueCertificate(ca, { commonName: 'pixd webhooks', usage: 'client' }),
+    );
     // Named for the public hosts: payers' institutions match the signer to the location's domain.
-    const jws = await loadOrCreate(sql, 'pki.jws', () => issueCertificate(ca, { commonName: 'pixd payload signing', usage: 'server', altNames }));
-    const signing = await loadOrCreate(sql, 'auth.token_signing_key', () => ({ base64: randomBytes(32).toString('base64') }));
+    const jws = await loadOrCreate(sql, 'pki.jws', () =>
+      issueCertificate(ca, { commonName: 'pixd payload signing', usage: 'server', altNames }),
+    );
+    const signing = await loadOrCreate(sql, 'auth.token_signing_key', () => ({
+      base64: randomBytes(32).toString('base64'),
+    }));
     return { ca, server, webhookClient, jws, tokenSigningKey: Buffer.from(signing.base64, 'base64') };
   });
   fs.mkdirSync(config.dataDir, { recursive: true });

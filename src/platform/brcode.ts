@@ -166,8 +166,7 @@ function stripHttpsScheme(url: string): string {
 
 /** Dynamic codes carry no amount: the payer fetches it from the location. */
 export function dynamicBrCode(input: DynamicBrCodeInput): string {
-  const merchantAccount =
-    tlv('00', PIX_GUI, 'GUI') + tlv('25', stripHttpsScheme(input.locationUrl), 'location URL');
+  const merchantAccount = tlv('00', PIX_GUI, 'GUI') + tlv('25', stripHttpsScheme(input.locationUrl), 'location URL');
   return assemble({
     pointOfInitiation: '12', // single use: the cobrança behind the location is paid once
     merchantAccount,

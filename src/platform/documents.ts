@@ -26,17 +26,19 @@ export function isValidCnpj(cnpj: string): boolean {
 
 /** Builds a valid document from a numeric prefix: used for generated demo accounts and fictitious payers. */
 export function completeCpf(prefix9: string): string {
-  for (let d1 = 0; d1 < 10; d1++) for (let d2 = 0; d2 < 10; d2++) {
-    const candidate = `${prefix9}${d1}${d2}`;
-    if (isValidCpf(candidate)) return candidate;
-  }
+  for (let d1 = 0; d1 < 10; d1++)
+    for (let d2 = 0; d2 < 10; d2++) {
+      const candidate = `${prefix9}${d1}${d2}`;
+      if (isValidCpf(candidate)) return candidate;
+    }
   throw new RangeError(`no valid CPF for prefix ${prefix9}`);
 }
 
 export function completeCnpj(prefix12: string): string {
-  for (let d1 = 0; d1 < 10; d1++) for (let d2 = 0; d2 < 10; d2++) {
-    const candidate = `${prefix12}${d1}${d2}`;
-    if (isValidCnpj(candidate)) return candidate;
-  }
+  for (let d1 = 0; d1 < 10; d1++)
+    for (let d2 = 0; d2 < 10; d2++) {
+      const candidate = `${prefix12}${d1}${d2}`;
+      if (isValidCnpj(candidate)) return candidate;
+    }
   throw new RangeError(`no valid CNPJ for prefix ${prefix12}`);
 }

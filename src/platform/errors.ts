@@ -87,7 +87,11 @@ export function problemObject(error: ApiError) {
     status: error.statusCode,
     detail: error.detail,
     ...(error.violations.length && {
-      violacoes: error.violations.map((v) => ({ razao: v.reason, propriedade: v.property, ...(v.value !== undefined && { valor: String(v.value) }) })),
+      violacoes: error.violations.map((v) => ({
+        razao: v.reason,
+        propriedade: v.property,
+        ...(v.value !== undefined && { valor: String(v.value) }),
+      })),
     }),
   };
 }
@@ -97,7 +101,13 @@ export function render(format: ErrorFormat, error: ApiError, request: FastifyReq
     case 'problem':
       return problemObject(error);
     case 'named':
-      return { nome: error.errorName, mensagem: error.detail, ...(error.violations.length && { violacoes: error.violations.map((v) => ({ razao: v.reason, propriedade: v.property })) }) };
+      return {
+        nome: error.errorName,
+        mensagem: error.detail,
+        ...(error.violations.length && {
+          violacoes: error.violations.map((v) => ({ razao: v.reason, propriedade: v.property })),
+        }),
+      };
     case 'wrapper':
       return {
         responseTime: responseTimeMs(reply),
@@ -106,7 +116,13 @@ export function render(format: ErrorFormat, error: ApiError, request: FastifyReq
           title: error.errorName,
           status: error.statusCode,
           detail: error.detail,
-          ...(error.violations.length && { violations: error.violations.map((v) => ({ property: v.property, reason: v.reason, value: v.value ?? null })) }),
+          ...(error.violations.length && {
+            violations: error.violations.map((v) => ({
+              property: v.property,
+              reason: v.reason,
+              value: v.value ?? null,
+            })),
+          }),
         },
       };
     case 'billing':
@@ -117,7 +133,9 @@ export function render(format: ErrorFormat, error: ApiError, request: FastifyReq
 }
 
 function describe(error: ApiError): string {
-  return error.violations.length ? `${error.detail} ${error.violations.map((v) => `${v.property}: ${v.reason}`).join('; ')}` : error.detail;
+  return error.violations.length
+    ? `${error.detail} ${error.violations.map((v) => `${v.property}: ${v.reason}`).join('; ')}`
+    : error.detail;
 }
 
 export function correlationId(request: FastifyRequest): string {
@@ -159,9 +177,18 @@ export function toApiError(error: unknown, format: ErrorFormat, config: InvalidR
   if (status && status >= 400 && status < 500) {
     const reason = fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? 'JSON malformado.' : fastifyError.message;
     const name = status === 400 ? invalidName : status === 404 ? 'NaoEncontrado' : GENERIC_INVALID[format];
-    return new ApiError(status, name, reason, status === 400 ? [{ property: config.propertyRoot ?? 'body', reason }] : []);
+    return new ApiError(
+      status,
+      name,
+      reason,
+      status === 400 ? [{ property: config.propertyRoot ?? 'body', reason }] : [],
+    );
   }
-  return new ApiError(500, format === 'problem' ? 'ErroInternoDoServidor' : 'erro_aplicacao', 'Erro interno do servidor.');
+  return new ApiError(
+    500,
+    format === 'problem' ? 'ErroInternoDoServidor' : 'erro_aplicacao',
+    'Erro interno do servidor.',
+  );
 }
 
 interface AjvError {
@@ -177,7 +204,11 @@ function schemaViolation(v: AjvError, root: string | undefined): Violation {
   if (v.keyword === 'required') segments.push(String(v.params.missingProperty));
   const property = [root, ...segments].filter(Boolean).join('.') || (root ?? 'body');
   const reason =
-    v.keyword === 'additionalProperties' ? 'propriedade não permitida.' : v.keyword === 'required' ? 'propriedade obrigatória.' : `não respeita o schema: ${v.message ?? v.keyword}.`;
+    v.keyword === 'additionalProperties'
+      ? 'propriedade não permitida.'
+      : v.keyword === 'required'
+        ? 'propriedade obrigatória.'
+        : `não respeita o schema: ${v.message ?? v.keyword}.`;
   return { property, reason };
 }
 
@@ -187,9 +218,13 @@ export function errorHandler(format: ErrorFormat) {
     const apiError = toApiError(error, format, config);
     if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
     // Both ask the caller to come back: the rate window is a second, and so is a batch backlog's progress.
-    if ((apiError.statusCode === 429 || apiError.statusCode === 503) && !reply.hasHeader('retry-after')) reply.header('retry-after', '1');
+    if ((apiError.statusCode === 429 || apiError.statusCode === 503) && !reply.hasHeader('retry-after'))
+      reply.header('retry-after', '1');
     const type = format === 'problem' ? 'application/problem+json; charset=utf-8' : 'application/json; charset=utf-8';
-    return reply.status(apiError.statusCode).type(type).send(render(format, apiError, request, reply));
+    return reply
+      .status(apiError.statusCode)
+      .type(type)
+      .send(render(format, apiError, request, reply));
   };
 }
 

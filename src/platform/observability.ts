@@ -9,7 +9,12 @@ export function installObservability(app: FastifyInstance, ctx: AppContext): voi
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'pixd_' });
   const labelNames = ['method', 'route', 'status_code'] as const;
-  const requests = new Counter({ name: 'pixd_http_requests_total', help: 'HTTP requests by route', labelNames, registers: [registry] });
+  const requests = new Counter({
+    name: 'pixd_http_requests_total',
+    help: 'HTTP requests by route',
+    labelNames,
+    registers: [registry],
+  });
   const latency = new Histogram({
     name: 'pixd_http_request_duration_seconds',
     help: 'HTTP request latency by route',
@@ -20,7 +25,11 @@ export function installObservability(app: FastifyInstance, ctx: AppContext): voi
 
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, never the raw URL: label cardinality must stay bounded.
-    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: String(reply.statusCode) };
+    const labels = {
+      method: request.method,
+      route: request.routeOptions.url ?? 'unmatched',
+      status_code: String(reply.statusCode),
+    };
     requests.inc(labels);
     latency.observe(labels, reply.elapsedTime / 1000);
   });
@@ -34,7 +43,9 @@ export function installObservability(app: FastifyInstance, ctx: AppContext): voi
     }
   });
 
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()));
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type(registry.contentType).send(await registry.metrics()),
+  );
 }
 
 /**

@@ -45,7 +45,10 @@ function baseCertificate(publicKey: forge.pki.PublicKey, days: number, now: Date
 export function createCa(commonName: string, now = new Date()): KeyPairPem {
   const keys = newKeys();
   const cert = baseCertificate(keys.publicKey, CA_VALIDITY_DAYS, now);
-  const subject = [{ name: 'commonName', value: commonName }, { name: 'organizationName', value: 'pixd' }];
+  const subject = [
+    { name: 'commonName', value: commonName },
+    { name: 'organizationName', value: 'pixd' },
+  ];
   cert.setSubject(subject);
   cert.setIssuer(subject);
   cert.setExtensions([
@@ -70,7 +73,10 @@ export function issueCertificate(ca: KeyPairPem, options: IssueOptions): KeyPair
   const caCert = forge.pki.certificateFromPem(ca.certPem);
   const caKey = forge.pki.privateKeyFromPem(ca.keyPem);
   const cert = baseCertificate(keys.publicKey, CERT_VALIDITY_DAYS, options.now ?? new Date());
-  cert.setSubject([{ name: 'commonName', value: options.commonName }, { name: 'organizationName', value: 'pixd' }]);
+  cert.setSubject([
+    { name: 'commonName', value: options.commonName },
+    { name: 'organizationName', value: 'pixd' },
+  ]);
   cert.setIssuer(caCert.subject.attributes);
   const extensions: object[] = [
     { name: 'basicConstraints', cA: false },

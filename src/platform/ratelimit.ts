@@ -39,7 +39,10 @@ const REDIS_WINDOW_TTL_SECONDS = 2;
 
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: Redis;
-  constructor(url: string, private readonly wallMs: () => number = Date.now) {
+  constructor(
+    url: string,
+    private readonly wallMs: () => number = Date.now,
+  ) {
     this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
   }
 

@@ -26,7 +26,10 @@ const PAY_INVALID = 'PagamentoInvalido';
 /** What the payer's app would read from the request: the target and the amount it fixes, if any. */
 function targetOf(accountId: number, body: SandboxPayRequest): { target: PaymentTarget; fixedCents?: number } {
   const given = [body.txid, body.pixCopiaECola, body.chave, body.conta].filter((v) => v !== undefined).length;
-  if (given !== 1) throw invalid(PAY_INVALID, 'Informe exatamente um de txid, pixCopiaECola, chave ou conta.', [{ property: 'txid', reason: 'um e apenas um destino.' }]);
+  if (given !== 1)
+    throw invalid(PAY_INVALID, 'Informe exatamente um de txid, pixCopiaECola, chave ou conta.', [
+      { property: 'txid', reason: 'um e apenas um destino.' },
+    ]);
   if (body.txid) return { target: { kind: 'charge', accountId, txid: body.txid } };
   if (body.chave) return { target: { kind: 'key', chave: body.chave } };
   if (body.conta) return { target: { kind: 'account', conta: body.conta } };
@@ -36,20 +39,35 @@ function targetOf(accountId: number, body: SandboxPayRequest): { target: Payment
   } catch {
     code = { valid: false } as ReturnType<typeof parseBrCode>;
   }
-  if (!code.valid) throw invalid(PAY_INVALID, 'pixCopiaECola não é um BR Code válido.', [{ property: 'pixCopiaECola', reason: 'BR Code inválido (estrutura ou CRC).' }]);
+  if (!code.valid)
+    throw invalid(PAY_INVALID, 'pixCopiaECola não é um BR Code válido.', [
+      { property: 'pixCopiaECola', reason: 'BR Code inválido (estrutura ou CRC).' },
+    ]);
   const url = code.merchantAccount.get('25');
   if (url) return { target: { kind: 'location', token: url.split('/').pop()! } };
   const chave = code.merchantAccount.get('01');
-  if (!chave) throw invalid(PAY_INVALID, 'O BR Code não tem chave nem location.', [{ property: 'pixCopiaECola', reason: 'sem chave.' }]);
+  if (!chave)
+    throw invalid(PAY_INVALID, 'O BR Code não tem chave nem location.', [
+      { property: 'pixCopiaECola', reason: 'sem chave.' },
+    ]);
   const txid = code.additionalData.get('05');
   const amount = code.fields.get('54');
-  return { target: { kind: 'key', chave, txid: txid && txid !== '***' ? txid : undefined, fromStaticQrCode: true }, fixedCents: amount ? parseAmount(Number(amount).toFixed(2)) : undefined };
+  return {
+    target: { kind: 'key', chave, txid: txid && txid !== '***' ? txid : undefined, fromStaticQrCode: true },
+    fixedCents: amount ? parseAmount(Number(amount).toFixed(2)) : undefined,
+  };
 }
 
 async function chargeAmount(sql: Sql, target: PaymentTarget, now: Date): Promise<number | undefined> {
-  const where = target.kind === 'charge' ? 'c.account_id = $1 and c.txid = $2' : target.kind === 'location' ? 'l.token = $1' : undefined;
+  const where =
+    target.kind === 'charge'
+      ? 'c.account_id = $1 and c.txid = $2'
+      : target.kind === 'location'
+        ? 'l.token = $1'
+        : undefined;
   if (!where) return undefined;
-  const params = target.kind === 'charge' ? [target.accountId, target.txid] : target.kind === 'location' ? [target.token] : [];
+  const params =
+    target.kind === 'charge' ? [target.accountId, target.txid] : target.kind === 'location' ? [target.token] : [];
   const { rows } = await sql.query<{ kind: 'cob' | 'cobv'; amount_cents: number; body: CobBody | CobVBody }>(
     `select c.kind, c.amount_cents, c.body from charges c left join locations l on l.id = c.location_id where ${where}`,
     params,
@@ -61,17 +79,28 @@ export async function sandboxPay(sql: Sql, accountId: number, now: Date, body: S
   const { target, fixedCents } = targetOf(accountId, body);
   const amountCents = body.valor ? parseAmount(body.valor) : (fixedCents ?? (await chargeAmount(sql, target, now)));
   if (amountCents === undefined && (target.kind === 'key' || target.kind === 'account')) {
-    throw invalid(PAY_INVALID, 'Informe o valor do Pix.', [{ property: 'valor', reason: 'valor obrigatório para pagamento a uma chave ou conta.' }]);
+    throw invalid(PAY_INVALID, 'Informe o valor do Pix.', [
+      { property: 'valor', reason: 'valor obrigatório para pagamento a uma chave ou conta.' },
+    ]);
   }
   if (fixedCents !== undefined && amountCents !== fixedCents) {
-    throw invalid(PAY_INVALID, 'O valor difere do fixado no BR Code.', [{ property: 'valor', reason: 'valor diferente do BR Code.', value: body.valor }]);
+    throw invalid(PAY_INVALID, 'O valor difere do fixado no BR Code.', [
+      { property: 'valor', reason: 'valor diferente do BR Code.', value: body.valor },
+    ]);
   }
   try {
     // No amount and no charge: the engine refuses with cobranca_inexistente, as for any unknown target.
-    const received = await receivePix(sql, now, { target, amountCents: amountCents ?? 1, payer: body.pagador ?? FICTITIOUS_PAYER, infoPagador: body.infoPagador, origin: 'sandbox_pay' });
+    const received = await receivePix(sql, now, {
+      target,
+      amountCents: amountCents ?? 1,
+      payer: body.pagador ?? FICTITIOUS_PAYER,
+      infoPagador: body.infoPagador,
+      origin: 'sandbox_pay',
+    });
     return pixView(received, await refundsOf(sql, [received.id]));
   } catch (error) {
-    if (error instanceof PaymentRefused) throw invalid('PixRecusado', error.message, [{ property: 'pagamento', reason: error.code }]);
+    if (error instanceof PaymentRefused)
+      throw invalid('PixRecusado', error.message, [{ property: 'pagamento', reason: error.code }]);
     throw error;
   }
 }

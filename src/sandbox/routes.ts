@@ -18,79 +18,125 @@ import { scheduleSandboxRoutes } from '../pix/schedules/creation-routes.ts';
 const ClockView = Type.Object({ agora: Type.String({ format: 'date-time' }), deslocamentoSegundos: Type.Number() });
 const tags = ['Sandbox'];
 
-export const sandboxRoutes = (ctx: AppContext): FastifyPluginAsync => async (base) => {
-  const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  ctx.outbox.register(SANDBOX_AUTOPAY.topic, autoPaymentHandler(ctx.db, ctx.clock));
-  const view = () => ({ agora: ctx.clock.now().toISOString(), deslocamentoSegundos: ctx.clock.offset / 1000 });
-  await base.register(scheduleSandboxRoutes(ctx));
+export const sandboxRoutes =
+  (ctx: AppContext): FastifyPluginAsync =>
+  async (base) => {
+    const app = base.withTypeProvider<TypeBoxTypeProvider>();
+    ctx.outbox.register(SANDBOX_AUTOPAY.topic, autoPaymentHandler(ctx.db, ctx.clock));
+    const view = () => ({ agora: ctx.clock.now().toISOString(), deslocamentoSegundos: ctx.clock.offset / 1000 });
+    await base.register(scheduleSandboxRoutes(ctx));
 
-  app.get('/sandbox/clock', { schema: { tags, summary: 'The service clock (sandbox)', response: { 200: ClockView } } }, async () => view());
+    app.get(
+      '/sandbox/clock',
+      { schema: { tags, summary: 'The service clock (sandbox)', response: { 200: ClockView } } },
+      async () => view(),
+    );
 
-  app.post(
-    '/sandbox/clock/advance',
-    {
-      schema: {
-        tags,
-        summary: 'Move the service clock forward (sandbox): expiry, due dates and retries follow it',
-        body: Type.Object({ segundos: Type.Integer({ minimum: 1, maximum: CLOCK_ADVANCE_MAX_SECONDS }) }, { additionalProperties: false }),
-        response: { 200: ClockView },
+    app.post(
+      '/sandbox/clock/advance',
+      {
+        schema: {
+          tags,
+          summary: 'Move the service clock forward (sandbox): expiry, due dates and retries follow it',
+          body: Type.Object(
+            { segundos: Type.Integer({ minimum: 1, maximum: CLOCK_ADVANCE_MAX_SECONDS }) },
+            { additionalProperties: false },
+          ),
+          response: { 200: ClockView },
+        },
       },
-    },
-    async (request) => {
-      await advanceClock(ctx.db, ctx.clock, request.body.segundos);
-      return view();
-    },
-  );
-
-  app.post('/sandbox/clock/reset', { schema: { tags, summary: 'Put the service clock back to real time (sandbox)', response: { 200: ClockView } } }, async () => {
-    await resetClock(ctx.db, ctx.clock);
-    return view();
-  });
-
-  app.post(
-    '/sandbox/pix/pay',
-    {
-      config: { invalidRequest: 'PagamentoInvalido', propertyRoot: 'pagamento' },
-      schema: {
-        tags,
-        summary: 'Pay a charge, a QR code or a key as a fictitious payer (sandbox), with the validation of a real payment',
-        body: Type.Object(
-          {
-            txid: Type.Optional(Txid),
-            pixCopiaECola: Type.Optional(Type.String({ maxLength: 512 })),
-            chave: Type.Optional(Chave),
-            conta: Type.Optional(Type.String({ pattern: `^\\d{1,${LIMITS.contaMaxDigits}}$`, description: 'Pay by bank data: the receiving account number.' })),
-            valor: Type.Optional(Amount),
-            pagador: Type.Optional(Type.Object({ nome: Type.String({ minLength: 1, maxLength: 200 }), cpf: Type.Optional(Cpf), cnpj: Type.Optional(Cnpj) }, { additionalProperties: false })),
-            infoPagador: Type.Optional(Type.String({ maxLength: 140 })),
-          },
-          { additionalProperties: false },
-        ),
-        response: { 201: PixView },
+      async (request) => {
+        await advanceClock(ctx.db, ctx.clock, request.body.segundos);
+        return view();
       },
-    },
-    async (request, reply) => {
-      const payerViolations = request.body.pagador ? devedorViolations(request.body.pagador, 'pagamento', true).map((v) => ({ ...v, property: v.property.replace('.devedor', '.pagador') })) : [];
-      if (payerViolations.length) throw invalid('PagamentoInvalido', 'Pagador inválido.', payerViolations);
-      const view = await ctx.db.tx((sql) => sandboxPay(sql, request.principal.accountId, ctx.clock.now(), request.body));
-      ctx.outbox.wake();
-      return reply.status(201).send(view);
-    },
-  );
+    );
 
-  app.post(
-    '/sandbox/saldo/bloqueios',
-    {
-      config: { invalidRequest: 'BloqueioInvalido' },
-      schema: {
-        tags,
-        summary: 'Block part of the available balance (sandbox): judicial or MED',
-        body: Type.Object({ tipo: Type.Union([Type.Literal('judicial'), Type.Literal('med')]), valor: Amount }, { additionalProperties: false }),
+    app.post(
+      '/sandbox/clock/reset',
+      { schema: { tags, summary: 'Put the service clock back to real time (sandbox)', response: { 200: ClockView } } },
+      async () => {
+        await resetClock(ctx.db, ctx.clock);
+        return view();
       },
-    },
-    async (request, reply) => {
-      await ctx.db.tx((sql) => blockBalance(sql, request.principal.accountId, request.body.tipo, parseAmount(request.body.valor), ctx.clock.now()));
-      return reply.status(201).send({ tipo: request.body.tipo, valor: request.body.valor });
-    },
-  );
-};
+    );
+
+    app.post(
+      '/sandbox/pix/pay',
+      {
+        config: { invalidRequest: 'PagamentoInvalido', propertyRoot: 'pagamento' },
+        schema: {
+          tags,
+          summary:
+            'Pay a charge, a QR code or a key as a fictitious payer (sandbox), with the validation of a real payment',
+          body: Type.Object(
+            {
+              txid: Type.Optional(Txid),
+              pixCopiaECola: Type.Optional(Type.String({ maxLength: 512 })),
+              chave: Type.Optional(Chave),
+              conta: Type.Optional(
+                Type.String({
+                  pattern: `^\\d{1,${LIMITS.contaMaxDigits}}$`,
+                  description: 'Pay by bank data: the receiving account number.',
+                }),
+              ),
+              valor: Type.Optional(Amount),
+              pagador: Type.Optional(
+                Type.Object(
+                  {
+                    nome: Type.String({ minLength: 1, maxLength: 200 }),
+                    cpf: Type.Optional(Cpf),
+                    cnpj: Type.Optional(Cnpj),
+                  },
+                  { additionalProperties: false },
+                ),
+              ),
+              infoPagador: Type.Optional(Type.String({ maxLength: 140 })),
+            },
+            { additionalProperties: false },
+          ),
+          response: { 201: PixView },
+        },
+      },
+      async (request, reply) => {
+        const payerViolations = request.body.pagador
+          ? devedorViolations(request.body.pagador, 'pagamento', true).map((v) => ({
+              ...v,
+              property: v.property.replace('.devedor', '.pagador'),
+            }))
+          : [];
+        if (payerViolations.length) throw invalid('PagamentoInvalido', 'Pagador inválido.', payerViolations);
+        const view = await ctx.db.tx((sql) =>
+          sandboxPay(sql, request.principal.accountId, ctx.clock.now(), request.body),
+        );
+        ctx.outbox.wake();
+        return reply.status(201).send(view);
+      },
+    );
+
+    app.post(
+      '/sandbox/saldo/bloqueios',
+      {
+        config: { invalidRequest: 'BloqueioInvalido' },
+        schema: {
+          tags,
+          summary: 'Block part of the available balance (sandbox): judicial or MED',
+          body: Type.Object(
+            { tipo: Type.Union([Type.Literal('judicial'), Type.Literal('med')]), valor: Amount },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      async (request, reply) => {
+        await ctx.db.tx((sql) =>
+          blockBalance(
+            sql,
+            request.principal.accountId,
+            request.body.tipo,
+            parseAmount(request.body.valor),
+            ctx.clock.now(),
+          ),
+        );
+        return reply.status(201).send({ tipo: request.body.tipo, valor: request.body.valor });
+      },
+    );
+  };

@@ -23,7 +23,11 @@ export function qualifiesForAutoPayment(amountCents: number): boolean {
   return amountCents >= SANDBOX_AUTOPAY.minCents && amountCents <= SANDBOX_AUTOPAY.maxCents;
 }
 
-export async function scheduleAutoPayment(sql: Sql, charge: { accountId: number; txid: string; amountCents: number }, now: Date): Promise<boolean> {
+export async function scheduleAutoPayment(
+  sql: Sql,
+  charge: { accountId: number; txid: string; amountCents: number },
+  now: Date,
+): Promise<boolean> {
   if (!qualifiesForAutoPayment(charge.amountCents)) return false;
   await enqueue(sql, {
     topic: SANDBOX_AUTOPAY.topic,

@@ -25,96 +25,137 @@ const REC_STATUS = ['CRIADA', 'APROVADA', 'REJEITADA', 'EXPIRADA', 'CANCELADA'] 
 const COBR_STATUS = ['CRIADA', 'ATIVA', 'CONCLUIDA', 'EXPIRADA', 'REJEITADA', 'CANCELADA'] as const;
 const literals = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
 
-const newRecId = (now: Date) => `RR${RECEIVER_ISPB}${now.toISOString().slice(0, 10).replaceAll('-', '')}${randomAlphanumeric(11)}`;
+const newRecId = (now: Date) =>
+  `RR${RECEIVER_ISPB}${now.toISOString().slice(0, 10).replaceAll('-', '')}${randomAlphanumeric(11)}`;
 const WEBHOOK_TOPIC_LIST = [...Object.values(WEBHOOK_TOPICS), OPENING_TOPIC];
 
 const Emitted = Type.Object({ topico: Type.String(), entrega: Type.Integer(), corpo: Type.Unknown() });
 
-export const sandboxWebhookRoutes = (ctx: AppContext): FastifyPluginAsync => async (base) => {
-  const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  const dispatcher = webhookDispatcher(base, ctx);
+export const sandboxWebhookRoutes =
+  (ctx: AppContext): FastifyPluginAsync =>
+  async (base) => {
+    const app = base.withTypeProvider<TypeBoxTypeProvider>();
+    const dispatcher = webhookDispatcher(base, ctx);
 
-  app.post(
-    '/sandbox/webhooks/rec',
-    {
-      schema: {
-        tags,
-        summary: 'Emit a test recurrence event to the account\'s /v2/webhookrec webhook (sandbox)',
-        body: Type.Object({ idRec: Type.Optional(Type.String({ pattern: REC_ID_PATTERN })), status: Type.Optional(literals(REC_STATUS)) }, strict),
-        response: { 202: Emitted },
+    app.post(
+      '/sandbox/webhooks/rec',
+      {
+        schema: {
+          tags,
+          summary: "Emit a test recurrence event to the account's /v2/webhookrec webhook (sandbox)",
+          body: Type.Object(
+            {
+              idRec: Type.Optional(Type.String({ pattern: REC_ID_PATTERN })),
+              status: Type.Optional(literals(REC_STATUS)),
+            },
+            strict,
+          ),
+          response: { 202: Emitted },
+        },
       },
-    },
-    async (request, reply) => {
-      const now = ctx.clock.now();
-      const idRec = request.body.idRec ?? newRecId(now);
-      const status: string = request.body.status ?? 'APROVADA';
-      const item = { idRec, status, atualizacao: [{ status: 'CRIADA', data: now.toISOString() }, ...(status === 'CRIADA' ? [] : [{ status, data: now.toISOString() }])] };
-      const id = await ctx.db.tx((sql) => enqueueAccountEvent(sql, 'rec', request.principal.accountId, item, idRec, now));
-      dispatcher.wake();
-      return reply.status(202).send({ topico: WEBHOOK_TOPICS.rec, entrega: id, corpo: { recs: [item] } });
-    },
-  );
-
-  app.post(
-    '/sandbox/webhooks/cobr',
-    {
-      schema: {
-        tags,
-        summary: 'Emit a test automatic-charge event to the account\'s /v2/webhookcobr webhook (sandbox)',
-        body: Type.Object({ idRec: Type.Optional(Type.String({ pattern: REC_ID_PATTERN })), txid: Type.Optional(Txid), status: Type.Optional(literals(COBR_STATUS)) }, strict),
-        response: { 202: Emitted },
+      async (request, reply) => {
+        const now = ctx.clock.now();
+        const idRec = request.body.idRec ?? newRecId(now);
+        const status: string = request.body.status ?? 'APROVADA';
+        const item = {
+          idRec,
+          status,
+          atualizacao: [
+            { status: 'CRIADA', data: now.toISOString() },
+            ...(status === 'CRIADA' ? [] : [{ status, data: now.toISOString() }]),
+          ],
+        };
+        const id = await ctx.db.tx((sql) =>
+          enqueueAccountEvent(sql, 'rec', request.principal.accountId, item, idRec, now),
+        );
+        dispatcher.wake();
+        return reply.status(202).send({ topico: WEBHOOK_TOPICS.rec, entrega: id, corpo: { recs: [item] } });
       },
-    },
-    async (request, reply) => {
-      const now = ctx.clock.now();
-      const idRec = request.body.idRec ?? newRecId(now);
-      const txid = request.body.txid ?? randomAlphanumeric(LIMITS.txidAssignedChars);
-      const status: string = request.body.status ?? 'ATIVA';
-      const item = { idRec, txid, status, atualizacao: [{ status, data: now.toISOString() }] };
-      const id = await ctx.db.tx((sql) => enqueueAccountEvent(sql, 'cobr', request.principal.accountId, item, txid, now));
-      dispatcher.wake();
-      return reply.status(202).send({ topico: WEBHOOK_TOPICS.cobr, entrega: id, corpo: { cobsr: [item] } });
-    },
-  );
+    );
 
-  app.post(
-    '/sandbox/webhooks/abertura-conta',
-    {
-      schema: {
-        tags,
-        summary: 'Emit an account-opening event to every /v1/webhook of the account (sandbox)',
-        body: Type.Object({ identificador: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })), evento: literals(OPENING_EVENTS) }, strict),
-        response: { 202: Type.Object({ identificador: Type.String(), evento: Type.String(), webhooks: Type.Integer() }) },
+    app.post(
+      '/sandbox/webhooks/cobr',
+      {
+        schema: {
+          tags,
+          summary: "Emit a test automatic-charge event to the account's /v2/webhookcobr webhook (sandbox)",
+          body: Type.Object(
+            {
+              idRec: Type.Optional(Type.String({ pattern: REC_ID_PATTERN })),
+              txid: Type.Optional(Txid),
+              status: Type.Optional(literals(COBR_STATUS)),
+            },
+            strict,
+          ),
+          response: { 202: Emitted },
+        },
       },
-    },
-    async (request, reply) => {
-      const now = ctx.clock.now();
-      const identificador = request.body.identificador ?? randomAlphanumeric(LIMITS.txidAssignedChars);
-      const evento = request.body.evento as (typeof OPENING_EVENTS)[number];
-      const webhooks = await ctx.db.tx((sql) => enqueueOpeningEvent(sql, request.principal.accountId, identificador, evento, now));
-      dispatcher.wake();
-      return reply.status(202).send({ identificador, evento, webhooks });
-    },
-  );
+      async (request, reply) => {
+        const now = ctx.clock.now();
+        const idRec = request.body.idRec ?? newRecId(now);
+        const txid = request.body.txid ?? randomAlphanumeric(LIMITS.txidAssignedChars);
+        const status: string = request.body.status ?? 'ATIVA';
+        const item = { idRec, txid, status, atualizacao: [{ status, data: now.toISOString() }] };
+        const id = await ctx.db.tx((sql) =>
+          enqueueAccountEvent(sql, 'cobr', request.principal.accountId, item, txid, now),
+        );
+        dispatcher.wake();
+        return reply.status(202).send({ topico: WEBHOOK_TOPICS.cobr, entrega: id, corpo: { cobsr: [item] } });
+      },
+    );
 
-  app.get(
-    '/sandbox/webhooks/entregas',
-    {
-      schema: {
-        tags,
-        summary: 'Recent webhook deliveries of the caller\'s account, each with every attempt (sandbox)',
-        querystring: Type.Object(
-          {
-            limite: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.webhookInspectionMaxItems, default: 50 })),
-            topico: Type.Optional(literals(WEBHOOK_TOPIC_LIST)),
+    app.post(
+      '/sandbox/webhooks/abertura-conta',
+      {
+        schema: {
+          tags,
+          summary: 'Emit an account-opening event to every /v1/webhook of the account (sandbox)',
+          body: Type.Object(
+            {
+              identificador: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+              evento: literals(OPENING_EVENTS),
+            },
+            strict,
+          ),
+          response: {
+            202: Type.Object({ identificador: Type.String(), evento: Type.String(), webhooks: Type.Integer() }),
           },
-          strict,
-        ),
+        },
       },
-    },
-    async (request) => {
-      const topics = request.query.topico ? [request.query.topico] : WEBHOOK_TOPIC_LIST;
-      return { entregas: await recentDeliveries(ctx.db, request.principal.accountId, topics, request.query.limite ?? 50) };
-    },
-  );
-};
+      async (request, reply) => {
+        const now = ctx.clock.now();
+        const identificador = request.body.identificador ?? randomAlphanumeric(LIMITS.txidAssignedChars);
+        const evento = request.body.evento as (typeof OPENING_EVENTS)[number];
+        const webhooks = await ctx.db.tx((sql) =>
+          enqueueOpeningEvent(sql, request.principal.accountId, identificador, evento, now),
+        );
+        dispatcher.wake();
+        return reply.status(202).send({ identificador, evento, webhooks });
+      },
+    );
+
+    app.get(
+      '/sandbox/webhooks/entregas',
+      {
+        schema: {
+          tags,
+          summary: "Recent webhook deliveries of the caller's account, each with every attempt (sandbox)",
+          querystring: Type.Object(
+            {
+              limite: Type.Optional(
+                Type.Integer({ minimum: 1, maximum: LIMITS.webhookInspectionMaxItems, default: 50 }),
+              ),
+              topico: Type.Optional(literals(WEBHOOK_TOPIC_LIST)),
+            },
+            strict,
+          ),
+        },
+      },
+      async (request) => {
+        const topics = request.query.topico ? [request.query.topico] : WEBHOOK_TOPIC_LIST;
+        return {
+          entregas: await recentDeliveries(ctx.db, request.principal.accountId, topics, request.query.limite ?? 50),
+        };
+      },
+    );
+  };

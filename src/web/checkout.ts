@@ -15,7 +15,9 @@ const notFound = () => billingError(404, 'checkout_not_found', 'Página de pagam
 export async function checkoutData(sql: Sql, checkoutToken: string, environment: string) {
   const charge = await findCharge(sql, { checkoutToken });
   if (!charge) throw notFound();
-  const { rows } = await sql.query<{ payee_code: string }>('select payee_code from accounts where id = $1', [charge.account_id]);
+  const { rows } = await sql.query<{ payee_code: string }>('select payee_code from accounts where id = $1', [
+    charge.account_id,
+  ]);
   return {
     charge_id: charge.id,
     status: charge.status,
@@ -27,10 +29,19 @@ export async function checkoutData(sql: Sql, checkoutToken: string, environment:
   };
 }
 
-export async function checkoutPay(sql: Sql, checkoutToken: string, card: CreditCardInput, now: Date, publicUrl: string): Promise<string> {
+export async function checkoutPay(
+  sql: Sql,
+  checkoutToken: string,
+  card: CreditCardInput,
+  now: Date,
+  publicUrl: string,
+): Promise<string> {
   const charge = await findCharge(sql, { checkoutToken });
   if (!charge) throw notFound();
   const caller: BillingCaller = { accountId: charge.account_id, now, publicUrl };
-  const paid = charge.status === 'unpaid' ? await retryCharge(sql, caller, charge.id, card) : await payCharge(sql, caller, charge.id, card);
+  const paid =
+    charge.status === 'unpaid'
+      ? await retryCharge(sql, caller, charge.id, card)
+      : await payCharge(sql, caller, charge.id, card);
   return paid.status;
 }

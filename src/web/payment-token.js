@@ -21,7 +21,11 @@ function detectBrand(number) {
   const digits = String(number).replace(/\s+/g, '');
   if (!/^\d+$/.test(digits)) fail(400, 'invalid_card_number', 'O número do cartão deve conter somente dígitos.');
   for (const [brand, pattern] of BRAND_PATTERNS) if (new RegExp(pattern).test(digits)) return brand;
-  return fail(INVALID_BRAND_CODE, 'invalid_brand', 'Bandeira não identificada ou não aceita: visa, mastercard, amex, diners, elo.');
+  return fail(
+    INVALID_BRAND_CODE,
+    'invalid_brand',
+    'Bandeira não identificada ou não aceita: visa, mastercard, amex, diners, elo.',
+  );
 }
 
 // --- RSA PKCS#1 v1.5 encryption with BigInt (WebCrypto offers only RSA-OAEP) ---
@@ -83,9 +87,12 @@ function encryptPkcs1(publicKeyB64, text) {
   block[1] = 2;
   const padding = block.subarray(2, size - message.length - 1);
   crypto.getRandomValues(padding);
-  for (let i = 0; i < padding.length; i++) while (padding[i] === 0) padding[i] = crypto.getRandomValues(new Uint8Array(1))[0];
+  for (let i = 0; i < padding.length; i++)
+    while (padding[i] === 0) padding[i] = crypto.getRandomValues(new Uint8Array(1))[0];
   block.set(message, size - message.length);
-  const c = modPow(toBigInt(block), e, n).toString(16).padStart(size * 2, '0');
+  const c = modPow(toBigInt(block), e, n)
+    .toString(16)
+    .padStart(size * 2, '0');
   return bytesToBase64(Uint8Array.from(c.match(/../g), (h) => parseInt(h, 16)));
 }
 
@@ -93,17 +100,24 @@ function encryptPkcs1(publicKeyB64, text) {
 async function getJson(url) {
   const response = await fetch(url, { method: 'GET' });
   const body = await response.json().catch(() => ({}));
-  if (!response.ok || body.code !== 200) fail(body.code ?? response.status, body.error ?? 'request_error', body.error_description ?? `HTTP ${response.status}`);
+  if (!response.ok || body.code !== 200)
+    fail(
+      body.code ?? response.status,
+      body.error ?? 'request_error',
+      body.error_description ?? `HTTP ${response.status}`,
+    );
   return body.data;
 }
 
 function validCardData(data) {
   if (!data || typeof data !== 'object') fail(400, 'invalid_card_data', 'Informe os dados do cartão.');
   for (const key of ['brand', 'number', 'cvv', 'expirationMonth', 'expirationYear']) {
-    if (typeof data[key] !== 'string' || !data[key]) fail(400, 'invalid_card_data', `O atributo [${key}] é obrigatório.`);
+    if (typeof data[key] !== 'string' || !data[key])
+      fail(400, 'invalid_card_data', `O atributo [${key}] é obrigatório.`);
   }
   const number = data.number.replace(/\s+/g, '');
-  if (detectBrand(number) !== data.brand.toLowerCase()) fail(INVALID_BRAND_CODE, 'invalid_brand', 'A bandeira não corresponde ao número do cartão.');
+  if (detectBrand(number) !== data.brand.toLowerCase())
+    fail(INVALID_BRAND_CODE, 'invalid_brand', 'A bandeira não corresponde ao número do cartão.');
   const card = {
     brand: data.brand.toLowerCase(),
     number,
@@ -126,22 +140,36 @@ const CreditCard = {
   total: null,
   creditCard: null,
   /** Where pixd answers (defaults to the origin this library was served from). */
-  setBaseUrl(url) { this.baseUrl = String(url).replace(/\/+$/, ''); return this; },
+  setBaseUrl(url) {
+    this.baseUrl = String(url).replace(/\/+$/, '');
+    return this;
+  },
   setAccount(payeeCode) {
-    if (typeof payeeCode !== 'string' || !/^[a-zA-Z0-9]{32}$/.test(payeeCode)) fail(400, 'invalid_account', 'Identificador de conta inválido.');
+    if (typeof payeeCode !== 'string' || !/^[a-zA-Z0-9]{32}$/.test(payeeCode))
+      fail(400, 'invalid_account', 'Identificador de conta inválido.');
     this.account = payeeCode;
     return this;
   },
   setEnvironment(environment) {
-    if (!['production', 'sandbox'].includes(environment)) fail(400, 'invalid_environment', 'Ambiente: "production" ou "sandbox".');
+    if (!['production', 'sandbox'].includes(environment))
+      fail(400, 'invalid_environment', 'Ambiente: "production" ou "sandbox".');
     this.environment = environment;
     return this;
   },
-  setCardNumber(number) { this.cardNumber = number; return this; },
-  async verifyCardBrand() { return detectBrand(this.cardNumber ?? ''); },
-  setBrand(brand) { this.brand = String(brand).toLowerCase(); return this; },
+  setCardNumber(number) {
+    this.cardNumber = number;
+    return this;
+  },
+  async verifyCardBrand() {
+    return detectBrand(this.cardNumber ?? '');
+  },
+  setBrand(brand) {
+    this.brand = String(brand).toLowerCase();
+    return this;
+  },
   setTotal(total) {
-    if (!Number.isInteger(total) || total < 1) fail(400, 'invalid_total', 'O total deve ser um inteiro positivo em centavos.');
+    if (!Number.isInteger(total) || total < 1)
+      fail(400, 'invalid_total', 'O total deve ser um inteiro positivo em centavos.');
     this.total = total;
     return this;
   },
@@ -149,12 +177,17 @@ const CreditCard = {
     const query = new URLSearchParams({ brand: this.brand ?? '', total: String(this.total) });
     return getJson(`${this.baseUrl}/v1/installments/${encodeURIComponent(this.account)}/jsonp?${query}`);
   },
-  setCreditCardData(data) { this.creditCard = validCardData(data); return this; },
+  setCreditCardData(data) {
+    this.creditCard = validCardData(data);
+    return this;
+  },
   async getPaymentToken() {
     if (!this.account) fail(400, 'invalid_account', 'Chame setAccount antes.');
     const publicKey = await getJson(`${this.baseUrl}/v1/pubkey?code=${encodeURIComponent(this.account)}`);
     const data = encryptPkcs1(publicKey, JSON.stringify(this.creditCard));
-    return getJson(`${this.baseUrl}/v1/card/${encodeURIComponent(this.account)}/jsonp?${new URLSearchParams({ data })}`);
+    return getJson(
+      `${this.baseUrl}/v1/card/${encodeURIComponent(this.account)}/jsonp?${new URLSearchParams({ data })}`,
+    );
   },
 };
 

@@ -29,22 +29,47 @@ function library(): { esm: string; script: string } {
 
 const TokenParams = Type.Object({ token: Type.String({ minLength: 10, maxLength: 64 }) });
 const { payment_token, installments, customer, billing_address } = CreditCard.properties;
-const CheckoutPay = Type.Object({ payment_token, installments, customer, billing_address }, { additionalProperties: false });
+const CheckoutPay = Type.Object(
+  { payment_token, installments, customer, billing_address },
+  { additionalProperties: false },
+);
 const tags = ['Pages'];
 
-export const webRoutes = (ctx: AppContext): FastifyPluginAsync => async (base) => {
-  const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  const lib = library();
-  const page = read('checkout.html');
-  const js = 'text/javascript; charset=utf-8';
+export const webRoutes =
+  (ctx: AppContext): FastifyPluginAsync =>
+  async (base) => {
+    const app = base.withTypeProvider<TypeBoxTypeProvider>();
+    const lib = library();
+    const page = read('checkout.html');
+    const js = 'text/javascript; charset=utf-8';
 
-  app.get('/web/payment-token.mjs', { schema: { tags, summary: 'Payment-token browser library (ES module)' } }, async (_request, reply) => reply.type(js).send(lib.esm));
-  app.get('/web/payment-token.js', { schema: { tags, summary: 'Payment-token browser library (plain script, global PixdPayment)' } }, async (_request, reply) => reply.type(js).send(lib.script));
-  app.get('/checkout/:token', { schema: { tags, summary: 'Checkout page of a charge', params: TokenParams } }, async (_request, reply) => reply.type('text/html; charset=utf-8').send(page));
-  app.get('/checkout/:token/data', { schema: { hide: true, params: TokenParams } }, async (request) => checkoutData(ctx.db, request.params.token, ctx.config.environment));
-  app.post('/checkout/:token/pay', { schema: { hide: true, params: TokenParams, body: CheckoutPay } }, async (request) => {
-    const status = await ctx.db.tx((sql) => checkoutPay(sql, request.params.token, request.body, ctx.clock.now(), ctx.config.publicUrl));
-    ctx.outbox.wake();
-    return { code: 200, status };
-  });
-};
+    app.get(
+      '/web/payment-token.mjs',
+      { schema: { tags, summary: 'Payment-token browser library (ES module)' } },
+      async (_request, reply) => reply.type(js).send(lib.esm),
+    );
+    app.get(
+      '/web/payment-token.js',
+      { schema: { tags, summary: 'Payment-token browser library (plain script, global PixdPayment)' } },
+      async (_request, reply) => reply.type(js).send(lib.script),
+    );
+    app.get(
+      '/checkout/:token',
+      { schema: { tags, summary: 'Checkout page of a charge', params: TokenParams } },
+      async (_request, reply) => reply.type('text/html; charset=utf-8').send(page),
+    );
+    app.get('/checkout/:token/data', { schema: { hide: true, params: TokenParams } }, async (request) =>
+      checkoutData(ctx.db, request.params.token, ctx.config.environment),
+    );
+    app.post(
+      '/checkout/:token/pay',
+      { schema: { hide: true, params: TokenParams, body: CheckoutPay } },
+      async (request) => {
+        const status = await ctx.db.tx((sql) =>
+          checkoutPay(sql, request.params.token, request.body, ctx.clock.now(), ctx.config.publicUrl),
+        );
+        ctx.outbox.wake();
+        return { code: 200, status };
+      },
+    );
+  };

@@ -26,7 +26,15 @@ before(async () => {
   api = billingApi(svc.anonymous, svc.demo);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
   fs.mkdirSync(ARTIFACTS, { recursive: true });
 });
@@ -73,7 +81,10 @@ describe('checkout page (headless Chromium)', () => {
     await page.selectOption('#installments', '3');
     await page.click('#submit');
     await page.waitForFunction(() => /recusado/.test(document.getElementById('result')!.textContent ?? ''));
-    assert.equal(await page.textContent('#result'), 'Pagamento recusado: Transaction not authorized for security reasons.');
+    assert.equal(
+      await page.textContent('#result'),
+      'Pagamento recusado: Transaction not authorized for security reasons.',
+    );
 
     await page.fill('#number', CARDS.approved);
     await page.waitForFunction(() => document.querySelectorAll('#installments option').length === 12);
@@ -98,11 +109,25 @@ describe('payment-token-efi (official library) against pixd', () => {
       async ({ payee, number, year }) => {
         const card = (window as any).EfiPay.CreditCard;
         const brand = await card.setCardNumber(number).verifyCardBrand();
-        const installments = await card.setAccount(payee).setEnvironment('sandbox').setBrand(brand).setTotal(11980).getInstallments();
+        const installments = await card
+          .setAccount(payee)
+          .setEnvironment('sandbox')
+          .setBrand(brand)
+          .setTotal(11980)
+          .getInstallments();
         const token = await card
           .setAccount(payee)
           .setEnvironment('sandbox')
-          .setCreditCardData({ brand, number, cvv: '123', expirationMonth: '12', expirationYear: year, holderName: 'Gorbadoc Oldbuck', holderDocument: '94271564656', reuse: false })
+          .setCreditCardData({
+            brand,
+            number,
+            cvv: '123',
+            expirationMonth: '12',
+            expirationYear: year,
+            holderName: 'Gorbadoc Oldbuck',
+            holderDocument: '94271564656',
+            reuse: false,
+          })
           .getPaymentToken();
         return { brand, installments, token };
       },
@@ -111,7 +136,15 @@ describe('payment-token-efi (official library) against pixd', () => {
     assert.equal(result.brand, 'visa');
     assert.equal(result.installments.installments.length, 12);
     assert.equal(result.token.card_mask, 'XXXXXXXXXXXX3335');
-    const paid = await api.ok('POST', '/v1/charge/one-step', { items, payment: { credit_card: { customer: { name: 'Gorbadoc Oldbuck', cpf: '94271564656', email: 'a@b.com' }, payment_token: result.token.payment_token } } });
+    const paid = await api.ok('POST', '/v1/charge/one-step', {
+      items,
+      payment: {
+        credit_card: {
+          customer: { name: 'Gorbadoc Oldbuck', cpf: '94271564656', email: 'a@b.com' },
+          payment_token: result.token.payment_token,
+        },
+      },
+    });
     assert.equal(paid.data.status, 'approved');
     await page.context().close();
   });

@@ -9,10 +9,12 @@ import { billingApi, CARDS, cardPayment, customer, items, paymentToken, type Bil
 
 let svc: TestService;
 let api: BillingApi;
-const token = (number: string = CARDS.approved, extra: Record<string, unknown> = {}) => paymentToken(svc.anonymous, svc.demo.payeeCode, number, extra);
+const token = (number: string = CARDS.approved, extra: Record<string, unknown> = {}) =>
+  paymentToken(svc.anonymous, svc.demo.payeeCode, number, extra);
 const detail = async (id: number) => (await api.ok('GET', `/v1/charge/${id}`)).data;
 const statusOf = async (id: number) => (await detail(id)).status as string;
-const waitStatus = (id: number, status: string) => waitFor(async () => (await statusOf(id)) === status, `charge ${id} ${status}`);
+const waitStatus = (id: number, status: string) =>
+  waitFor(async () => (await statusOf(id)) === status, `charge ${id} ${status}`);
 
 before(async () => {
   svc = await startTestService();
@@ -22,22 +24,31 @@ after(() => svc.close());
 
 describe('creating charges', () => {
   it('POST /v1/charge: status new, total = items × amount + shippings, in cents', async () => {
-    const body = await api.ok('POST', '/v1/charge', { items: [...items, { name: 'Outro', value: 101 }], shippings: [{ name: 'Frete', value: 1500 }], metadata: { custom_id: 'pedido-1' } });
+    const body = await api.ok('POST', '/v1/charge', {
+      items: [...items, { name: 'Outro', value: 101 }],
+      shippings: [{ name: 'Frete', value: 1500 }],
+      metadata: { custom_id: 'pedido-1' },
+    });
     assert.equal(body.code, 200);
     assert.equal(body.data.status, 'new');
     assert.equal(body.data.total, 5990 * 2 + 101 + 1500);
     assert.equal(body.data.custom_id, 'pedido-1');
     assert.match(body.data.created_at, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     const d = await detail(body.data.charge_id);
-    assert.deepEqual(d.history.map((h: any) => h.message), ['Cobrança criada.']);
+    assert.deepEqual(
+      d.history.map((h: any) => h.message),
+      ['Cobrança criada.'],
+    );
   });
 
-  it('refuses bad bodies naming the property, unknown payees and another account\'s charge', async () => {
+  it("refuses bad bodies naming the property, unknown payees and another account's charge", async () => {
     const bad = await api.call('POST', '/v1/charge', { items: [{ name: 'x', value: 1.5 }] });
     assert.equal(bad.status, 400);
     assert.equal(bad.body.error, 'validation_error');
     assert.match(bad.body.error_description, /items\.0\.value|value/);
-    const payee = await api.call('POST', '/v1/charge', { items: [{ name: 'x', value: 100, marketplace: { payee_code: 'a'.repeat(32), percentage: 1000 } }] });
+    const payee = await api.call('POST', '/v1/charge', {
+      items: [{ name: 'x', value: 100, marketplace: { payee_code: 'a'.repeat(32), percentage: 1000 } }],
+    });
     assert.equal(payee.status, 400);
     assert.equal(payee.body.error, 'invalid_payee_code');
     const other = await svc.newParty();
@@ -50,7 +61,10 @@ describe('creating charges', () => {
 
 describe('card outcomes (sandbox, by the last digit)', () => {
   it('one-step with an approving card: approved at once; paid after the settlement delay on the service clock', async () => {
-    const res = await api.ok('POST', '/v1/charge/one-step', { items, ...cardPayment(await token(), { installments: 3 }) });
+    const res = await api.ok('POST', '/v1/charge/one-step', {
+      items,
+      ...cardPayment(await token(), { installments: 3 }),
+    });
     assert.equal(res.data.status, 'approved');
     assert.equal(res.data.total, 11980);
     assert.equal(res.data.installments, 3);
@@ -59,7 +73,15 @@ describe('card outcomes (sandbox, by the last digit)', () => {
     svc.advance(3600);
     await waitStatus(res.data.charge_id, 'paid');
     const d = await detail(res.data.charge_id);
-    assert.deepEqual(d.history.map((h: any) => h.message.split('.')[0]), ['Cobrança criada', 'Pagamento via cartão de crédito aguardando a resposta da operadora', 'Pagamento via cartão de crédito aprovado pela operadora; aguardando confirmação', 'Pagamento confirmado']);
+    assert.deepEqual(
+      d.history.map((h: any) => h.message.split('.')[0]),
+      [
+        'Cobrança criada',
+        'Pagamento via cartão de crédito aguardando a resposta da operadora',
+        'Pagamento via cartão de crédito aprovado pela operadora; aguardando confirmação',
+        'Pagamento confirmado',
+      ],
+    );
     assert.match(d.payment.credit_card.mask, /^X{12}3335$/);
     assert.ok(!JSON.stringify(d).includes(CARDS.approved));
   });
@@ -81,10 +103,15 @@ describe('card outcomes (sandbox, by the last digit)', () => {
     const created = await api.ok('POST', '/v1/charge', { items });
     const id = created.data.charge_id;
     const company = { juridical_person: { corporate_name: 'Empresa Ltda', cnpj: '11222333000181' }, email: 'a@b.com' };
-    const paid = await api.ok('POST', `/v1/charge/${id}/pay`, { payment: { credit_card: { customer: company, payment_token: await token() } } });
+    const paid = await api.ok('POST', `/v1/charge/${id}/pay`, {
+      payment: { credit_card: { customer: company, payment_token: await token() } },
+    });
     assert.equal(paid.data.status, 'waiting');
     await waitStatus(id, 'approved');
-    assert.equal((await api.call('POST', `/v1/charge/${id}/pay`, cardPayment(await token()))).body.error, 'invalid_charge_status');
+    assert.equal(
+      (await api.call('POST', `/v1/charge/${id}/pay`, cardPayment(await token()))).body.error,
+      'invalid_charge_status',
+    );
     await api.ok('POST', `/sandbox/billing/charge/${id}/settle`);
     assert.equal(await statusOf(id), 'paid');
     const d = await detail(id);
@@ -116,11 +143,17 @@ describe('card outcomes (sandbox, by the last digit)', () => {
     await api.ok('POST', '/v1/charge/one-step', { items, ...cardPayment(reusable) });
     await api.ok('POST', '/v1/charge/one-step', { items, ...cardPayment(reusable) });
     const other = await svc.newParty();
-    const foreign = await billingApi(svc.anonymous, other).call('POST', '/v1/charge/one-step', { items, ...cardPayment(reusable) });
+    const foreign = await billingApi(svc.anonymous, other).call('POST', '/v1/charge/one-step', {
+      items,
+      ...cardPayment(reusable),
+    });
     assert.equal(foreign.body.error, 'invalid_payment_token');
     const expiring = await token();
     svc.advance(3601);
-    assert.equal((await api.call('POST', '/v1/charge/one-step', { items, ...cardPayment(expiring) })).body.error, 'invalid_payment_token');
+    assert.equal(
+      (await api.call('POST', '/v1/charge/one-step', { items, ...cardPayment(expiring) })).body.error,
+      'invalid_payment_token',
+    );
   });
 
   it('cancel: new, waiting and unpaid charges; not approved or paid ones', async () => {
@@ -144,7 +177,9 @@ describe('money', () => {
     const db = svc.service.ctx.db;
     const before = await balanceCents(db, ledgerCode.fees);
     const res = await sellerApi.ok('POST', '/v1/charge/one-step', {
-      items: [{ name: 'Produto', value: 3333, amount: 3, marketplace: { payee_code: partner.payeeCode, percentage: 1250 } }],
+      items: [
+        { name: 'Produto', value: 3333, amount: 3, marketplace: { payee_code: partner.payeeCode, percentage: 1250 } },
+      ],
       shippings: [{ name: 'Frete', value: 1001, payee_code: carrier.payeeCode }],
       payment: { credit_card: { customer, payment_token: sellerToken, discount: { type: 'currency', value: 7 } } },
     });

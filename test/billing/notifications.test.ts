@@ -36,11 +36,18 @@ describe('billing notifications', () => {
   it('every status change POSTs the same token; querying it returns the ordered history and stops re-sending', async () => {
     receiver.calls.length = 0;
     const url = `${receiver.url}/billing?x=1`;
-    const created = await api.ok('POST', '/v1/charge', { items, metadata: { notification_url: url, custom_id: 'pedido-9' } });
+    const created = await api.ok('POST', '/v1/charge', {
+      items,
+      metadata: { notification_url: url, custom_id: 'pedido-9' },
+    });
     const id = created.data.charge_id;
     const [first] = await receiver.waitForCalls(1, '/billing');
     assert.deepEqual(first.body, { notification: first.body.notification });
-    assert.match(String(first.headers['content-type']), /^application\/x-www-form-urlencoded/, 'notification=<token>, form-encoded as Efí sends it');
+    assert.match(
+      String(first.headers['content-type']),
+      /^application\/x-www-form-urlencoded/,
+      'notification=<token>, form-encoded as Efí sends it',
+    );
     assert.equal(first.clientCertificate, true, 'the service presents its client certificate');
     const token = first.body.notification as string;
     assert.match(token, /^[0-9a-f]{36}$/);
@@ -48,7 +55,10 @@ describe('billing notifications', () => {
     svc.advance(5 * 60);
     await receiver.waitForCalls(2, '/billing');
     let events = await notifications(token);
-    assert.deepEqual(events.map((e) => [e.id, e.status.previous, e.status.current]), [[1, null, 'new']]);
+    assert.deepEqual(
+      events.map((e) => [e.id, e.status.previous, e.status.current]),
+      [[1, null, 'new']],
+    );
     assert.equal(events[0].custom_id, 'pedido-9');
     assert.deepEqual(events[0].identifiers, { charge_id: id });
     // Queried: no more sends.
@@ -56,12 +66,30 @@ describe('billing notifications', () => {
     await new Promise((r) => setTimeout(r, 500));
     assert.equal(receiver.callsTo('/billing').length, 2);
 
-    await api.ok('POST', `/v1/charge/${id}/pay`, cardPayment(await paymentToken(svc.anonymous, svc.demo.payeeCode, CARDS.approved)));
+    await api.ok(
+      'POST',
+      `/v1/charge/${id}/pay`,
+      cardPayment(await paymentToken(svc.anonymous, svc.demo.payeeCode, CARDS.approved)),
+    );
     await waitFor(async () => (await api.ok('GET', `/v1/charge/${id}`)).data.status === 'approved', 'approved');
     await api.ok('POST', `/sandbox/billing/charge/${id}/settle`);
-    await waitFor(async () => receiver.callsTo('/billing').every((c) => c.body.notification === token) && receiver.callsTo('/billing').length >= 3 && (await notifications(token)).length === 4, 'four events');
+    await waitFor(
+      async () =>
+        receiver.callsTo('/billing').every((c) => c.body.notification === token) &&
+        receiver.callsTo('/billing').length >= 3 &&
+        (await notifications(token)).length === 4,
+      'four events',
+    );
     events = await notifications(token);
-    assert.deepEqual(events.map((e) => [e.id, e.status.previous, e.status.current]), [[1, null, 'new'], [2, 'new', 'waiting'], [3, 'waiting', 'approved'], [4, 'approved', 'paid']]);
+    assert.deepEqual(
+      events.map((e) => [e.id, e.status.previous, e.status.current]),
+      [
+        [1, null, 'new'],
+        [2, 'new', 'waiting'],
+        [3, 'waiting', 'approved'],
+        [4, 'approved', 'paid'],
+      ],
+    );
     assert.equal(events[3].value, 11980);
     assert.match(events[3].received_by_bank_at, /^\d{4}-\d{2}-\d{2}$/);
     assert.equal(events[2].value, undefined);
@@ -70,14 +98,24 @@ describe('billing notifications', () => {
   it('failures (404, 500, down) are recorded in the history and retried; a new URL takes over; the window closes after 3 days', async () => {
     receiver.behaviour = { status: 404 };
     receiver.calls.length = 0;
-    const created = await api.ok('POST', '/v1/charge', { items, metadata: { notification_url: `${receiver.url}/old` } });
+    const created = await api.ok('POST', '/v1/charge', {
+      items,
+      metadata: { notification_url: `${receiver.url}/old` },
+    });
     const id = created.data.charge_id;
     await receiver.waitForCalls(1, '/old');
-    await waitFor(async () => (await api.ok('GET', `/v1/charge/${id}`)).data.history.some((h: any) => /Falha.*HTTP 404/.test(h.message)), '404 in history');
+    await waitFor(
+      async () =>
+        (await api.ok('GET', `/v1/charge/${id}`)).data.history.some((h: any) => /Falha.*HTTP 404/.test(h.message)),
+      '404 in history',
+    );
     receiver.behaviour = { status: 500 };
     svc.advance(5 * 60);
     await receiver.waitForCalls(2, '/old');
-    await waitFor(async () => (await api.ok('GET', `/v1/charge/${id}`)).data.history.some((h: any) => /HTTP 500/.test(h.message)), '500 in history');
+    await waitFor(
+      async () => (await api.ok('GET', `/v1/charge/${id}`)).data.history.some((h: any) => /HTTP 500/.test(h.message)),
+      '500 in history',
+    );
     receiver.behaviour = { status: 200 };
     await api.ok('PUT', `/v1/charge/${id}/metadata`, { notification_url: `${receiver.url}/new` });
     const [moved] = await receiver.waitForCalls(1, '/new');
@@ -97,14 +135,29 @@ describe('billing notifications', () => {
   it('redirects (301, 302) are not followed but recorded as failures; a timeout is recorded too', async () => {
     receiver.calls.length = 0;
     receiver.behaviour = { redirect: `${receiver.url}/elsewhere`, status: 302 };
-    const created = await api.ok('POST', '/v1/charge', { items, metadata: { notification_url: `${receiver.url}/moved` } });
+    const created = await api.ok('POST', '/v1/charge', {
+      items,
+      metadata: { notification_url: `${receiver.url}/moved` },
+    });
     const id = created.data.charge_id;
     await receiver.waitForCalls(1, '/moved');
-    await waitFor(async () => (await history(id)).some((h) => h.message === `Falha ao enviar a notificação para ${receiver.url}/moved: http_status: HTTP 302`), '302 in history');
+    await waitFor(
+      async () =>
+        (await history(id)).some(
+          (h) => h.message === `Falha ao enviar a notificação para ${receiver.url}/moved: http_status: HTTP 302`,
+        ),
+      '302 in history',
+    );
     receiver.behaviour = { redirect: `${receiver.url}/elsewhere`, status: 301 };
     svc.advance(5 * 60);
     await receiver.waitForCalls(2, '/moved');
-    await waitFor(async () => (await history(id)).some((h) => /Falha ao enviar a notificação para .*\/moved: http_status: HTTP 301$/.test(h.message)), '301 in history');
+    await waitFor(
+      async () =>
+        (await history(id)).some((h) =>
+          /Falha ao enviar a notificação para .*\/moved: http_status: HTTP 301$/.test(h.message),
+        ),
+      '301 in history',
+    );
     await settle();
     assert.equal(receiver.callsTo('/elsewhere').length, 0, 'the Location is never followed');
 
@@ -113,14 +166,27 @@ describe('billing notifications', () => {
     setWebhookSettings({ deliveryTimeoutMs: 400 });
     try {
       receiver.behaviour = 'hang';
-      const slow = await api.ok('POST', '/v1/charge', { items, metadata: { notification_url: `${receiver.url}/slow` } });
+      const slow = await api.ok('POST', '/v1/charge', {
+        items,
+        metadata: { notification_url: `${receiver.url}/slow` },
+      });
       await receiver.waitForCalls(1, '/slow');
       await waitFor(
-        async () => (await history(slow.data.charge_id)).some((h) => h.message === `Falha ao enviar a notificação para ${receiver.url}/slow: timeout: sem resposta em 400 ms.`),
+        async () =>
+          (await history(slow.data.charge_id)).some(
+            (h) =>
+              h.message === `Falha ao enviar a notificação para ${receiver.url}/slow: timeout: sem resposta em 400 ms.`,
+          ),
         'timeout in history',
       );
-      const attempts = await svc.service.ctx.db.query<{ error: string | null }>("select error from webhook_attempts where url = $1", [`${receiver.url}/slow`]);
-      assert.ok(attempts.rows.some((a) => a.error?.startsWith('timeout:')), 'and in the attempt records');
+      const attempts = await svc.service.ctx.db.query<{ error: string | null }>(
+        'select error from webhook_attempts where url = $1',
+        [`${receiver.url}/slow`],
+      );
+      assert.ok(
+        attempts.rows.some((a) => a.error?.startsWith('timeout:')),
+        'and in the attempt records',
+      );
     } finally {
       receiver.behaviour = { status: 200 };
       setWebhookSettings({ deliveryTimeoutMs: previousTimeout });
@@ -130,8 +196,12 @@ describe('billing notifications', () => {
   it('a new URL takes over only if the first attempt was at most 3 days earlier', async () => {
     receiver.behaviour = { status: 200 };
     receiver.calls.length = 0;
-    const inside = (await api.ok('POST', '/v1/charge', { items, metadata: { notification_url: `${receiver.url}/in-old` } })).data.charge_id;
-    const outside = (await api.ok('POST', '/v1/charge', { items, metadata: { notification_url: `${receiver.url}/out-old` } })).data.charge_id;
+    const inside = (
+      await api.ok('POST', '/v1/charge', { items, metadata: { notification_url: `${receiver.url}/in-old` } })
+    ).data.charge_id;
+    const outside = (
+      await api.ok('POST', '/v1/charge', { items, metadata: { notification_url: `${receiver.url}/out-old` } })
+    ).data.charge_id;
     await receiver.waitForCalls(1, '/in-old');
     await receiver.waitForCalls(1, '/out-old');
     // Just inside the window: the pending re-sends fire once more (200, never queried) and then stop, the window being over before the next step.
@@ -158,7 +228,13 @@ describe('billing notifications', () => {
     const id = (await own.ok('POST', '/v1/charge', { items })).data.charge_id;
     // custom_id alone is no URL change and is not counted.
     await own.ok('PUT', `/v1/charge/${id}/metadata`, { custom_id: 'x' });
-    const counted = async () => (await svc.service.ctx.db.query<{ n: number }>('select count(*)::int as n from billing_metadata_updates where account_id = $1', [party.accountId])).rows[0].n;
+    const counted = async () =>
+      (
+        await svc.service.ctx.db.query<{ n: number }>(
+          'select count(*)::int as n from billing_metadata_updates where account_id = $1',
+          [party.accountId],
+        )
+      ).rows[0].n;
     assert.equal(await counted(), 0);
     const limit = LIMITS.billingMetadataUpdatesPerWindow;
     assert.equal(limit, 7500);
@@ -167,20 +243,28 @@ describe('billing notifications', () => {
     await own.ok('PUT', `/v1/charge/${id}/metadata`, { notification_url: `${receiver.url}/limit/0` });
     const [first] = await receiver.waitForCalls(1, '/limit/');
     await own.ok('GET', `/v1/notification/${first.body.notification}`);
-    for (let i = 1; i < 10; i++) await own.ok('PUT', `/v1/charge/${id}/metadata`, { notification_url: `${receiver.url}/limit/${i}` });
+    for (let i = 1; i < 10; i++)
+      await own.ok('PUT', `/v1/charge/${id}/metadata`, { notification_url: `${receiver.url}/limit/${i}` });
     assert.equal(await counted(), 10, 'each URL change counted');
     // 7,500 HTTPS updates take about a minute on this machine: the rest of the day's updates are seeded in the
     // table the route counts, one row per update stamped with the service clock, exactly as the route writes them.
-    await svc.service.ctx.db.query('insert into billing_metadata_updates (account_id, created_at) select $1, $2 from generate_series(1, $3)', [party.accountId, svc.clock.now(), limit - 10]);
+    await svc.service.ctx.db.query(
+      'insert into billing_metadata_updates (account_id, created_at) select $1, $2 from generate_series(1, $3)',
+      [party.accountId, svc.clock.now(), limit - 10],
+    );
     assert.equal(await counted(), limit);
     // Setting the URL it already has is no change, hence not refused.
     await own.ok('PUT', `/v1/charge/${id}/metadata`, { notification_url: `${receiver.url}/limit/9` });
-    const refused = await own.call('PUT', `/v1/charge/${id}/metadata`, { notification_url: `${receiver.url}/limit/refused` });
+    const refused = await own.call('PUT', `/v1/charge/${id}/metadata`, {
+      notification_url: `${receiver.url}/limit/refused`,
+    });
     assert.equal(refused.status, 429, refused.text);
     assert.equal(refused.body.code, 429);
     assert.equal(refused.body.error, 'metadata_update_limit');
     assert.equal((await own.ok('GET', `/v1/charge/${id}`)).data.notification_url, `${receiver.url}/limit/9`);
-    const stillRefused = await own.call('PUT', `/v1/charge/${id}/metadata`, { notification_url: `${receiver.url}/limit/refused` });
+    const stillRefused = await own.call('PUT', `/v1/charge/${id}/metadata`, {
+      notification_url: `${receiver.url}/limit/refused`,
+    });
     assert.equal(stillRefused.status, 429, 'a refused change is not counted, and does not free a place either');
     assert.equal(await counted(), limit);
     // Other accounts are not affected.
@@ -188,7 +272,12 @@ describe('billing notifications', () => {
     await api.ok('PUT', `/v1/charge/${other}/metadata`, { notification_url: `${receiver.url}/other` });
     // 24 h later on the service clock the window has moved past every counted update.
     svc.advance(DAY - 60);
-    assert.equal((await own.call('PUT', `/v1/charge/${id}/metadata`, { notification_url: `${receiver.url}/limit/refused` })).status, 429, 'still refused just before 24 h');
+    assert.equal(
+      (await own.call('PUT', `/v1/charge/${id}/metadata`, { notification_url: `${receiver.url}/limit/refused` }))
+        .status,
+      429,
+      'still refused just before 24 h',
+    );
     svc.advance(61);
     await own.ok('PUT', `/v1/charge/${id}/metadata`, { notification_url: `${receiver.url}/limit/again` });
     assert.equal(receiver.callsTo('/limit/').length, 1, 'no delivery for a charge whose events were queried');

@@ -22,7 +22,12 @@ before(async () => {
   svc = await startTestService();
   restore = pointSdkAt(svc.baseUrl, svc.caPem);
   const c = svc.service.credentials;
-  efi = new EfiPay({ sandbox: true, client_id: c.clientId, client_secret: c.clientSecret, certificate: c.certificate.p12 });
+  efi = new EfiPay({
+    sandbox: true,
+    client_id: c.clientId,
+    client_secret: c.clientSecret,
+    certificate: c.certificate.p12,
+  });
 });
 after(async () => {
   restore();
@@ -42,17 +47,29 @@ describe('sdk-node-apis-efi billing methods', () => {
     const detail: any = await efi.detailCharge({ id });
     assert.equal(detail.data.items[0].name, items[0].name);
     assert.ok(detail.data.history.every((h: any) => typeof h.message === 'string'));
-    assert.equal((await efi.updateChargeMetadata({ id }, { custom_id: 'sdk-2' }) as any).code, 200);
-    const { rows } = await svc.service.ctx.db.query<{ notification_token: string }>('select notification_token from billing_charges where id = $1', [id]);
+    assert.equal(((await efi.updateChargeMetadata({ id }, { custom_id: 'sdk-2' })) as any).code, 200);
+    const { rows } = await svc.service.ctx.db.query<{ notification_token: string }>(
+      'select notification_token from billing_charges where id = $1',
+      [id],
+    );
     const notes: any = await efi.getNotification({ token: rows[0].notification_token });
-    assert.deepEqual(notes.data.map((n: any) => n.status.current), ['new', 'waiting', 'approved']);
+    assert.deepEqual(
+      notes.data.map((n: any) => n.status.current),
+      ['new', 'waiting', 'approved'],
+    );
     assert.equal(notes.data[0].custom_id, 'sdk-2');
   });
 
   it('getInstallments, createOneStepCharge, cardPaymentRetry, refundCard, cancelCharge', async () => {
     const table: any = await efi.getInstallments({ brand: 'visa', total: 11980 } as any);
     assert.equal(table.data.installments.length, 12);
-    assert.deepEqual(table.data.installments[0], { installment: 1, has_interest: false, value: 11980, currency: '119,80', interest_percentage: 0 });
+    assert.deepEqual(table.data.installments[0], {
+      installment: 1,
+      has_interest: false,
+      value: 11980,
+      currency: '119,80',
+      interest_percentage: 0,
+    });
     const refused: any = await efi.createOneStepCharge({}, { items, ...card(await token(CARDS.security)) } as any);
     assert.equal(refused.data.status, 'unpaid');
     assert.equal(refused.data.refusal.reason, 'Transaction not authorized for security reasons.');

@@ -25,8 +25,18 @@ before(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pixd-billing-'));
   const pg = process.env.DATABASE_URL ? await freshPostgres(process.env.DATABASE_URL) : undefined;
   dropDb = pg?.drop;
-  const config = loadConfig({ PIXD_DATA_DIR: dataDir, PORT: String(await freePort()), PIXD_ENV: 'sandbox', ...(pg && { DATABASE_URL: pg.url }) });
-  const stream = new Writable({ write(chunk, _encoding, done) { logs += chunk.toString(); done(); } });
+  const config = loadConfig({
+    PIXD_DATA_DIR: dataDir,
+    PORT: String(await freePort()),
+    PIXD_ENV: 'sandbox',
+    ...(pg && { DATABASE_URL: pg.url }),
+  });
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      logs += chunk.toString();
+      done();
+    },
+  });
   service = await startService(config, { clock: new OffsetClock(), logger: { level: 'trace', stream } });
   http = new HttpsClient(service.credentials.baseUrl, fs.readFileSync(service.credentials.caCertificate, 'utf8'), null);
 });
@@ -38,7 +48,12 @@ after(async () => {
 });
 
 const payee = () => service.credentials.account.payeeCode;
-const party = () => ({ clientId: service.credentials.clientId, clientSecret: service.credentials.clientSecret, payeeCode: payee(), accountId: 0 });
+const party = () => ({
+  clientId: service.credentials.clientId,
+  clientSecret: service.credentials.clientSecret,
+  payeeCode: payee(),
+  accountId: 0,
+});
 
 describe('payment-token routes', () => {
   it('GET /v1/pubkey?code= answers {code: 200, data: base64 SPKI} with CORS; unknown account 401', async () => {
@@ -47,7 +62,9 @@ describe('payment-token routes', () => {
     assert.equal(res.body.code, 200);
     assert.match(res.body.data, /^MII[A-Za-z0-9+/=]+$/);
     assert.equal(res.headers['access-control-allow-origin'], '*');
-    const preflight = await http.request('OPTIONS', `/v1/card/${payee()}/jsonp`, { headers: { origin: 'https://shop.example', 'access-control-request-method': 'GET' } });
+    const preflight = await http.request('OPTIONS', `/v1/card/${payee()}/jsonp`, {
+      headers: { origin: 'https://shop.example', 'access-control-request-method': 'GET' },
+    });
     assert.equal(preflight.status, 204);
     const unknown = await http.request('GET', `/v1/pubkey?code=${'0'.repeat(32)}`);
     assert.equal(unknown.status, 401);
@@ -58,7 +75,13 @@ describe('payment-token routes', () => {
     const res = await http.request('GET', `/v1/installments/${payee()}/jsonp?brand=mastercard&total=10000`);
     assert.equal(res.body.code, 200);
     assert.equal(res.body.data.name, 'mastercard');
-    assert.deepEqual(res.body.data.installments[1], { installment: 2, has_interest: true, value: 5199, currency: '51,99', interest_percentage: 199 });
+    assert.deepEqual(res.body.data.installments[1], {
+      installment: 2,
+      has_interest: true,
+      value: 5199,
+      currency: '51,99',
+      interest_percentage: 199,
+    });
     const bad = await http.request('GET', `/v1/installments/${payee()}/jsonp?brand=hipercard&total=10000`);
     assert.deepEqual([bad.status, bad.body.code, bad.body.error], [400, 3500056, 'invalid_brand']);
     const server = await billingApi(http, party()).ok('GET', '/v1/installments?brand=elo&total=300');
@@ -72,16 +95,29 @@ describe('payment-token routes', () => {
     assert.equal(res.body.data.card_mask, 'XXXXXXXXXXXX8884');
     assert.match(res.body.data.payment_token, /^[0-9a-f]{40}$/);
     const wrongBrand = await cardCiphertext(http, payee(), cardData(CARDS.mastercard, { brand: 'visa' }));
-    assert.equal((await http.request('GET', `/v1/card/${payee()}/jsonp?${new URLSearchParams({ data: wrongBrand })}`)).body.code, 3500056);
+    assert.equal(
+      (await http.request('GET', `/v1/card/${payee()}/jsonp?${new URLSearchParams({ data: wrongBrand })}`)).body.code,
+      3500056,
+    );
     const expired = await cardCiphertext(http, payee(), cardData(CARDS.approved, { expiration_year: '2020' }));
-    assert.equal((await http.request('GET', `/v1/card/${payee()}/jsonp?${new URLSearchParams({ data: expired })}`)).body.error, 'expired_card');
-    const garbage = await http.request('GET', `/v1/card/${payee()}/jsonp?data=${Buffer.from('not encrypted').toString('base64')}`);
+    assert.equal(
+      (await http.request('GET', `/v1/card/${payee()}/jsonp?${new URLSearchParams({ data: expired })}`)).body.error,
+      'expired_card',
+    );
+    const garbage = await http.request(
+      'GET',
+      `/v1/card/${payee()}/jsonp?data=${Buffer.from('not encrypted').toString('base64')}`,
+    );
     assert.deepEqual([garbage.status, garbage.body.error], [400, 'invalid_card_data']);
   });
 
   it('no server route accepts raw card data', async () => {
     const api = billingApi(http, party());
-    for (const [method, url] of [['POST', '/v1/card'], ['POST', '/v1/payment-token'], ['POST', `/v1/card/${payee()}/jsonp`]] as const) {
+    for (const [method, url] of [
+      ['POST', '/v1/card'],
+      ['POST', '/v1/payment-token'],
+      ['POST', `/v1/card/${payee()}/jsonp`],
+    ] as const) {
       const res = await api.call(method, url, { number: CARDS.approved, cvv: '123' });
       assert.equal(res.status, 404, `${method} ${url}`);
     }
@@ -90,12 +126,17 @@ describe('payment-token routes', () => {
   it('after payments, no card number appears in the log output or in any table', async () => {
     const api = billingApi(http, party());
     const numbers = [CARDS.approved, CARDS.invalidData, CARDS.mastercard];
-    for (const number of numbers) await api.ok('POST', '/v1/charge/one-step', { items, ...cardPayment(await paymentToken(http, payee(), number)) });
+    for (const number of numbers)
+      await api.ok('POST', '/v1/charge/one-step', { items, ...cardPayment(await paymentToken(http, payee(), number)) });
     assert.ok(logs.includes('/v1/card/'), 'requests were logged');
     for (const number of numbers) assert.ok(!logs.includes(number), `${number} in the log`);
-    const { rows: tables } = await service.ctx.db.query<{ table_name: string }>(`select table_name from information_schema.tables where table_schema = 'public'`);
+    const { rows: tables } = await service.ctx.db.query<{ table_name: string }>(
+      `select table_name from information_schema.tables where table_schema = 'public'`,
+    );
     for (const { table_name } of tables) {
-      const { rows } = await service.ctx.db.query<{ dump: string }>(`select coalesce(string_agg(t::text, ' '), '') as dump from ${table_name} t`);
+      const { rows } = await service.ctx.db.query<{ dump: string }>(
+        `select coalesce(string_agg(t::text, ' '), '') as dump from ${table_name} t`,
+      );
       for (const number of numbers) {
         assert.ok(!rows[0].dump.includes(number), `${number} in ${table_name}`);
         assert.ok(!rows[0].dump.includes(number.slice(0, 12)), `card prefix in ${table_name}`);

@@ -35,7 +35,8 @@ export const EFI_ORIGINS = [
 export function rewriteEfiUrl(url: string, baseUrl: string): string | null {
   const base = baseUrl.replace(/\/+$/, '');
   for (const origin of EFI_ORIGINS) {
-    if (url === origin || url.startsWith(origin + '/') || url.startsWith(origin + '?')) return base + url.slice(origin.length);
+    if (url === origin || url.startsWith(origin + '/') || url.startsWith(origin + '?'))
+      return base + url.slice(origin.length);
   }
   return null;
 }

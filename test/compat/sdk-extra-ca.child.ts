@@ -15,7 +15,12 @@ pointSdkAt(credentials.baseUrl);
 type Outcome = { ok: true; txid: string; status: string } | { ok: false; error: string };
 
 async function attempt(certificate: { certificate: string; pemKey?: string }): Promise<Outcome> {
-  const efi = new EfiPay({ sandbox: true, client_id: credentials.clientId, client_secret: credentials.clientSecret, ...certificate });
+  const efi = new EfiPay({
+    sandbox: true,
+    client_id: credentials.clientId,
+    client_secret: credentials.clientSecret,
+    ...certificate,
+  });
   try {
     const cob = await efi.pixCreateImmediateCharge({}, cobBody(credentials.chaves[0], '10.00'));
     return { ok: true, txid: cob.txid, status: cob.status };

@@ -25,13 +25,18 @@ interface Sent {
 
 /** A txid of our own (PUT /v2/cob/:txid): letters and digits, 26 to 35 of them. */
 function ownTxid(tag: string): string {
-  return (tag + 'Sdk' + Date.now().toString(36) + Math.random().toString(36).slice(2) + '0'.repeat(35)).replace(/[^a-zA-Z0-9]/g, '').slice(0, 32);
+  return (tag + 'Sdk' + Date.now().toString(36) + Math.random().toString(36).slice(2) + '0'.repeat(35))
+    .replace(/[^a-zA-Z0-9]/g, '')
+    .slice(0, 32);
 }
 
 /** The SDK throws the response body itself (`throw errorData`); checks it is a Bacen problem object. */
 function problem(name: string, status: number) {
   return (error: unknown) => {
-    assert.ok(error && typeof error === 'object' && !(error instanceof Error), `expected the response body, got ${String(error)}`);
+    assert.ok(
+      error && typeof error === 'object' && !(error instanceof Error),
+      `expected the response body, got ${String(error)}`,
+    );
     const body = error as { type: string; title: string; status: number; detail: string; violacoes?: unknown[] };
     assert.equal(body.type, PROBLEM + name);
     assert.ok(body.type.endsWith(name));
@@ -53,7 +58,12 @@ describe('official Node SDK (sdk-node-apis-efi) against pixd', () => {
     // Records what the SDK hands to the transport (and what came back), then lets pointSdkAt's adapter send it.
     const pointed = axios.defaults.adapter as AxiosAdapter;
     axios.defaults.adapter = async (config) => {
-      const entry: Sent = { method: String(config.method).toUpperCase(), url: String(config.url), headers: config.headers.toJSON(), status: undefined };
+      const entry: Sent = {
+        method: String(config.method).toUpperCase(),
+        url: String(config.url),
+        headers: config.headers.toJSON(),
+        status: undefined,
+      };
       sent.push(entry);
       try {
         const response: AxiosResponse = await pointed(config);
@@ -72,10 +82,16 @@ describe('official Node SDK (sdk-node-apis-efi) against pixd', () => {
   });
 
   const variants = [
-    { name: 'PKCS#12 certificate (certificate: .p12)', options: (s: TestService) => ({ certificate: s.service.credentials.certificate.p12 }) },
+    {
+      name: 'PKCS#12 certificate (certificate: .p12)',
+      options: (s: TestService) => ({ certificate: s.service.credentials.certificate.p12 }),
+    },
     {
       name: 'PEM certificate and key (certificate: .pem, pemKey: .key.pem)',
-      options: (s: TestService) => ({ certificate: s.service.credentials.certificate.pem, pemKey: s.service.credentials.certificate.key }),
+      options: (s: TestService) => ({
+        certificate: s.service.credentials.certificate.pem,
+        pemKey: s.service.credentials.certificate.key,
+      }),
     },
   ];
 
@@ -92,7 +108,12 @@ describe('official Node SDK (sdk-node-apis-efi) against pixd', () => {
         const c = svc.service.credentials;
         chave = c.chaves[0];
         // Exactly as an integrator constructs it for the Efí sandbox.
-        efi = new EfiPay({ sandbox: true, client_id: c.clientId, client_secret: c.clientSecret, ...variant.options(svc) });
+        efi = new EfiPay({
+          sandbox: true,
+          client_id: c.clientId,
+          client_secret: c.clientSecret,
+          ...variant.options(svc),
+        });
       });
 
       it('pixCreateImmediateCharge: POST /v2/cob assigns a txid and returns the charge (201)', async () => {
@@ -102,7 +123,10 @@ describe('official Node SDK (sdk-node-apis-efi) against pixd', () => {
         assert.equal(cob.revisao, 0);
         assert.equal(cob.status, 'ATIVA');
         assert.equal(cob.calendario.expiracao, 3600);
-        assert.ok(Math.abs(Date.parse(cob.calendario.criacao) - Date.now()) < 60_000, `criacao ${cob.calendario.criacao}`);
+        assert.ok(
+          Math.abs(Date.parse(cob.calendario.criacao) - Date.now()) < 60_000,
+          `criacao ${cob.calendario.criacao}`,
+        );
         assert.deepEqual(cob.valor, { original: '123.45' });
         assert.equal(cob.chave, chave);
         assert.deepEqual(cob.devedor, body.devedor);
@@ -115,10 +139,13 @@ describe('official Node SDK (sdk-node-apis-efi) against pixd', () => {
         assigned = cob.txid;
       });
 
-      it('pixCreateCharge: PUT /v2/cob/:txid keeps the caller\'s txid', async () => {
+      it("pixCreateCharge: PUT /v2/cob/:txid keeps the caller's txid", async () => {
         const txid = ownTxid(variant.name.slice(0, 3));
         const infoAdicionais = [{ nome: 'Pedido', valor: '42' }];
-        const cob = await efi.pixCreateCharge({ txid }, { ...cobBody(chave, '50.00'), calendario: { expiracao: 600 }, infoAdicionais });
+        const cob = await efi.pixCreateCharge(
+          { txid },
+          { ...cobBody(chave, '50.00'), calendario: { expiracao: 600 }, infoAdicionais },
+        );
         assert.equal(cob.txid, txid);
         assert.equal(cob.revisao, 0);
         assert.equal(cob.status, 'ATIVA');
@@ -139,7 +166,10 @@ describe('official Node SDK (sdk-node-apis-efi) against pixd', () => {
 
         const second = await efi.pixUpdateCharge(
           { txid: assigned },
-          { solicitacaoPagador: 'Pedido 42 revisado.', devedor: { cnpj: '11222333000181', nome: 'Empresa Pagadora Ltda' } },
+          {
+            solicitacaoPagador: 'Pedido 42 revisado.',
+            devedor: { cnpj: '11222333000181', nome: 'Empresa Pagadora Ltda' },
+          },
         );
         assert.equal(second.revisao, 2);
         assert.deepEqual(second.valor, { original: '150.00' });
@@ -205,20 +235,32 @@ describe('official Node SDK (sdk-node-apis-efi) against pixd', () => {
         assert.ok(!txids.includes(chosen), 'a removed charge is not ATIVA');
         assert.ok(active.cobs.every((cob) => cob.status === 'ATIVA'));
 
-        await assert.rejects(efi.pixUpdateCharge({ txid: chosen }, { valor: { original: '1.00' } }), problem('CobOperacaoInvalida', 400));
+        await assert.rejects(
+          efi.pixUpdateCharge({ txid: chosen }, { valor: { original: '1.00' } }),
+          problem('CobOperacaoInvalida', 400),
+        );
       });
 
       it('errors come back as the response body: unknown txid → 404 CobNaoEncontrado', async () => {
-        await assert.rejects(efi.pixDetailCharge({ txid: 'NaoExiste' + '0'.repeat(20) }), problem('CobNaoEncontrado', 404));
+        await assert.rejects(
+          efi.pixDetailCharge({ txid: 'NaoExiste' + '0'.repeat(20) }),
+          problem('CobNaoEncontrado', 404),
+        );
         await assert.rejects(efi.pixDetailCharge({ txid: assigned, revisao: 99 }), problem('CobNaoEncontrado', 404));
-        await assert.rejects(efi.pixUpdateCharge({ txid: 'NaoExiste' + '1'.repeat(20) }, { valor: { original: '1.00' } }), problem('CobNaoEncontrado', 404));
+        await assert.rejects(
+          efi.pixUpdateCharge({ txid: 'NaoExiste' + '1'.repeat(20) }, { valor: { original: '1.00' } }),
+          problem('CobNaoEncontrado', 404),
+        );
       });
 
       it('errors come back as the response body: a txid used twice → 400 CobOperacaoInvalida naming txid', async () => {
         await assert.rejects(efi.pixCreateCharge({ txid: chosen }, cobBody(chave)), (error: unknown) => {
           problem('CobOperacaoInvalida', 400)(error);
           const violacoes = (error as { violacoes?: Array<{ propriedade: string }> }).violacoes ?? [];
-          assert.ok(violacoes.some((v) => v.propriedade === 'txid'), JSON.stringify(violacoes));
+          assert.ok(
+            violacoes.some((v) => v.propriedade === 'txid'),
+            JSON.stringify(violacoes),
+          );
           return true;
         });
       });
@@ -227,7 +269,12 @@ describe('official Node SDK (sdk-node-apis-efi) against pixd', () => {
 
   it('wrong client_secret: the token request fails with the OAuth body {error: invalid_client}', async () => {
     const c = svc.service.credentials;
-    const efi = new EfiPay({ sandbox: true, client_id: c.clientId, client_secret: 'not-the-secret', certificate: c.certificate.p12 });
+    const efi = new EfiPay({
+      sandbox: true,
+      client_id: c.clientId,
+      client_secret: 'not-the-secret',
+      certificate: c.certificate.p12,
+    });
     await assert.rejects(efi.pixDetailCharge({ txid: 'x'.repeat(30) }), (error: unknown) => {
       const body = error as { error?: string; error_description?: string };
       assert.equal(body.error, 'invalid_client');
@@ -239,7 +286,10 @@ describe('official Node SDK (sdk-node-apis-efi) against pixd', () => {
   it('every SDK request reached pixd, API calls carried x-skip-mtls-checking: true, and pixd accepted them', () => {
     const toEfi = sent.filter((s) => rewriteEfiUrl(s.url, svc.baseUrl) !== null);
     assert.equal(toEfi.length, sent.length, 'the SDK only addressed Efí origins');
-    assert.ok(sent.every((s) => s.url.startsWith('https://pix-h.api.efipay.com.br/')), 'sandbox: true means the Pix sandbox origin');
+    assert.ok(
+      sent.every((s) => s.url.startsWith('https://pix-h.api.efipay.com.br/')),
+      'sandbox: true means the Pix sandbox origin',
+    );
     const tokens = sent.filter((s) => s.url.endsWith('/oauth/token'));
     const api = sent.filter((s) => !s.url.endsWith('/oauth/token'));
     assert.ok(tokens.length >= 2 && tokens.every((s) => s.method === 'POST'));
@@ -248,11 +298,18 @@ describe('official Node SDK (sdk-node-apis-efi) against pixd', () => {
     for (const s of api) assert.equal(s.headers['x-skip-mtls-checking'], 'true', `${s.method} ${s.url}`);
     const succeeded = api.filter((s) => s.status !== undefined && s.status >= 200 && s.status < 300);
     assert.ok(succeeded.length >= 18, `${succeeded.length} succeeded`);
-    assert.ok(api.every((s) => s.status !== undefined && s.status !== 401 && s.status !== 403), 'no call was refused for its headers or certificate');
+    assert.ok(
+      api.every((s) => s.status !== undefined && s.status !== 401 && s.status !== 403),
+      'no call was refused for its headers or certificate',
+    );
   });
 
-  it('rewriteEfiUrl moves only the SDK\'s origins, keeping path and query', () => {
-    for (const origin of EFI_ORIGINS) assert.equal(rewriteEfiUrl(`${origin}/v2/cob?inicio=a`, 'https://127.0.0.1:8443/'), 'https://127.0.0.1:8443/v2/cob?inicio=a');
+  it("rewriteEfiUrl moves only the SDK's origins, keeping path and query", () => {
+    for (const origin of EFI_ORIGINS)
+      assert.equal(
+        rewriteEfiUrl(`${origin}/v2/cob?inicio=a`, 'https://127.0.0.1:8443/'),
+        'https://127.0.0.1:8443/v2/cob?inicio=a',
+      );
     assert.equal(rewriteEfiUrl('https://pix-h.api.efipay.com.br.evil.example/v2/cob', 'https://127.0.0.1:8443'), null);
     assert.equal(rewriteEfiUrl('https://example.com/v2/cob', 'https://127.0.0.1:8443'), null);
   });
@@ -265,11 +322,18 @@ describe('official Node SDK (sdk-node-apis-efi) against pixd', () => {
       const env: NodeJS.ProcessEnv = { ...process.env, PIXD_CREDENTIALS_FILE: svc.service.credentialsPath, ...extra };
       if (!('NODE_EXTRA_CA_CERTS' in extra)) delete env.NODE_EXTRA_CA_CERTS;
       const { stdout } = await run(process.execPath, ['--import', 'tsx', child], { cwd, env, timeout: 60_000 });
-      return JSON.parse(stdout.trim().split('\n').pop()!) as { p12: { ok: boolean; status?: string; error?: string }; pem: { ok: boolean; status?: string; error?: string } };
+      return JSON.parse(stdout.trim().split('\n').pop()!) as {
+        p12: { ok: boolean; status?: string; error?: string };
+        pem: { ok: boolean; status?: string; error?: string };
+      };
     };
 
     const bare = await outcome({});
-    assert.deepEqual({ ok: bare.p12.ok, status: bare.p12.status }, { ok: true, status: 'ATIVA' }, 'the .p12 bundles the CA, which Node trusts');
+    assert.deepEqual(
+      { ok: bare.p12.ok, status: bare.p12.status },
+      { ok: true, status: 'ATIVA' },
+      'the .p12 bundles the CA, which Node trusts',
+    );
     assert.equal(bare.pem.ok, false);
     assert.equal(bare.pem.error, 'SELF_SIGNED_CERT_IN_CHAIN');
 

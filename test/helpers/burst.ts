@@ -8,7 +8,11 @@ export interface BurstResult {
   count(status: number): number;
 }
 
-export async function burst(count: number, send: () => Promise<{ status: number; headers: Record<string, unknown> }>, concurrency = 16): Promise<BurstResult> {
+export async function burst(
+  count: number,
+  send: () => Promise<{ status: number; headers: Record<string, unknown> }>,
+  concurrency = 16,
+): Promise<BurstResult> {
   const statuses: number[] = [];
   const retryAfter: unknown[] = [];
   let next = 0;
@@ -27,4 +31,5 @@ export async function burst(count: number, send: () => Promise<{ status: number;
  * One request past the per-second limit. The service must run on a frozen wall clock
  * (`startTestService({}, { wallClockMs })`) so the whole burst falls in one window.
  */
-export const overLimit = (send: () => Promise<{ status: number; headers: Record<string, unknown> }>) => burst(LIMITS.rateLimitRequestsPerSecond + 1, send);
+export const overLimit = (send: () => Promise<{ status: number; headers: Record<string, unknown> }>) =>
+  burst(LIMITS.rateLimitRequestsPerSecond + 1, send);

@@ -24,12 +24,20 @@ export interface RequestOptions {
 
 export class HttpsClient {
   private readonly agents = new Map<Identity | null, https.Agent>();
-  constructor(readonly baseUrl: string, private readonly caPem: string, private readonly defaultIdentity: Identity | null = null) {}
+  constructor(
+    readonly baseUrl: string,
+    private readonly caPem: string,
+    private readonly defaultIdentity: Identity | null = null,
+  ) {}
 
   private agent(identity: Identity | null): https.Agent {
     let agent = this.agents.get(identity);
     if (!agent) {
-      agent = new https.Agent({ keepAlive: true, ca: this.caPem, ...(identity && { cert: identity.certPem, key: identity.keyPem }) });
+      agent = new https.Agent({
+        keepAlive: true,
+        ca: this.caPem,
+        ...(identity && { cert: identity.certPem, key: identity.keyPem }),
+      });
       this.agents.set(identity, agent);
     }
     return agent;
@@ -45,20 +53,24 @@ export class HttpsClient {
     }
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     return new Promise((resolve, reject) => {
-      const req = https.request(new URL(path, this.baseUrl), { method, headers, agent: this.agent(identity) }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let body: any = text;
-          try {
-            body = text ? JSON.parse(text) : undefined;
-          } catch {
-            // Not JSON (metrics, HTML): the text is the body.
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text });
-        });
-      });
+      const req = https.request(
+        new URL(path, this.baseUrl),
+        { method, headers, agent: this.agent(identity) },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let body: any = text;
+            try {
+              body = text ? JSON.parse(text) : undefined;
+            } catch {
+              // Not JSON (metrics, HTML): the text is the body.
+            }
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text });
+          });
+        },
+      );
       req.on('error', reject);
       req.end(payload);
     });

@@ -5,9 +5,13 @@ import { balanceCents, ledgerCode } from '../../src/platform/ledger/ledger.ts';
 import { parseAmount } from '../../src/platform/money.ts';
 
 export async function assertLedgerBalanced(sql: Sql): Promise<void> {
-  const total = await sql.query<{ total: number }>('select coalesce(sum(amount_cents), 0)::bigint as total from journal_lines');
+  const total = await sql.query<{ total: number }>(
+    'select coalesce(sum(amount_cents), 0)::bigint as total from journal_lines',
+  );
   assert.equal(total.rows[0].total, 0, 'the whole journal sums to zero');
-  const unbalanced = await sql.query('select entry_id from journal_lines group by entry_id having sum(amount_cents) <> 0');
+  const unbalanced = await sql.query(
+    'select entry_id from journal_lines group by entry_id having sum(amount_cents) <> 0',
+  );
   assert.equal(unbalanced.rows.length, 0, 'every journal entry sums to zero');
 }
 

@@ -32,7 +32,11 @@ let serverIdentity: KeyPairPem | undefined;
 export function trustTestCa(): KeyPairPem {
   if (!testCa) {
     testCa = createCa('pixd test receivers CA');
-    serverIdentity = issueCertificate(testCa, { commonName: 'receiver', usage: 'server', altNames: ['localhost', '127.0.0.1'] });
+    serverIdentity = issueCertificate(testCa, {
+      commonName: 'receiver',
+      usage: 'server',
+      altNames: ['localhost', '127.0.0.1'],
+    });
   }
   setWebhookSettings({ extraCaPem: testCa.certPem });
   return testCa;
@@ -73,7 +77,9 @@ export class Receiver {
         key: serverIdentity!.keyPem,
         cert: serverIdentity!.certPem,
         minVersion: 'TLSv1.2',
-        ...(mutual ? { requestCert: true, rejectUnauthorized: true, ca: this.options.clientCaPem } : { requestCert: false }),
+        ...(mutual
+          ? { requestCert: true, rejectUnauthorized: true, ca: this.options.clientCaPem }
+          : { requestCert: false }),
       },
       (req, res) => {
         const chunks: Buffer[] = [];
@@ -90,14 +96,22 @@ export class Receiver {
               // Not JSON: kept as text.
             }
           }
-          this.calls.push({ path: req.url ?? '', body, headers: req.headers, clientCertificate: (req.socket as TLSSocket).authorized === true, atMs: Date.now() });
+          this.calls.push({
+            path: req.url ?? '',
+            body,
+            headers: req.headers,
+            clientCertificate: (req.socket as TLSSocket).authorized === true,
+            atMs: Date.now(),
+          });
           const behaviour = this.behaviour;
           if (behaviour === 'hang') {
             this.hanging.add(() => res.destroy());
             return;
           }
           if ('redirect' in behaviour) {
-            res.writeHead(behaviour.status ?? 302, { location: behaviour.redirect, 'content-type': 'application/json' }).end('{}');
+            res
+              .writeHead(behaviour.status ?? 302, { location: behaviour.redirect, 'content-type': 'application/json' })
+              .end('{}');
             return;
           }
           res.writeHead(behaviour.status, { 'content-type': 'application/json' }).end('{}');
@@ -143,7 +157,11 @@ export class Receiver {
   }
 
   async waitForCalls(count: number, prefix = '/', timeoutMs = 15_000): Promise<ReceivedCall[]> {
-    return waitFor(async () => this.callsTo(prefix).length >= count && this.callsTo(prefix), `${count} call(s) to ${prefix} on ${this.url}`, timeoutMs);
+    return waitFor(
+      async () => this.callsTo(prefix).length >= count && this.callsTo(prefix),
+      `${count} call(s) to ${prefix} on ${this.url}`,
+      timeoutMs,
+    );
   }
 
   async close(): Promise<void> {
@@ -153,7 +171,12 @@ export class Receiver {
 
 /** What the webhook tests do through the API as one party. */
 export interface WebhookApi {
-  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; text: string }>;
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: any; text: string }>;
   /** PUT /v2/webhook/:chave on the party's first key; asserts 201. */
   registerPix(webhookUrl: string, skipMtls?: boolean): Promise<void>;
   /** A charge above the sandbox auto-settlement bound, paid at once through /sandbox/pix/pay. Returns the Pix. */
@@ -162,19 +185,33 @@ export interface WebhookApi {
   deliveries(topico?: string): Promise<any[]>;
 }
 
-export function webhookApi(party: { chaves: string[]; http: { request(method: string, path: string, options: object): Promise<any> }; token(): Promise<string> }): WebhookApi {
-  const call = async (method: string, path: string, body?: unknown, headers?: Record<string, string>) => party.http.request(method, path, { token: await party.token(), body, headers });
+export function webhookApi(party: {
+  chaves: string[];
+  http: { request(method: string, path: string, options: object): Promise<any> };
+  token(): Promise<string>;
+}): WebhookApi {
+  const call = async (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+    party.http.request(method, path, { token: await party.token(), body, headers });
   const expect = (res: { status: number; text: string }, status: number, what: string) => {
     if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status} ${res.text}`);
   };
   return {
     call,
     async registerPix(webhookUrl, skipMtls) {
-      const res = await call('PUT', `/v2/webhook/${encodeURIComponent(party.chaves[0])}`, { webhookUrl }, skipMtls ? { 'x-skip-mtls-checking': 'true' } : undefined);
+      const res = await call(
+        'PUT',
+        `/v2/webhook/${encodeURIComponent(party.chaves[0])}`,
+        { webhookUrl },
+        skipMtls ? { 'x-skip-mtls-checking': 'true' } : undefined,
+      );
       expect(res, 201, 'register webhook');
     },
     async payNewCharge(original = '50.00') {
-      const cob = await call('POST', '/v2/cob', { calendario: { expiracao: 3600 }, valor: { original }, chave: party.chaves[0] });
+      const cob = await call('POST', '/v2/cob', {
+        calendario: { expiracao: 3600 },
+        valor: { original },
+        chave: party.chaves[0],
+      });
       expect(cob, 201, 'create charge');
       const paid = await call('POST', '/sandbox/pix/pay', { txid: cob.body.txid });
       expect(paid, 201, 'pay charge');

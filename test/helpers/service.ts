@@ -89,10 +89,17 @@ export interface StartTestOptions {
   reuse?: ReusableData;
 }
 
-export async function startTestService(settings: Record<string, string> = {}, options: StartTestOptions = {}): Promise<TestService> {
+export async function startTestService(
+  settings: Record<string, string> = {},
+  options: StartTestOptions = {},
+): Promise<TestService> {
   const dataDir = options.reuse?.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'pixd-test-'));
   const port = await freePort();
-  const postgres = options.reuse ? undefined : process.env.DATABASE_URL ? await freshPostgres(process.env.DATABASE_URL) : undefined;
+  const postgres = options.reuse
+    ? undefined
+    : process.env.DATABASE_URL
+      ? await freshPostgres(process.env.DATABASE_URL)
+      : undefined;
   const databaseUrl = options.reuse ? options.reuse.databaseUrl : postgres?.url;
   const data: ReusableData = options.reuse ?? {
     dataDir,
@@ -111,12 +118,23 @@ export async function startTestService(settings: Record<string, string> = {}, op
     ...settings,
   });
   const clock = new OffsetClock();
-  const service = await startService(config, { clock, logger: options.logger ?? false, wallClockMs: options.wallClockMs });
+  const service = await startService(config, {
+    clock,
+    logger: options.logger ?? false,
+    wallClockMs: options.wallClockMs,
+  });
   const caPem = fs.readFileSync(service.credentials.caCertificate, 'utf8');
   const baseUrl = service.credentials.baseUrl;
   const clients: HttpsClient[] = [];
 
-  const party = (c: { clientId: string; clientSecret: string; identity: Identity; chaves: string[]; accountId: number; payeeCode: string }): Party => {
+  const party = (c: {
+    clientId: string;
+    clientSecret: string;
+    identity: Identity;
+    chaves: string[];
+    accountId: number;
+    payeeCode: string;
+  }): Party => {
     const http = new HttpsClient(baseUrl, caPem, c.identity);
     clients.push(http);
     let cached: string | undefined;
@@ -137,11 +155,17 @@ export async function startTestService(settings: Record<string, string> = {}, op
   };
 
   const creds = service.credentials;
-  const demoAccount = await service.ctx.db.query<{ id: number }>('select account_id as id from applications where client_id = $1', [creds.clientId]);
+  const demoAccount = await service.ctx.db.query<{ id: number }>(
+    'select account_id as id from applications where client_id = $1',
+    [creds.clientId],
+  );
   const demo = party({
     clientId: creds.clientId,
     clientSecret: creds.clientSecret,
-    identity: { certPem: fs.readFileSync(creds.certificate.pem, 'utf8'), keyPem: fs.readFileSync(creds.certificate.key, 'utf8') },
+    identity: {
+      certPem: fs.readFileSync(creds.certificate.pem, 'utf8'),
+      keyPem: fs.readFileSync(creds.certificate.key, 'utf8'),
+    },
     chaves: creds.chaves,
     accountId: demoAccount.rows[0].id,
     payeeCode: creds.account.payeeCode,
@@ -182,5 +206,12 @@ export async function startTestService(settings: Record<string, string> = {}, op
 
 /** A valid charge body for the given key. */
 export function cobBody(chave: string, original = '123.45', extra: Record<string, unknown> = {}) {
-  return { calendario: { expiracao: 3600 }, devedor: { cpf: '12345678909', nome: 'Francisco da Silva' }, valor: { original }, chave, solicitacaoPagador: 'Serviço realizado.', ...extra };
+  return {
+    calendario: { expiracao: 3600 },
+    devedor: { cpf: '12345678909', nome: 'Francisco da Silva' },
+    valor: { original },
+    chave,
+    solicitacaoPagador: 'Serviço realizado.',
+    ...extra,
+  };
 }

@@ -20,7 +20,11 @@ describe('immediate charges (cob)', () => {
   after(() => svc.close());
 
   it('creates a charge with an assigned txid, a location and a valid dynamic BR Code', async () => {
-    const res = await call('POST', '/v2/cob', cobBody(chave, '567.89', { infoAdicionais: [{ nome: 'Campo 1', valor: 'Informação 1' }] }));
+    const res = await call(
+      'POST',
+      '/v2/cob',
+      cobBody(chave, '567.89', { infoAdicionais: [{ nome: 'Campo 1', valor: 'Informação 1' }] }),
+    );
     assert.equal(res.status, 201);
     const cob = res.body;
     assert.match(cob.txid, /^[a-zA-Z0-9]{26,35}$/);
@@ -98,7 +102,10 @@ describe('immediate charges (cob)', () => {
     assert.equal(r1.body.revisao, 1);
     assert.equal(r1.body.valor.original, '120.00');
     assert.equal(r1.body.devedor.nome, 'Francisco da Silva', 'unchanged fields survive');
-    const r2 = await call('PATCH', `/v2/cob/${txid}`, { devedor: { cnpj: '12345678000195', nome: 'Empresa S.A.' }, solicitacaoPagador: 'nova' });
+    const r2 = await call('PATCH', `/v2/cob/${txid}`, {
+      devedor: { cnpj: '12345678000195', nome: 'Empresa S.A.' },
+      solicitacaoPagador: 'nova',
+    });
     assert.equal(r2.body.revisao, 2);
     assert.deepEqual(r2.body.devedor, { cnpj: '12345678000195', nome: 'Empresa S.A.' });
     assert.equal(r1.body.loc.id, r2.body.loc.id, 'the location stays');
@@ -115,7 +122,11 @@ describe('immediate charges (cob)', () => {
       'select r.revisao from charge_revisions r join charges c on c.id = r.charge_id where c.txid = $1 order by r.revisao',
       [txid],
     );
-    assert.deepEqual(kept.rows.map((r) => r.revisao), [0, 1], 'the superseded revisions are kept; the current one is the charge itself');
+    assert.deepEqual(
+      kept.rows.map((r) => r.revisao),
+      [0, 1],
+      'the superseded revisions are kept; the current one is the charge itself',
+    );
   });
 
   it('revises a charge whose current revision an earlier version had already kept', async () => {
@@ -135,7 +146,10 @@ describe('immediate charges (cob)', () => {
   it('removes a charge by PATCH status, and then refuses revisions', async () => {
     const txid = 'RemovedTxid0000000000000000001';
     await call('PUT', `/v2/cob/${txid}`, cobBody(chave));
-    const mixed = await call('PATCH', `/v2/cob/${txid}`, { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR', solicitacaoPagador: 'x' });
+    const mixed = await call('PATCH', `/v2/cob/${txid}`, {
+      status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR',
+      solicitacaoPagador: 'x',
+    });
     assert.equal(mixed.status, 400);
     const removed = await call('PATCH', `/v2/cob/${txid}`, { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' });
     assert.equal(removed.status, 200);
@@ -162,7 +176,12 @@ describe('immediate charges (cob)', () => {
     const page0 = await list('paginacao.itensPorPagina=4');
     assert.equal(page0.status, 200);
     assert.equal(page0.body.cobs.length, 4);
-    assert.deepEqual(page0.body.parametros.paginacao, { paginaAtual: 0, itensPorPagina: 4, quantidadeDePaginas: 2, quantidadeTotalDeItens: 6 });
+    assert.deepEqual(page0.body.parametros.paginacao, {
+      paginaAtual: 0,
+      itensPorPagina: 4,
+      quantidadeDePaginas: 2,
+      quantidadeTotalDeItens: 6,
+    });
     const page1 = await list('paginacao.itensPorPagina=4&paginacao.paginaAtual=1');
     assert.equal(page1.body.cobs.length, 2);
     const all = [...page0.body.cobs, ...page1.body.cobs].map((c: { txid: string }) => c.txid);
@@ -173,7 +192,9 @@ describe('immediate charges (cob)', () => {
     assert.equal((await list('status=CONCLUIDA')).body.cobs.length, 0);
     assert.equal((await list('locationPresente=true')).body.cobs.length, 6);
     assert.equal((await list('locationPresente=false')).body.cobs.length, 0);
-    const empty = await fresh.http.request('GET', '/v2/cob?inicio=2020-01-01T00:00:00Z&fim=2020-01-02T00:00:00Z', { token: t });
+    const empty = await fresh.http.request('GET', '/v2/cob?inicio=2020-01-01T00:00:00Z&fim=2020-01-02T00:00:00Z', {
+      token: t,
+    });
     assert.equal(empty.body.cobs.length, 0);
   });
 
@@ -191,7 +212,10 @@ describe('immediate charges (cob)', () => {
       const res = await call('GET', `/v2/cob?${query}`);
       assert.equal(res.status, 400, query);
       assert.match(res.body.type, /CobConsultaInvalida$/, query);
-      assert.ok(res.body.violacoes.some((v: { propriedade: string }) => v.propriedade === property), `${query}: ${JSON.stringify(res.body.violacoes)}`);
+      assert.ok(
+        res.body.violacoes.some((v: { propriedade: string }) => v.propriedade === property),
+        `${query}: ${JSON.stringify(res.body.violacoes)}`,
+      );
     }
   });
 
@@ -207,20 +231,40 @@ describe('immediate charges (cob)', () => {
       ['missing valor', () => ({ ...base(), valor: undefined }), 'cob.valor'],
       ['missing chave', () => ({ ...base(), chave: undefined }), 'cob.chave'],
       ['bad CPF check digit', () => ({ ...base(), devedor: { cpf: '12345678900', nome: 'X' } }), 'cob.devedor.cpf'],
-      ['bad CNPJ check digit', () => ({ ...base(), devedor: { cnpj: '12345678000190', nome: 'X' } }), 'cob.devedor.cnpj'],
+      [
+        'bad CNPJ check digit',
+        () => ({ ...base(), devedor: { cnpj: '12345678000190', nome: 'X' } }),
+        'cob.devedor.cnpj',
+      ],
       ['CPF with letters', () => ({ ...base(), devedor: { cpf: '1234567890a', nome: 'X' } }), 'cob.devedor.cpf'],
-      ['cpf and cnpj together', () => ({ ...base(), devedor: { cpf: '12345678909', cnpj: '12345678000195', nome: 'X' } }), 'cob.devedor'],
+      [
+        'cpf and cnpj together',
+        () => ({ ...base(), devedor: { cpf: '12345678909', cnpj: '12345678000195', nome: 'X' } }),
+        'cob.devedor',
+      ],
       ['nome without document', () => ({ ...base(), devedor: { nome: 'X' } }), 'cob.devedor'],
       ['document without nome', () => ({ ...base(), devedor: { cpf: '12345678909' } }), 'cob.devedor.nome'],
       ['unknown field', () => ({ ...base(), desconto: '1.00' }), 'cob.desconto'],
       ['unknown nested field', () => ({ ...base(), valor: { original: '1.00', juros: '1.00' } }), 'cob.valor.juros'],
       ['expiracao zero', () => ({ ...base(), calendario: { expiracao: 0 } }), 'cob.calendario.expiracao'],
       ['expiracao as text', () => ({ ...base(), calendario: { expiracao: '3600' } }), 'cob.calendario.expiracao'],
-      ['solicitacaoPagador over 140', () => ({ ...base(), solicitacaoPagador: 'x'.repeat(141) }), 'cob.solicitacaoPagador'],
-      ['nome over 200', () => ({ ...base(), devedor: { cpf: '12345678909', nome: 'x'.repeat(201) } }), 'cob.devedor.nome'],
+      [
+        'solicitacaoPagador over 140',
+        () => ({ ...base(), solicitacaoPagador: 'x'.repeat(141) }),
+        'cob.solicitacaoPagador',
+      ],
+      [
+        'nome over 200',
+        () => ({ ...base(), devedor: { cpf: '12345678909', nome: 'x'.repeat(201) } }),
+        'cob.devedor.nome',
+      ],
       ['chave over 77', () => ({ ...base(), chave: 'x'.repeat(78) }), 'cob.chave'],
       ['unknown chave', () => ({ ...base(), chave: 'nao-e-minha@example.com' }), 'cob.chave'],
-      ['too many infoAdicionais', () => ({ ...base(), infoAdicionais: Array.from({ length: 51 }, () => ({ nome: 'a', valor: 'b' })) }), 'cob.infoAdicionais'],
+      [
+        'too many infoAdicionais',
+        () => ({ ...base(), infoAdicionais: Array.from({ length: 51 }, () => ({ nome: 'a', valor: 'b' })) }),
+        'cob.infoAdicionais',
+      ],
       ['unknown loc', () => ({ ...base(), loc: { id: 999999 } }), 'cob.loc.id'],
       ['body is an array', () => [base()], 'cob'],
     ];
@@ -229,7 +273,10 @@ describe('immediate charges (cob)', () => {
         const res = await call('POST', '/v2/cob', body());
         assert.equal(res.status, 400, JSON.stringify(res.body));
         assert.match(res.body.type, /CobOperacaoInvalida$/);
-        assert.ok(res.body.violacoes.some((v: { propriedade: string }) => v.propriedade === property), JSON.stringify(res.body.violacoes));
+        assert.ok(
+          res.body.violacoes.some((v: { propriedade: string }) => v.propriedade === property),
+          JSON.stringify(res.body.violacoes),
+        );
       });
     }
 
@@ -263,7 +310,11 @@ describe('immediate charges (cob)', () => {
 
   describe('POST /v1/cob (wrapper format)', () => {
     it('creates a charge with infoAdicionais, responseTime and correlationId', async () => {
-      const res = await call('POST', '/v1/cob', cobBody(chave, '5.00', { infoAdicionais: [{ nome: 'Pedido', valor: '42' }] }));
+      const res = await call(
+        'POST',
+        '/v1/cob',
+        cobBody(chave, '5.00', { infoAdicionais: [{ nome: 'Pedido', valor: '42' }] }),
+      );
       assert.equal(res.status, 201);
       assert.equal(res.body.valor.original, '5.00');
       assert.equal(typeof res.body.responseTime, 'number');
@@ -281,8 +332,14 @@ describe('immediate charges (cob)', () => {
     });
 
     it('answers 400 documento_bloqueado for a blocked payer document', async () => {
-      await svc.service.ctx.db.query("insert into blocked_documents (documento, reason, created_at) values ('52998224725', 'teste', now())");
-      const res = await call('POST', '/v1/cob', cobBody(chave, '5.00', { devedor: { cpf: '52998224725', nome: 'Bloqueado' } }));
+      await svc.service.ctx.db.query(
+        "insert into blocked_documents (documento, reason, created_at) values ('52998224725', 'teste', now())",
+      );
+      const res = await call(
+        'POST',
+        '/v1/cob',
+        cobBody(chave, '5.00', { devedor: { cpf: '52998224725', nome: 'Bloqueado' } }),
+      );
       assert.equal(res.status, 400);
       assert.equal(res.body.error.title, 'documento_bloqueado');
     });

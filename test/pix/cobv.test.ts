@@ -15,7 +15,14 @@ const newTxid = (prefix: string) => `${prefix}${String(++serial).padStart(4, '0'
 function cobvBody<E extends Record<string, unknown>>(chave: string, extra: E = {} as E) {
   return {
     calendario: { dataDeVencimento: DUE, validadeAposVencimento: 30 },
-    devedor: { logradouro: 'Alameda Souza, Numero 80, Bairro Braz', cidade: 'Recife', uf: 'PE', cep: '70011750', cpf: '12345678909', nome: 'Francisco da Silva' },
+    devedor: {
+      logradouro: 'Alameda Souza, Numero 80, Bairro Braz',
+      cidade: 'Recife',
+      uf: 'PE',
+      cep: '70011750',
+      cpf: '12345678909',
+      nome: 'Francisco da Silva',
+    },
     valor: {
       original: '123.45',
       multa: { modalidade: 2, valorPerc: '15.00' },
@@ -33,7 +40,8 @@ describe('due charges (cobv)', () => {
   let token: string;
   let chave: string;
   const call = (method: string, path: string, body?: unknown) => svc.demo.http.request(method, path, { token, body });
-  const freeLocation = async (party: Party, tipoCob: TipoCob) => (await insertLocation(svc.service.ctx.db, party.accountId, tipoCob, svc.clock.now())).id;
+  const freeLocation = async (party: Party, tipoCob: TipoCob) =>
+    (await insertLocation(svc.service.ctx.db, party.accountId, tipoCob, svc.clock.now())).id;
 
   before(async () => {
     svc = await startTestService();
@@ -84,7 +92,17 @@ describe('due charges (cobv)', () => {
 
   it('is paid in the sandbox when up to 10.00, at the amount due today, and then shows its pix', async () => {
     const txid = newTxid('SandboxPaid');
-    const res = await call('PUT', `/v2/cobv/${txid}`, cobvBody(chave, { valor: { original: '10.00', abatimento: { modalidade: 1, valorPerc: '1.50' }, multa: { modalidade: 1, valorPerc: '5.00' } } }));
+    const res = await call(
+      'PUT',
+      `/v2/cobv/${txid}`,
+      cobvBody(chave, {
+        valor: {
+          original: '10.00',
+          abatimento: { modalidade: 1, valorPerc: '1.50' },
+          multa: { modalidade: 1, valorPerc: '5.00' },
+        },
+      }),
+    );
     assert.equal(res.status, 201);
     const paid = await waitFor(async () => {
       const read = await call('GET', `/v2/cobv/${txid}`);
@@ -128,14 +146,20 @@ describe('due charges (cobv)', () => {
   it('revises a due charge, merging calendario and valor, keeping every revision readable', async () => {
     const txid = newTxid('ReviseCobv');
     await call('PUT', `/v2/cobv/${txid}`, cobvBody(chave));
-    const r1 = await call('PATCH', `/v2/cobv/${txid}`, { valor: { original: '200.00' }, calendario: { validadeAposVencimento: 5 } });
+    const r1 = await call('PATCH', `/v2/cobv/${txid}`, {
+      valor: { original: '200.00' },
+      calendario: { validadeAposVencimento: 5 },
+    });
     assert.equal(r1.status, 200, JSON.stringify(r1.body));
     assert.equal(r1.body.revisao, 1);
     assert.equal(r1.body.valor.original, '200.00');
     assert.deepEqual(r1.body.valor.multa, { modalidade: 2, valorPerc: '15.00' }, 'the other valor fields survive');
     assert.equal(r1.body.calendario.dataDeVencimento, DUE, 'the other calendario fields survive');
     assert.equal(r1.body.calendario.validadeAposVencimento, 5);
-    const r2 = await call('PATCH', `/v2/cobv/${txid}`, { devedor: { cnpj: '12345678000195', nome: 'Empresa S.A.' }, valor: { juros: { modalidade: 5, valorPerc: '0.10' } } });
+    const r2 = await call('PATCH', `/v2/cobv/${txid}`, {
+      devedor: { cnpj: '12345678000195', nome: 'Empresa S.A.' },
+      valor: { juros: { modalidade: 5, valorPerc: '0.10' } },
+    });
     assert.equal(r2.status, 200, JSON.stringify(r2.body));
     assert.deepEqual(r2.body.devedor, { cnpj: '12345678000195', nome: 'Empresa S.A.' }, 'devedor is replaced whole');
     assert.deepEqual(r2.body.valor.juros, { modalidade: 5, valorPerc: '0.10' });
@@ -164,14 +188,22 @@ describe('due charges (cobv)', () => {
     const res = await call('PATCH', `/v2/cobv/${txid}`, { calendario: { dataDeVencimento: '2099-11-01' } });
     assert.equal(res.status, 400);
     assert.match(res.body.type, /CobVOperacaoInvalida$/);
-    assert.ok(res.body.violacoes.some((v: { propriedade: string }) => v.propriedade === 'cobv.valor.desconto.descontoDataFixa.0.data'), JSON.stringify(res.body.violacoes));
+    assert.ok(
+      res.body.violacoes.some(
+        (v: { propriedade: string }) => v.propriedade === 'cobv.valor.desconto.descontoDataFixa.0.data',
+      ),
+      JSON.stringify(res.body.violacoes),
+    );
     assert.equal((await call('GET', `/v2/cobv/${txid}`)).body.revisao, 0, 'nothing written');
   });
 
   it('removes a due charge by PATCH status; only ATIVA charges can be revised', async () => {
     const txid = newTxid('RemoveCobv');
     await call('PUT', `/v2/cobv/${txid}`, cobvBody(chave));
-    const mixed = await call('PATCH', `/v2/cobv/${txid}`, { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR', solicitacaoPagador: 'x' });
+    const mixed = await call('PATCH', `/v2/cobv/${txid}`, {
+      status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR',
+      solicitacaoPagador: 'x',
+    });
     assert.equal(mixed.status, 400);
     assert.match(mixed.body.type, /CobVOperacaoInvalida$/);
     const removed = await call('PATCH', `/v2/cobv/${txid}`, { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' });
@@ -191,7 +223,10 @@ describe('due charges (cobv)', () => {
 
   it('answers 404 CobVNaoEncontrada for an unknown txid, and keeps cob and cobv apart', async () => {
     const unknown = newTxid('UnknownCobv');
-    for (const [method, body] of [['GET', undefined], ['PATCH', { solicitacaoPagador: 'x' }]] as const) {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PATCH', { solicitacaoPagador: 'x' }],
+    ] as const) {
       const res = await call(method, `/v2/cobv/${unknown}`, body);
       assert.equal(res.status, 404, method);
       assert.match(res.body.type, /CobVNaoEncontrada$/);
@@ -210,14 +245,23 @@ describe('due charges (cobv)', () => {
     const other = await svc.newParty();
     const t = await other.token();
     assert.equal((await other.http.request('GET', `/v2/cobv/${txid}`, { token: t })).status, 404);
-    assert.equal((await other.http.request('PATCH', `/v2/cobv/${txid}`, { token: t, body: { solicitacaoPagador: 'x' } })).status, 404);
+    assert.equal(
+      (await other.http.request('PATCH', `/v2/cobv/${txid}`, { token: t, body: { solicitacaoPagador: 'x' } })).status,
+      404,
+    );
     assert.equal((await other.http.request('GET', `/v2/cobv?${RANGE}`, { token: t })).body.cobs.length, 0);
     // Nor can it use the demo's key or location.
-    const foreignKey = await other.http.request('PUT', `/v2/cobv/${newTxid('ForeignKey')}`, { token: t, body: cobvBody(chave) });
+    const foreignKey = await other.http.request('PUT', `/v2/cobv/${newTxid('ForeignKey')}`, {
+      token: t,
+      body: cobvBody(chave),
+    });
     assert.equal(foreignKey.status, 400);
     assert.equal(foreignKey.body.violacoes[0].propriedade, 'cobv.chave');
     const loc = await freeLocation(svc.demo, 'cobv');
-    const foreignLoc = await other.http.request('PUT', `/v2/cobv/${newTxid('ForeignLoc')}`, { token: t, body: cobvBody(other.chaves[0], { loc: { id: loc } }) });
+    const foreignLoc = await other.http.request('PUT', `/v2/cobv/${newTxid('ForeignLoc')}`, {
+      token: t,
+      body: cobvBody(other.chaves[0], { loc: { id: loc } }),
+    });
     assert.equal(foreignLoc.status, 400);
     assert.equal(foreignLoc.body.violacoes[0].propriedade, 'cobv.loc.id');
   });
@@ -225,7 +269,15 @@ describe('due charges (cobv)', () => {
   it('requires cobv.read to read and cob.write to write', async () => {
     const reader = await svc.newParty({ scopes: ['cob.read', 'cob.write'] });
     const t = await reader.token();
-    assert.equal((await reader.http.request('PUT', `/v2/cobv/${newTxid('ScopeWrite')}`, { token: t, body: cobvBody(reader.chaves[0]) })).status, 201);
+    assert.equal(
+      (
+        await reader.http.request('PUT', `/v2/cobv/${newTxid('ScopeWrite')}`, {
+          token: t,
+          body: cobvBody(reader.chaves[0]),
+        })
+      ).status,
+      201,
+    );
     const list = await reader.http.request('GET', `/v2/cobv?${RANGE}`, { token: t });
     assert.equal(list.status, 403);
     assert.match(list.body.type, /AcessoNegado$/);
@@ -236,7 +288,8 @@ describe('due charges (cobv)', () => {
     const t = await fresh.token();
     const put = (body: unknown) => fresh.http.request('PUT', `/v2/cobv/${newTxid('ListCobv')}`, { token: t, body });
     // Above 10.00, so the sandbox's fictitious payer leaves them ATIVA.
-    for (let i = 0; i < 5; i++) assert.equal((await put(cobvBody(fresh.chaves[0], { valor: { original: `${i + 11}.00` } }))).status, 201);
+    for (let i = 0; i < 5; i++)
+      assert.equal((await put(cobvBody(fresh.chaves[0], { valor: { original: `${i + 11}.00` } }))).status, 201);
     await put(cobvBody(fresh.chaves[0], { devedor: { cnpj: '12345678000195', nome: 'Empresa' } }));
     await fresh.http.request('POST', '/v2/cob', { token: t, body: cobBody(fresh.chaves[0]) });
     const list = (query: string) => fresh.http.request('GET', `/v2/cobv?${RANGE}&${query}`, { token: t });
@@ -244,12 +297,22 @@ describe('due charges (cobv)', () => {
     const page0 = await list('paginacao.itensPorPagina=4');
     assert.equal(page0.status, 200);
     assert.equal(page0.body.cobs.length, 4);
-    assert.deepEqual(page0.body.parametros.paginacao, { paginaAtual: 0, itensPorPagina: 4, quantidadeDePaginas: 2, quantidadeTotalDeItens: 6 });
+    assert.deepEqual(page0.body.parametros.paginacao, {
+      paginaAtual: 0,
+      itensPorPagina: 4,
+      quantidadeDePaginas: 2,
+      quantidadeTotalDeItens: 6,
+    });
     const page1 = await list('paginacao.itensPorPagina=4&paginacao.paginaAtual=1');
     assert.equal(page1.body.cobs.length, 2);
     const all = [...page0.body.cobs, ...page1.body.cobs];
     assert.equal(new Set(all.map((c: { txid: string }) => c.txid)).size, 6, 'pages do not overlap');
-    assert.ok(all.every((c: { loc: { tipoCob: string }; calendario: { dataDeVencimento: string } }) => c.loc.tipoCob === 'cobv' && c.calendario.dataDeVencimento === DUE));
+    assert.ok(
+      all.every(
+        (c: { loc: { tipoCob: string }; calendario: { dataDeVencimento: string } }) =>
+          c.loc.tipoCob === 'cobv' && c.calendario.dataDeVencimento === DUE,
+      ),
+    );
 
     assert.equal((await list('cnpj=12345678000195')).body.cobs.length, 1);
     assert.equal((await list('cpf=12345678909')).body.cobs.length, 5);
@@ -261,7 +324,9 @@ describe('due charges (cobv)', () => {
       assert.equal(batch.status, 200, q);
       assert.deepEqual([batch.body.cobs.length, batch.body.parametros.paginacao.quantidadeTotalDeItens], [0, 0], q);
     }
-    const empty = await fresh.http.request('GET', '/v2/cobv?inicio=2020-01-01T00:00:00Z&fim=2020-01-02T00:00:00Z', { token: t });
+    const empty = await fresh.http.request('GET', '/v2/cobv?inicio=2020-01-01T00:00:00Z&fim=2020-01-02T00:00:00Z', {
+      token: t,
+    });
     assert.equal(empty.body.cobs.length, 0);
   });
 
@@ -281,14 +346,23 @@ describe('due charges (cobv)', () => {
       const res = await call('GET', `/v2/cobv?${query}`);
       assert.equal(res.status, 400, query);
       assert.match(res.body.type, /CobVConsultaInvalida$/, query);
-      assert.ok(res.body.violacoes.some((v: { propriedade: string }) => v.propriedade === property), `${query}: ${JSON.stringify(res.body.violacoes)}`);
+      assert.ok(
+        res.body.violacoes.some((v: { propriedade: string }) => v.propriedade === property),
+        `${query}: ${JSON.stringify(res.body.violacoes)}`,
+      );
     }
   });
 
   describe('bad input is a 400 CobVOperacaoInvalida naming the property', () => {
     const base = () => cobvBody(chave);
-    const withValor = (valor: Record<string, unknown>) => () => ({ ...base(), valor: { original: '100.00', ...valor } });
-    const withDevedor = (devedor: Record<string, unknown>) => () => ({ ...base(), devedor: { cpf: '12345678909', nome: 'X', ...devedor } });
+    const withValor = (valor: Record<string, unknown>) => () => ({
+      ...base(),
+      valor: { original: '100.00', ...valor },
+    });
+    const withDevedor = (devedor: Record<string, unknown>) => () => ({
+      ...base(),
+      devedor: { cpf: '12345678909', nome: 'X', ...devedor },
+    });
     const withCalendario = (calendario: Record<string, unknown>) => () => ({ ...base(), calendario });
     const tiers = (...datas: string[]) => datas.map((data) => ({ data, valorPerc: '1.00' }));
     const cases: [string, () => unknown, string][] = [
@@ -307,46 +381,160 @@ describe('due charges (cobv)', () => {
       ['unknown devedor field', withDevedor({ bairro: 'Braz' }), 'cobv.devedor.bairro'],
       ['missing calendario', () => ({ ...base(), calendario: undefined }), 'cobv.calendario'],
       ['missing dataDeVencimento', withCalendario({ validadeAposVencimento: 30 }), 'cobv.calendario.dataDeVencimento'],
-      ['dataDeVencimento that does not exist', withCalendario({ dataDeVencimento: '2099-02-30' }), 'cobv.calendario.dataDeVencimento'],
-      ['dataDeVencimento with a time', withCalendario({ dataDeVencimento: '2099-12-31T00:00:00Z' }), 'cobv.calendario.dataDeVencimento'],
-      ['dataDeVencimento in Brazilian format', withCalendario({ dataDeVencimento: '31/12/2099' }), 'cobv.calendario.dataDeVencimento'],
-      ['dataDeVencimento before today', withCalendario({ dataDeVencimento: '2020-01-01' }), 'cobv.calendario.dataDeVencimento'],
-      ['negative validadeAposVencimento', withCalendario({ dataDeVencimento: DUE, validadeAposVencimento: -1 }), 'cobv.calendario.validadeAposVencimento'],
-      ['validadeAposVencimento as text', withCalendario({ dataDeVencimento: DUE, validadeAposVencimento: '30' }), 'cobv.calendario.validadeAposVencimento'],
-      ['validadeAposVencimento past year 9999', withCalendario({ dataDeVencimento: DUE, validadeAposVencimento: 2147483647 }), 'cobv.calendario.validadeAposVencimento'],
-      ['expiracao belongs to cob', withCalendario({ dataDeVencimento: DUE, expiracao: 3600 }), 'cobv.calendario.expiracao'],
+      [
+        'dataDeVencimento that does not exist',
+        withCalendario({ dataDeVencimento: '2099-02-30' }),
+        'cobv.calendario.dataDeVencimento',
+      ],
+      [
+        'dataDeVencimento with a time',
+        withCalendario({ dataDeVencimento: '2099-12-31T00:00:00Z' }),
+        'cobv.calendario.dataDeVencimento',
+      ],
+      [
+        'dataDeVencimento in Brazilian format',
+        withCalendario({ dataDeVencimento: '31/12/2099' }),
+        'cobv.calendario.dataDeVencimento',
+      ],
+      [
+        'dataDeVencimento before today',
+        withCalendario({ dataDeVencimento: '2020-01-01' }),
+        'cobv.calendario.dataDeVencimento',
+      ],
+      [
+        'negative validadeAposVencimento',
+        withCalendario({ dataDeVencimento: DUE, validadeAposVencimento: -1 }),
+        'cobv.calendario.validadeAposVencimento',
+      ],
+      [
+        'validadeAposVencimento as text',
+        withCalendario({ dataDeVencimento: DUE, validadeAposVencimento: '30' }),
+        'cobv.calendario.validadeAposVencimento',
+      ],
+      [
+        'validadeAposVencimento past year 9999',
+        withCalendario({ dataDeVencimento: DUE, validadeAposVencimento: 2147483647 }),
+        'cobv.calendario.validadeAposVencimento',
+      ],
+      [
+        'expiracao belongs to cob',
+        withCalendario({ dataDeVencimento: DUE, expiracao: 3600 }),
+        'cobv.calendario.expiracao',
+      ],
       ['amount 0.00', withValor({ original: '0.00' }), 'cobv.valor.original'],
       ['amount 1.5', withValor({ original: '1.5' }), 'cobv.valor.original'],
-      ['missing valor.original', () => ({ ...base(), valor: { multa: { modalidade: 1, valorPerc: '1.00' } } }), 'cobv.valor.original'],
+      [
+        'missing valor.original',
+        () => ({ ...base(), valor: { multa: { modalidade: 1, valorPerc: '1.00' } } }),
+        'cobv.valor.original',
+      ],
       ['modalidadeAlteracao belongs to cob', withValor({ modalidadeAlteracao: 1 }), 'cobv.valor.modalidadeAlteracao'],
       ['multa modalidade 3', withValor({ multa: { modalidade: 3, valorPerc: '1.00' } }), 'cobv.valor.multa.modalidade'],
-      ['multa modalidade as text', withValor({ multa: { modalidade: '2', valorPerc: '1.00' } }), 'cobv.valor.multa.modalidade'],
+      [
+        'multa modalidade as text',
+        withValor({ multa: { modalidade: '2', valorPerc: '1.00' } }),
+        'cobv.valor.multa.modalidade',
+      ],
       ['multa without valorPerc', withValor({ multa: { modalidade: 1 } }), 'cobv.valor.multa.valorPerc'],
-      ['multa valorPerc without decimals', withValor({ multa: { modalidade: 2, valorPerc: '2' } }), 'cobv.valor.multa.valorPerc'],
-      ['multa valorPerc as number', withValor({ multa: { modalidade: 2, valorPerc: 2.5 } }), 'cobv.valor.multa.valorPerc'],
+      [
+        'multa valorPerc without decimals',
+        withValor({ multa: { modalidade: 2, valorPerc: '2' } }),
+        'cobv.valor.multa.valorPerc',
+      ],
+      [
+        'multa valorPerc as number',
+        withValor({ multa: { modalidade: 2, valorPerc: 2.5 } }),
+        'cobv.valor.multa.valorPerc',
+      ],
       ['juros modalidade 0', withValor({ juros: { modalidade: 0, valorPerc: '1.00' } }), 'cobv.valor.juros.modalidade'],
       ['juros modalidade 9', withValor({ juros: { modalidade: 9, valorPerc: '1.00' } }), 'cobv.valor.juros.modalidade'],
-      ['abatimento modalidade 3', withValor({ abatimento: { modalidade: 3, valorPerc: '1.00' } }), 'cobv.valor.abatimento.modalidade'],
-      ['abatimento equal to the original', withValor({ abatimento: { modalidade: 1, valorPerc: '100.00' } }), 'cobv.valor.abatimento.valorPerc'],
-      ['abatimento of 100%', withValor({ abatimento: { modalidade: 2, valorPerc: '100.00' } }), 'cobv.valor.abatimento.valorPerc'],
-      ['desconto modalidade 7', withValor({ desconto: { modalidade: 7, valorPerc: '1.00' } }), 'cobv.valor.desconto.modalidade'],
+      [
+        'abatimento modalidade 3',
+        withValor({ abatimento: { modalidade: 3, valorPerc: '1.00' } }),
+        'cobv.valor.abatimento.modalidade',
+      ],
+      [
+        'abatimento equal to the original',
+        withValor({ abatimento: { modalidade: 1, valorPerc: '100.00' } }),
+        'cobv.valor.abatimento.valorPerc',
+      ],
+      [
+        'abatimento of 100%',
+        withValor({ abatimento: { modalidade: 2, valorPerc: '100.00' } }),
+        'cobv.valor.abatimento.valorPerc',
+      ],
+      [
+        'desconto modalidade 7',
+        withValor({ desconto: { modalidade: 7, valorPerc: '1.00' } }),
+        'cobv.valor.desconto.modalidade',
+      ],
       ['desconto 1 without dates', withValor({ desconto: { modalidade: 1 } }), 'cobv.valor.desconto.descontoDataFixa'],
-      ['desconto 1 with valorPerc', withValor({ desconto: { modalidade: 1, valorPerc: '1.00', descontoDataFixa: tiers('2099-12-01') } }), 'cobv.valor.desconto.valorPerc'],
-      ['desconto 2 with no dates', withValor({ desconto: { modalidade: 2, descontoDataFixa: [] } }), 'cobv.valor.desconto.descontoDataFixa'],
-      ['desconto with four dates', withValor({ desconto: { modalidade: 1, descontoDataFixa: tiers('2099-12-01', '2099-12-02', '2099-12-03', '2099-12-04') } }), 'cobv.valor.desconto.descontoDataFixa'],
-      ['desconto date after the due date', withValor({ desconto: { modalidade: 1, descontoDataFixa: tiers('2100-01-01') } }), 'cobv.valor.desconto.descontoDataFixa.0.data'],
-      ['desconto date repeated', withValor({ desconto: { modalidade: 1, descontoDataFixa: tiers('2099-12-01', '2099-12-01') } }), 'cobv.valor.desconto.descontoDataFixa.1.data'],
-      ['desconto date that does not exist', withValor({ desconto: { modalidade: 1, descontoDataFixa: tiers('2099-11-31') } }), 'cobv.valor.desconto.descontoDataFixa.0.data'],
-      ['desconto 1 equal to the original', withValor({ desconto: { modalidade: 1, descontoDataFixa: [{ data: '2099-12-01', valorPerc: '100.00' }] } }), 'cobv.valor.desconto.descontoDataFixa.0.valorPerc'],
-      ['desconto 2 of 100%', withValor({ desconto: { modalidade: 2, descontoDataFixa: [{ data: '2099-12-01', valorPerc: '100.00' }] } }), 'cobv.valor.desconto.descontoDataFixa.0.valorPerc'],
+      [
+        'desconto 1 with valorPerc',
+        withValor({ desconto: { modalidade: 1, valorPerc: '1.00', descontoDataFixa: tiers('2099-12-01') } }),
+        'cobv.valor.desconto.valorPerc',
+      ],
+      [
+        'desconto 2 with no dates',
+        withValor({ desconto: { modalidade: 2, descontoDataFixa: [] } }),
+        'cobv.valor.desconto.descontoDataFixa',
+      ],
+      [
+        'desconto with four dates',
+        withValor({
+          desconto: { modalidade: 1, descontoDataFixa: tiers('2099-12-01', '2099-12-02', '2099-12-03', '2099-12-04') },
+        }),
+        'cobv.valor.desconto.descontoDataFixa',
+      ],
+      [
+        'desconto date after the due date',
+        withValor({ desconto: { modalidade: 1, descontoDataFixa: tiers('2100-01-01') } }),
+        'cobv.valor.desconto.descontoDataFixa.0.data',
+      ],
+      [
+        'desconto date repeated',
+        withValor({ desconto: { modalidade: 1, descontoDataFixa: tiers('2099-12-01', '2099-12-01') } }),
+        'cobv.valor.desconto.descontoDataFixa.1.data',
+      ],
+      [
+        'desconto date that does not exist',
+        withValor({ desconto: { modalidade: 1, descontoDataFixa: tiers('2099-11-31') } }),
+        'cobv.valor.desconto.descontoDataFixa.0.data',
+      ],
+      [
+        'desconto 1 equal to the original',
+        withValor({ desconto: { modalidade: 1, descontoDataFixa: [{ data: '2099-12-01', valorPerc: '100.00' }] } }),
+        'cobv.valor.desconto.descontoDataFixa.0.valorPerc',
+      ],
+      [
+        'desconto 2 of 100%',
+        withValor({ desconto: { modalidade: 2, descontoDataFixa: [{ data: '2099-12-01', valorPerc: '100.00' }] } }),
+        'cobv.valor.desconto.descontoDataFixa.0.valorPerc',
+      ],
       ['desconto 3 without valorPerc', withValor({ desconto: { modalidade: 3 } }), 'cobv.valor.desconto.valorPerc'],
-      ['desconto 4 with dates', withValor({ desconto: { modalidade: 4, valorPerc: '1.00', descontoDataFixa: tiers('2099-12-01') } }), 'cobv.valor.desconto.descontoDataFixa'],
-      ['desconto 5 of 100% a day', withValor({ desconto: { modalidade: 5, valorPerc: '100.00' } }), 'cobv.valor.desconto.valorPerc'],
+      [
+        'desconto 4 with dates',
+        withValor({ desconto: { modalidade: 4, valorPerc: '1.00', descontoDataFixa: tiers('2099-12-01') } }),
+        'cobv.valor.desconto.descontoDataFixa',
+      ],
+      [
+        'desconto 5 of 100% a day',
+        withValor({ desconto: { modalidade: 5, valorPerc: '100.00' } }),
+        'cobv.valor.desconto.valorPerc',
+      ],
       ['unknown valor field', withValor({ tarifa: '1.00' }), 'cobv.valor.tarifa'],
-      ['juros that outgrow the largest Pix amount', withValor({ original: '9999999999.00', juros: { modalidade: 2, valorPerc: '100.00' } }), 'cobv.valor'],
+      [
+        'juros that outgrow the largest Pix amount',
+        withValor({ original: '9999999999.00', juros: { modalidade: 2, valorPerc: '100.00' } }),
+        'cobv.valor',
+      ],
       ['missing chave', () => ({ ...base(), chave: undefined }), 'cobv.chave'],
       ['unknown chave', () => ({ ...base(), chave: 'nao-e-minha@example.com' }), 'cobv.chave'],
-      ['solicitacaoPagador over 140', () => ({ ...base(), solicitacaoPagador: 'x'.repeat(141) }), 'cobv.solicitacaoPagador'],
+      [
+        'solicitacaoPagador over 140',
+        () => ({ ...base(), solicitacaoPagador: 'x'.repeat(141) }),
+        'cobv.solicitacaoPagador',
+      ],
       ['unknown field', () => ({ ...base(), expiracao: 3600 }), 'cobv.expiracao'],
       ['unknown loc', () => ({ ...base(), loc: { id: 999999 } }), 'cobv.loc.id'],
       ['body is an array', () => [base()], 'cobv'],
@@ -356,7 +544,10 @@ describe('due charges (cobv)', () => {
         const res = await call('PUT', `/v2/cobv/${newTxid('BadInput')}`, body());
         assert.equal(res.status, 400, JSON.stringify(res.body));
         assert.match(res.body.type, /CobVOperacaoInvalida$/);
-        assert.ok(res.body.violacoes.some((v: { propriedade: string }) => v.propriedade === property), JSON.stringify(res.body.violacoes));
+        assert.ok(
+          res.body.violacoes.some((v: { propriedade: string }) => v.propriedade === property),
+          JSON.stringify(res.body.violacoes),
+        );
       });
     }
 
@@ -378,7 +569,10 @@ describe('due charges (cobv)', () => {
     });
 
     it('malformed JSON', async () => {
-      const res = await svc.demo.http.request('PUT', `/v2/cobv/${newTxid('Malformed')}`, { token, rawBody: '{"valor": ' });
+      const res = await svc.demo.http.request('PUT', `/v2/cobv/${newTxid('Malformed')}`, {
+        token,
+        rawBody: '{"valor": ',
+      });
       assert.equal(res.status, 400);
       assert.match(res.body.type, /CobVOperacaoInvalida$/);
     });
@@ -396,7 +590,10 @@ describe('due charges (cobv)', () => {
         const res = await call('PATCH', `/v2/cobv/${txid}`, patch);
         assert.equal(res.status, 400, JSON.stringify(patch));
         assert.match(res.body.type, /CobVOperacaoInvalida$/);
-        assert.ok(res.body.violacoes.some((v: { propriedade: string }) => v.propriedade === property), JSON.stringify(res.body.violacoes));
+        assert.ok(
+          res.body.violacoes.some((v: { propriedade: string }) => v.propriedade === property),
+          JSON.stringify(res.body.violacoes),
+        );
       }
     });
   });

@@ -20,7 +20,12 @@ describe('charge creation group commit', () => {
 
   const txid = (n: number) => `GroupCommitTxid00000000000${String(n).padStart(4, '0')}`;
   const body = (chave: string, original: string) => cobBody(chave, original) as CobCreate;
-  const caller = (): Caller => ({ accountId: svc.demo.accountId, now: svc.clock.now(), publicUrl: svc.baseUrl, sandbox: false });
+  const caller = (): Caller => ({
+    accountId: svc.demo.accountId,
+    now: svc.clock.now(),
+    publicUrl: svc.baseUrl,
+    sandbox: false,
+  });
   const written = () => ({ ...batcherFor(svc.service.ctx.db).written });
   const reason = (outcome: PromiseSettledResult<unknown>) => (outcome as PromiseRejectedResult).reason;
 
@@ -41,7 +46,10 @@ describe('charge creation group commit', () => {
     );
     const end = written();
     assert.equal(end.charges - start.charges, 30);
-    assert.ok(end.statements - start.statements <= 3, `coalesced: ${end.statements - start.statements} statements for 30 creates`);
+    assert.ok(
+      end.statements - start.statements <= 3,
+      `coalesced: ${end.statements - start.statements} statements for 30 creates`,
+    );
 
     assert.equal(reason(outcomes[5]).violations[0].reason, 'a chave não pertence a este usuário recebedor.');
     assert.equal(reason(outcomes[6]).violations[0].reason, 'a chave foi removida.');
@@ -51,20 +59,28 @@ describe('charge creation group commit', () => {
       const read = await svc.demo.http.request('GET', `/v2/cob/${txid(n)}`, { token });
       assert.equal(read.body.valor.original, `${n + 20}.00`, 'each write landed on its own charge');
     }
-    const { rows } = await db.query<{ n: number }>("select count(*)::int as n from charges where txid like 'GroupCommitTxid%'");
+    const { rows } = await db.query<{ n: number }>(
+      "select count(*)::int as n from charges where txid like 'GroupCommitTxid%'",
+    );
     assert.equal(rows[0].n, 28, 'nothing written for the refused creates');
   });
 
   it('a duplicate txid in a coalesced statement writes nothing there; one by one, only the duplicate is refused', async () => {
     const db = svc.service.ctx.db;
     const outcomes = await Promise.allSettled(
-      Array.from({ length: 12 }, (_, n) => createCob(db, caller(), txid(n < 10 ? 100 + n : 105), body(svc.demo.chaves[0], `${n + 50}.00`))),
+      Array.from({ length: 12 }, (_, n) =>
+        createCob(db, caller(), txid(n < 10 ? 100 + n : 105), body(svc.demo.chaves[0], `${n + 50}.00`)),
+      ),
     );
     const dup = [outcomes[5], outcomes[10], outcomes[11]];
     assert.equal(dup.filter((o) => o.status === 'fulfilled').length, 1, 'one create per txid wins');
-    for (const lost of dup.filter((o) => o.status === 'rejected')) assert.equal(reason(lost).violations[0].property, 'txid');
+    for (const lost of dup.filter((o) => o.status === 'rejected'))
+      assert.equal(reason(lost).violations[0].property, 'txid');
     for (const n of [0, 1, 2, 3, 4, 6, 7, 8, 9]) assert.equal(outcomes[n].status, 'fulfilled', `create ${n}`);
-    const { rows } = await db.query<{ n: number }>("select count(*)::int as n from charges where txid >= $1 and txid <= $2", [txid(100), txid(109)]);
+    const { rows } = await db.query<{ n: number }>(
+      'select count(*)::int as n from charges where txid >= $1 and txid <= $2',
+      [txid(100), txid(109)],
+    );
     assert.equal(rows[0].n, 10);
   });
 });

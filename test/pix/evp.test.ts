@@ -20,7 +20,8 @@ describe('random keys (/v2/gn/evp)', () => {
   });
   after(() => svc.close());
 
-  const as = (party: Party) => async (method: string, path: string, body?: unknown) => party.http.request(method, path, { token: await party.token(), body });
+  const as = (party: Party) => async (method: string, path: string, body?: unknown) =>
+    party.http.request(method, path, { token: await party.token(), body });
 
   it('creates a UUID key, lists only active random keys, removes it (200) and answers chave_nao_encontrada after', async () => {
     const party = await svc.newParty();
@@ -31,8 +32,15 @@ describe('random keys (/v2/gn/evp)', () => {
     assert.match(created.body.chave, UUID_V4);
 
     assert.deepEqual((await call('GET', '/v2/gn/evp')).body, { chaves: [party.chaves[0], created.body.chave] });
-    await svc.service.ctx.db.query(`insert into pix_keys (chave, account_id, tipo, created_at) values ('loja@example.com', $1, 'email', now())`, [party.accountId]);
-    assert.deepEqual((await call('GET', '/v2/gn/evp')).body.chaves, [party.chaves[0], created.body.chave], 'random keys only');
+    await svc.service.ctx.db.query(
+      `insert into pix_keys (chave, account_id, tipo, created_at) values ('loja@example.com', $1, 'email', now())`,
+      [party.accountId],
+    );
+    assert.deepEqual(
+      (await call('GET', '/v2/gn/evp')).body.chaves,
+      [party.chaves[0], created.body.chave],
+      'random keys only',
+    );
 
     const removed = await call('DELETE', `/v2/gn/evp/${created.body.chave}`);
     assert.equal(removed.status, 200, removed.text);
@@ -58,7 +66,10 @@ describe('random keys (/v2/gn/evp)', () => {
   it('enforces the DICT limit per account: 20 keys for a CNPJ account, 5 for a CPF account, removed keys not counted', async () => {
     const company = await svc.newParty({ documento: '11222333000181' });
     const person = await svc.newParty({ documento: '52998224725' });
-    for (const [party, limit] of [[company, LIMITS.pixKeysMaxPerAccountLegalPerson], [person, LIMITS.pixKeysMaxPerAccountNaturalPerson]] as const) {
+    for (const [party, limit] of [
+      [company, LIMITS.pixKeysMaxPerAccountLegalPerson],
+      [person, LIMITS.pixKeysMaxPerAccountNaturalPerson],
+    ] as const) {
       const call = as(party);
       for (let i = 1; i < limit; i++) assert.equal((await call('POST', '/v2/gn/evp')).status, 201);
       const over = await call('POST', '/v2/gn/evp');
@@ -85,9 +96,14 @@ describe('random keys (/v2/gn/evp)', () => {
     const party = await svc.newParty();
     const chave = party.chaves[0];
     assert.equal((await as(party)('DELETE', `/v2/gn/evp/${chave}`)).status, 200);
-    const { rows } = await svc.service.ctx.db.query<{ removed_at: Date | null }>('select removed_at from pix_keys where chave = $1', [chave]);
+    const { rows } = await svc.service.ctx.db.query<{ removed_at: Date | null }>(
+      'select removed_at from pix_keys where chave = $1',
+      [chave],
+    );
     assert.ok(rows[0].removed_at, 'the removed key keeps its row');
-    const inserted = await svc.service.ctx.db.tx((sql) => insertRandomKey(sql, party.accountId, chave, svc.clock.now()));
+    const inserted = await svc.service.ctx.db.tx((sql) =>
+      insertRandomKey(sql, party.accountId, chave, svc.clock.now()),
+    );
     assert.equal(inserted, false, 'creation refuses an existing chave, removed or not');
     assert.ok(!(await as(party)('GET', '/v2/gn/evp')).body.chaves.includes(chave));
   });
@@ -111,7 +127,11 @@ describe('random keys (/v2/gn/evp)', () => {
     assert.equal(byKey.body.violacoes[0].razao, 'chave_inexistente');
     const newCharge = await call('POST', '/v2/cob', cobBody(chave, '40.00'));
     assert.equal(newCharge.status, 400, 'no new charge for a removed key');
-    assert.equal((await call('GET', `/v2/cob/${cob.body.txid}`)).body.status, 'ATIVA', 'the stored charge is untouched');
+    assert.equal(
+      (await call('GET', `/v2/cob/${cob.body.txid}`)).body.status,
+      'ATIVA',
+      'the stored charge is untouched',
+    );
   });
 
   it('requires the gn.pix.evp scopes, a client certificate, and rate-limits creation', async () => {
@@ -129,14 +149,26 @@ describe('random keys (/v2/gn/evp)', () => {
     const result = await overLimit(() => as(writer)('POST', '/v2/gn/evp'));
     assert.equal(result.count(429), 1);
     assert.deepEqual(result.retryAfter, ['1']);
-    assert.equal((await as(writer)('DELETE', `/v2/gn/evp/${writer.chaves[0]}`)).status, 200, 'DELETE is not under the listed rate limit');
+    assert.equal(
+      (await as(writer)('DELETE', `/v2/gn/evp/${writer.chaves[0]}`)).status,
+      200,
+      'DELETE is not under the listed rate limit',
+    );
   });
 
   it('accepts POST with an empty JSON body, as clients that always send a content type do', async () => {
     const party = await svc.newParty();
-    const res = await party.http.request('POST', '/v2/gn/evp', { token: await party.token(), rawBody: '', headers: { 'content-type': 'application/json' } });
+    const res = await party.http.request('POST', '/v2/gn/evp', {
+      token: await party.token(),
+      rawBody: '',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(res.status, 201, res.text);
-    const malformed = await party.http.request('POST', '/v2/gn/evp', { token: await party.token(), rawBody: '{', headers: { 'content-type': 'application/json' } });
+    const malformed = await party.http.request('POST', '/v2/gn/evp', {
+      token: await party.token(),
+      rawBody: '{',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(malformed.status, 400);
     assert.equal(malformed.body.nome, 'json_invalido');
   });

@@ -75,17 +75,28 @@ describe('payload locations (loc)', () => {
 
   it('serves one charge at a time and only of its own type', async () => {
     const loc = await newLoc('cob');
-    assert.equal((await call('PUT', `/v2/cob/${txidFor('LocOne')}`, cobBody(chave, '20.00', { loc: { id: loc.id } }))).status, 201);
+    assert.equal(
+      (await call('PUT', `/v2/cob/${txidFor('LocOne')}`, cobBody(chave, '20.00', { loc: { id: loc.id } }))).status,
+      201,
+    );
     const taken = await call('PUT', `/v2/cob/${txidFor('LocTwo')}`, cobBody(chave, '20.00', { loc: { id: loc.id } }));
     assert.equal(taken.status, 400);
     assert.match(taken.body.type, /CobOperacaoInvalida$/);
     assert.equal(taken.body.violacoes[0].propriedade, 'cob.loc.id');
 
     const cobvLoc = await newLoc('cobv');
-    const mismatch = await call('PUT', `/v2/cob/${txidFor('LocMismatch')}`, cobBody(chave, '20.00', { loc: { id: cobvLoc.id } }));
+    const mismatch = await call(
+      'PUT',
+      `/v2/cob/${txidFor('LocMismatch')}`,
+      cobBody(chave, '20.00', { loc: { id: cobvLoc.id } }),
+    );
     assert.equal(mismatch.status, 400);
     assert.match(mismatch.body.detail, /cobv/);
-    const due = await call('PUT', `/v2/cobv/${txidFor('LocDue')}`, cobvBody(svc, chave, '300.00', 5, { loc: { id: cobvLoc.id } }));
+    const due = await call(
+      'PUT',
+      `/v2/cobv/${txidFor('LocDue')}`,
+      cobvBody(svc, chave, '300.00', 5, { loc: { id: cobvLoc.id } }),
+    );
     assert.equal(due.status, 201, due.text);
     assert.equal(due.body.loc.tipoCob, 'cobv');
     assert.equal(due.body.location, cobvLoc.location);
@@ -95,20 +106,29 @@ describe('payload locations (loc)', () => {
     const loc = await newLoc('cob');
     const other = await svc.newParty({ nome: 'Outra Loja Ltda' });
     const t = await other.token();
-    for (const [method, path] of [['GET', `/v2/loc/${loc.id}`], ['DELETE', `/v2/loc/${loc.id}/txid`], ['GET', `/v2/loc/${loc.id}/qrcode`]] as const) {
+    for (const [method, path] of [
+      ['GET', `/v2/loc/${loc.id}`],
+      ['DELETE', `/v2/loc/${loc.id}/txid`],
+      ['GET', `/v2/loc/${loc.id}/qrcode`],
+    ] as const) {
       const res = await other.http.request(method, path, { token: t });
       assert.equal(res.status, 404, `${method} ${path}`);
       assert.match(res.body.type, /PayloadLocationNaoEncontrado$/);
     }
-    const claim = await other.http.request('PUT', `/v2/cob/${txidFor('LocForeign')}`, { token: t, body: cobBody(other.chaves[0], '20.00', { loc: { id: loc.id } }) });
+    const claim = await other.http.request('PUT', `/v2/cob/${txidFor('LocForeign')}`, {
+      token: t,
+      body: cobBody(other.chaves[0], '20.00', { loc: { id: loc.id } }),
+    });
     assert.equal(claim.status, 400, "another account's location cannot be claimed");
-    for (const id of ['abc', '0', '99999999999999999999']) assert.equal((await call('GET', `/v2/loc/${id}`)).status, 404, id);
+    for (const id of ['abc', '0', '99999999999999999999'])
+      assert.equal((await call('GET', `/v2/loc/${id}`)).status, 404, id);
   });
 
   it('lists with date range, txIdPresente, tipoCob and pagination', async () => {
     const fresh: Party = await svc.newParty();
     const t = await fresh.token();
-    const post = (body: unknown, path = '/v2/loc', method = 'POST') => fresh.http.request(method, path, { token: t, body });
+    const post = (body: unknown, path = '/v2/loc', method = 'POST') =>
+      fresh.http.request(method, path, { token: t, body });
     const ids: number[] = [];
     for (const tipoCob of ['cob', 'cob', 'cobv', 'cob']) ids.push((await post({ tipoCob })).body.id);
     await post(cobBody(fresh.chaves[0], '30.00', { loc: { id: ids[1] } }), `/v2/cob/${txidFor('LocList')}`, 'PUT');
@@ -116,23 +136,55 @@ describe('payload locations (loc)', () => {
 
     const all = await list('');
     assert.equal(all.status, 200);
-    assert.deepEqual(all.body.loc.map((l: { id: number }) => l.id), ids);
-    assert.deepEqual(all.body.parametros, { inicio: '2020-01-01T00:00:00Z', fim: '2099-01-01T00:00:00Z', paginacao: { paginaAtual: 0, itensPorPagina: 100, quantidadeDePaginas: 1, quantidadeTotalDeItens: 4 } });
+    assert.deepEqual(
+      all.body.loc.map((l: { id: number }) => l.id),
+      ids,
+    );
+    assert.deepEqual(all.body.parametros, {
+      inicio: '2020-01-01T00:00:00Z',
+      fim: '2099-01-01T00:00:00Z',
+      paginacao: { paginaAtual: 0, itensPorPagina: 100, quantidadeDePaginas: 1, quantidadeTotalDeItens: 4 },
+    });
     const linked = await list('&txIdPresente=true');
-    assert.deepEqual(linked.body.loc.map((l: { id: number }) => l.id), [ids[1]]);
+    assert.deepEqual(
+      linked.body.loc.map((l: { id: number }) => l.id),
+      [ids[1]],
+    );
     assert.equal(linked.body.loc[0].txid.length, 32);
     assert.equal(linked.body.parametros.txIdPresente, true);
-    assert.deepEqual((await list('&txIdPresente=false')).body.loc.map((l: { id: number }) => l.id), [ids[0], ids[2], ids[3]]);
-    assert.deepEqual((await list('&tipoCob=cobv')).body.loc.map((l: { id: number }) => l.id), [ids[2]]);
+    assert.deepEqual(
+      (await list('&txIdPresente=false')).body.loc.map((l: { id: number }) => l.id),
+      [ids[0], ids[2], ids[3]],
+    );
+    assert.deepEqual(
+      (await list('&tipoCob=cobv')).body.loc.map((l: { id: number }) => l.id),
+      [ids[2]],
+    );
     const page1 = await list('&paginacao.itensPorPagina=3&paginacao.paginaAtual=1');
-    assert.deepEqual(page1.body.loc.map((l: { id: number }) => l.id), [ids[3]]);
-    assert.deepEqual(page1.body.parametros.paginacao, { paginaAtual: 1, itensPorPagina: 3, quantidadeDePaginas: 2, quantidadeTotalDeItens: 4 });
-    const none = await fresh.http.request('GET', '/v2/loc?inicio=2020-01-01T00:00:00Z&fim=2020-02-01T00:00:00Z', { token: t });
+    assert.deepEqual(
+      page1.body.loc.map((l: { id: number }) => l.id),
+      [ids[3]],
+    );
+    assert.deepEqual(page1.body.parametros.paginacao, {
+      paginaAtual: 1,
+      itensPorPagina: 3,
+      quantidadeDePaginas: 2,
+      quantidadeTotalDeItens: 4,
+    });
+    const none = await fresh.http.request('GET', '/v2/loc?inicio=2020-01-01T00:00:00Z&fim=2020-02-01T00:00:00Z', {
+      token: t,
+    });
     assert.deepEqual(none.body.loc, []);
   });
 
   it('refuses list queries without inicio/fim, with fim before inicio or unknown parameters', async () => {
-    for (const query of ['', 'inicio=2020-01-01T00:00:00Z', 'inicio=2021-01-01T00:00:00Z&fim=2020-01-01T00:00:00Z', `${RANGE}&tipoCob=rec`, `${RANGE}&outro=1`]) {
+    for (const query of [
+      '',
+      'inicio=2020-01-01T00:00:00Z',
+      'inicio=2021-01-01T00:00:00Z&fim=2020-01-01T00:00:00Z',
+      `${RANGE}&tipoCob=rec`,
+      `${RANGE}&outro=1`,
+    ]) {
       const res = await call('GET', `/v2/loc?${query}`);
       assert.equal(res.status, 400, query);
       assert.match(res.body.type, /PayloadLocationConsultaInvalida$/);
@@ -148,14 +200,21 @@ describe('payload locations (loc)', () => {
     assert.ok(!hasError(parsed), 'pix-utils accepts the code');
     assert.equal((parsed as { type: string }).type, 'DYNAMIC');
     assert.equal((parsed as { url: string }).url, loc.location);
-    assert.equal((await call('GET', `/v2/cob/${(await call('GET', `/v2/loc/${loc.id}`)).body.txid}`)).body.pixCopiaECola, res.body.qrcode, 'same code as the charge');
+    assert.equal(
+      (await call('GET', `/v2/cob/${(await call('GET', `/v2/loc/${loc.id}`)).body.txid}`)).body.pixCopiaECola,
+      res.body.qrcode,
+      'same code as the charge',
+    );
 
     const [prefix, base64] = res.body.imagemQrcode.split(',');
     assert.equal(prefix, 'data:image/png;base64');
     const png = Buffer.from(base64, 'base64');
     assert.deepEqual(png.subarray(0, 8), PNG_SIGNATURE);
     assert.equal(png.subarray(12, 16).toString('ascii'), 'IHDR');
-    assert.ok(png.readUInt32BE(16) >= 200 && png.readUInt32BE(16) === png.readUInt32BE(20), 'a square image of a usable size');
+    assert.ok(
+      png.readUInt32BE(16) >= 200 && png.readUInt32BE(16) === png.readUInt32BE(20),
+      'a square image of a usable size',
+    );
 
     assert.ok(res.body.linkVisualizacao.startsWith(svc.config.publicUrl));
     const page = await svc.anonymous.request('GET', res.body.linkVisualizacao);

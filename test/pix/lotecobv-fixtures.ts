@@ -18,7 +18,14 @@ export function item(chave: string, txid: string, extra: Record<string, unknown>
   return {
     calendario: { dataDeVencimento: DUE, validadeAposVencimento: 30 },
     txid,
-    devedor: { logradouro: 'Alameda Souza, Numero 80, Bairro Braz', cidade: 'Recife', uf: 'PE', cep: '70011750', cpf: '12345678909', nome: 'João Souza' },
+    devedor: {
+      logradouro: 'Alameda Souza, Numero 80, Bairro Braz',
+      cidade: 'Recife',
+      uf: 'PE',
+      cep: '70011750',
+      cpf: '12345678909',
+      nome: 'João Souza',
+    },
     valor: { original: '100.00', multa: { modalidade: 2, valorPerc: '2.00' } },
     chave,
     solicitacaoPagador: 'Informar matrícula',
@@ -29,7 +36,11 @@ export function item(chave: string, txid: string, extra: Record<string, unknown>
 export type Item = ReturnType<typeof item>;
 
 export interface BatchApi {
-  call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any; text: string; headers: Record<string, unknown> }>;
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: any; text: string; headers: Record<string, unknown> }>;
   put(id: number, cobsv: unknown[], descricao?: string): ReturnType<BatchApi['call']>;
   patch(id: number, body: unknown): ReturnType<BatchApi['call']>;
   get(id: number): ReturnType<BatchApi['call']>;
@@ -41,17 +52,28 @@ export interface BatchApi {
 }
 
 export function batchApi(party: Party): BatchApi {
-  const call: BatchApi['call'] = async (method, path, body) => party.http.request(method, path, { token: await party.token(), body });
+  const call: BatchApi['call'] = async (method, path, body) =>
+    party.http.request(method, path, { token: await party.token(), body });
   const api: BatchApi = {
     call,
-    put: (id, cobsv, descricao = 'Cobranças dos alunos do turno vespertino') => call('PUT', `/v2/lotecobv/${id}`, { descricao, cobsv }),
+    put: (id, cobsv, descricao = 'Cobranças dos alunos do turno vespertino') =>
+      call('PUT', `/v2/lotecobv/${id}`, { descricao, cobsv }),
     patch: (id, body) => call('PATCH', `/v2/lotecobv/${id}`, body),
     get: (id) => call('GET', `/v2/lotecobv/${id}`),
     settled: (id) =>
-      waitFor(async () => {
-        const res = await api.get(id);
-        return res.status === 200 && res.body.cobsv.every((c: { status: string }) => c.status !== 'EM_PROCESSAMENTO') && res.body;
-      }, `batch ${id} processed`, 60_000, 25),
+      waitFor(
+        async () => {
+          const res = await api.get(id);
+          return (
+            res.status === 200 &&
+            res.body.cobsv.every((c: { status: string }) => c.status !== 'EM_PROCESSAMENTO') &&
+            res.body
+          );
+        },
+        `batch ${id} processed`,
+        60_000,
+        25,
+      ),
     async create(id, cobsv, descricao) {
       const res = await api.put(id, cobsv, descricao);
       assert.equal(res.status, 202, res.text);
@@ -68,4 +90,5 @@ export async function pauseJobs(svc: TestService): Promise<{ resume(): void }> {
   return { resume: () => svc.service.ctx.outbox.start() };
 }
 
-export const statuses = (batch: { cobsv: { txid: string; status: string }[] }) => Object.fromEntries(batch.cobsv.map((c) => [c.txid, c.status]));
+export const statuses = (batch: { cobsv: { txid: string; status: string }[] }) =>
+  Object.fromEntries(batch.cobsv.map((c) => [c.txid, c.status]));

@@ -19,18 +19,34 @@ describe('batches of due charges: list, isolation, backlog', () => {
     const chave = party.chaves[0];
     const ids = [newBatchId(), newBatchId(), newBatchId()];
     await api.create(ids[0], [item(chave, newTxid('ListCpf'))]);
-    await api.create(ids[1], [item(chave, newTxid('ListCnpj'), { devedor: { cnpj: '12345678000195', nome: 'Empresa' } })]);
-    await api.create(ids[2], [item(chave, newTxid('ListOk')), item(chave, newTxid('ListDenied'), { valor: { original: '0.00' } })]);
+    await api.create(ids[1], [
+      item(chave, newTxid('ListCnpj'), { devedor: { cnpj: '12345678000195', nome: 'Empresa' } }),
+    ]);
+    await api.create(ids[2], [
+      item(chave, newTxid('ListOk')),
+      item(chave, newTxid('ListDenied'), { valor: { original: '0.00' } }),
+    ]);
     const list = (query: string) => api.call('GET', `/v2/lotecobv?${RANGE}&${query}`);
 
     const all = await list('');
     assert.equal(all.status, 200);
-    assert.deepEqual(all.body.parametros, { inicio: '2020-01-01T00:00:00Z', fim: '2099-01-01T00:00:00Z', paginacao: { paginaAtual: 0, itensPorPagina: 100, quantidadeDePaginas: 1, quantidadeTotalDeItens: 3 } });
-    assert.deepEqual(all.body.lotes.map((l: { id: number }) => l.id), ids, 'oldest first');
+    assert.deepEqual(all.body.parametros, {
+      inicio: '2020-01-01T00:00:00Z',
+      fim: '2099-01-01T00:00:00Z',
+      paginacao: { paginaAtual: 0, itensPorPagina: 100, quantidadeDePaginas: 1, quantidadeTotalDeItens: 3 },
+    });
+    assert.deepEqual(
+      all.body.lotes.map((l: { id: number }) => l.id),
+      ids,
+      'oldest first',
+    );
     assert.deepEqual(all.body.lotes[2], (await api.get(ids[2])).body, 'each batch as GET /v2/lotecobv/:id shows it');
 
     const page1 = await list('paginacao.itensPorPagina=2&paginacao.paginaAtual=1');
-    assert.deepEqual(page1.body.lotes.map((l: { id: number }) => l.id), [ids[2]]);
+    assert.deepEqual(
+      page1.body.lotes.map((l: { id: number }) => l.id),
+      [ids[2]],
+    );
     assert.equal(page1.body.parametros.paginacao.quantidadeDePaginas, 2);
     const ofIds = async (query: string) => (await list(query)).body.lotes.map((l: { id: number }) => l.id);
     assert.deepEqual(await ofIds('cnpj=12345678000195'), [ids[1]]);
@@ -57,7 +73,10 @@ describe('batches of due charges: list, isolation, backlog', () => {
       const res = await api.call('GET', `/v2/lotecobv?${query}`);
       assert.equal(res.status, 400, query);
       assert.match(res.body.type, /\/LoteCobVConsultaInvalida$/, query);
-      assert.ok(res.body.violacoes.some((v: { propriedade: string }) => v.propriedade === property), `${query}: ${res.text}`);
+      assert.ok(
+        res.body.violacoes.some((v: { propriedade: string }) => v.propriedade === property),
+        `${query}: ${res.text}`,
+      );
     }
   });
 
@@ -72,7 +91,11 @@ describe('batches of due charges: list, isolation, backlog', () => {
     assert.equal((await apiTwo.call('GET', `/v2/lotecobv?${RANGE}`)).body.lotes.length, 0);
     const foreignKey = await apiTwo.create(id, [item(one.chaves[0], txid)], 'dois');
     assert.equal(foreignKey.descricao, 'dois', 'its own batch under the same id');
-    assert.equal(foreignKey.cobsv[0].problema.violacoes[0].propriedade, 'cobv.chave', "another account's key is refused per item");
+    assert.equal(
+      foreignKey.cobsv[0].problema.violacoes[0].propriedade,
+      'cobv.chave',
+      "another account's key is refused per item",
+    );
     assert.equal((await apiOne.get(id)).body.descricao, 'um');
   });
 
@@ -80,14 +103,20 @@ describe('batches of due charges: list, isolation, backlog', () => {
   it(`answers 503 ServicoIndisponivel past ${LIMITS.lotecobvPendingItemsMaxPerAccount} waiting items per account`, async () => {
     const party = await svc.newParty();
     const api = batchApi(party);
-    const full = () => Array.from({ length: LIMITS.lotecobvItemsMax }, (_, i) => item(party.chaves[0], newTxid(`Backlog${i}x`)));
+    const full = () =>
+      Array.from({ length: LIMITS.lotecobvItemsMax }, (_, i) => item(party.chaves[0], newTxid(`Backlog${i}x`)));
     await pauseJobs(svc);
-    for (let n = 0; n < LIMITS.lotecobvPendingItemsMaxPerAccount / LIMITS.lotecobvItemsMax; n++) assert.equal((await api.put(newBatchId(), full())).status, 202);
+    for (let n = 0; n < LIMITS.lotecobvPendingItemsMaxPerAccount / LIMITS.lotecobvItemsMax; n++)
+      assert.equal((await api.put(newBatchId(), full())).status, 202);
     const refused = await api.put(newBatchId(), [item(party.chaves[0], newTxid('OneTooMany'))]);
     assert.equal(refused.status, 503);
     assert.match(refused.body.type, /\/ServicoIndisponivel$/);
     assert.equal(refused.headers['retry-after'], '1');
     const other = batchApi(await svc.newParty());
-    assert.equal((await other.put(newBatchId(), [item((await svc.newParty()).chaves[0], newTxid('OtherAccount'))])).status, 202, 'the limit is per account');
+    assert.equal(
+      (await other.put(newBatchId(), [item((await svc.newParty()).chaves[0], newTxid('OtherAccount'))])).status,
+      202,
+      'the limit is per account',
+    );
   });
 });

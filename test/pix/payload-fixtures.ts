@@ -6,7 +6,9 @@ import type { TestService } from '../helpers/service.ts';
 
 /** A txid of our own: letters and digits, 32 of them, unique per call. */
 export function txidFor(tag: string): string {
-  return (tag + Date.now().toString(36) + Math.random().toString(36).slice(2) + '0'.repeat(35)).replace(/[^a-zA-Z0-9]/g, '').slice(0, 32);
+  return (tag + Date.now().toString(36) + Math.random().toString(36).slice(2) + '0'.repeat(35))
+    .replace(/[^a-zA-Z0-9]/g, '')
+    .slice(0, 32);
 }
 
 /** YYYY-MM-DD, `days` after today in Brasília on the service clock. */
@@ -15,11 +17,29 @@ export function brasiliaDay(svc: TestService, days = 0): string {
 }
 
 /** A due charge: due in `dueInDays`, payable 10 days after, with multa 2%, juros 1% a month and desconto 5.00 up to the due date. */
-export function cobvBody(svc: TestService, chave: string, original = '500.00', dueInDays = 10, extra: Record<string, unknown> = {}) {
+export function cobvBody(
+  svc: TestService,
+  chave: string,
+  original = '500.00',
+  dueInDays = 10,
+  extra: Record<string, unknown> = {},
+) {
   return {
     calendario: { dataDeVencimento: brasiliaDay(svc, dueInDays), validadeAposVencimento: 10 },
-    devedor: { cnpj: '12345678000195', nome: 'Empresa de Serviços SA', logradouro: 'Rua 1', cidade: 'Recife', uf: 'PE', cep: '50000000' },
-    valor: { original, multa: { modalidade: 2, valorPerc: '2.00' }, juros: { modalidade: 3, valorPerc: '1.00' }, desconto: { modalidade: 1, descontoDataFixa: [{ data: brasiliaDay(svc, dueInDays), valorPerc: '5.00' }] } },
+    devedor: {
+      cnpj: '12345678000195',
+      nome: 'Empresa de Serviços SA',
+      logradouro: 'Rua 1',
+      cidade: 'Recife',
+      uf: 'PE',
+      cep: '50000000',
+    },
+    valor: {
+      original,
+      multa: { modalidade: 2, valorPerc: '2.00' },
+      juros: { modalidade: 3, valorPerc: '1.00' },
+      desconto: { modalidade: 1, descontoDataFixa: [{ data: brasiliaDay(svc, dueInDays), valorPerc: '5.00' }] },
+    },
     chave,
     solicitacaoPagador: 'Mensalidade.',
     ...extra,

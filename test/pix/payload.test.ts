@@ -17,7 +17,11 @@ describe('payloads served at locations (JWS)', () => {
   let chave: string;
   const call = (method: string, path: string, body?: unknown) => svc.demo.http.request(method, path, { token, body });
   const createCob = async (original: string, extra: Record<string, unknown> = {}) => {
-    const res = await call('PUT', `/v2/cob/${txidFor('Payload')}`, cobBody(chave, original, { infoAdicionais: [{ nome: 'Pedido', valor: '42' }], ...extra }));
+    const res = await call(
+      'PUT',
+      `/v2/cob/${txidFor('Payload')}`,
+      cobBody(chave, original, { infoAdicionais: [{ nome: 'Pedido', valor: '42' }], ...extra }),
+    );
     assert.equal(res.status, 201, res.text);
     return res.body;
   };
@@ -50,11 +54,16 @@ describe('payloads served at locations (JWS)', () => {
     assert.equal(jwk.kty, 'RSA');
     assert.equal(jwk.use, 'sig');
     assert.equal(jwk.alg, 'RS256');
-    for (const secret of ['d', 'p', 'q', 'dp', 'dq', 'qi']) assert.equal(jwk[secret], undefined, `no private ${secret}`);
+    for (const secret of ['d', 'p', 'q', 'dp', 'dq', 'qi'])
+      assert.equal(jwk[secret], undefined, `no private ${secret}`);
     const [leaf, ca] = jwk.x5c.map((der: string) => new X509Certificate(Buffer.from(der, 'base64')));
     assert.equal(ca.toString(), new X509Certificate(svc.caPem).toString(), 'the chain ends at our CA');
     assert.ok(leaf.verify(ca.publicKey), 'the signing certificate is issued by our CA');
-    assert.deepEqual({ ...(await exportJWK(leaf.publicKey)) }, { kty: jwk.kty, n: jwk.n, e: jwk.e }, 'the key is the certificate key');
+    assert.deepEqual(
+      { ...(await exportJWK(leaf.publicKey)) },
+      { kty: jwk.kty, n: jwk.n, e: jwk.e },
+      'the key is the certificate key',
+    );
     assert.equal(jwk.x5t, createHash('sha1').update(leaf.raw).digest('base64url'));
   });
 
@@ -68,17 +77,21 @@ describe('payloads served at locations (JWS)', () => {
     assert.equal(header.x5t, jwks.keys[0].x5t);
     const apresentacao = Date.parse(payload.calendario.apresentacao);
     assert.ok(Math.abs(apresentacao - svc.clock.nowMs()) < 5_000, 'apresentacao is now');
-    assert.deepEqual(payload, {
-      calendario: { criacao: cob.calendario.criacao, apresentacao: payload.calendario.apresentacao, expiracao: 3600 },
-      txid: cob.txid,
-      revisao: 0,
-      status: 'ATIVA',
-      devedor: { cpf: '12345678909', nome: 'Francisco da Silva' },
-      valor: { original: '123.45' },
-      chave,
-      solicitacaoPagador: 'Serviço realizado.',
-      infoAdicionais: [{ nome: 'Pedido', valor: '42' }],
-    }, 'exactly these fields: nothing API-only (loc, location, pixCopiaECola)');
+    assert.deepEqual(
+      payload,
+      {
+        calendario: { criacao: cob.calendario.criacao, apresentacao: payload.calendario.apresentacao, expiracao: 3600 },
+        txid: cob.txid,
+        revisao: 0,
+        status: 'ATIVA',
+        devedor: { cpf: '12345678909', nome: 'Francisco da Silva' },
+        valor: { original: '123.45' },
+        chave,
+        solicitacaoPagador: 'Serviço realizado.',
+        infoAdicionais: [{ nome: 'Pedido', valor: '42' }],
+      },
+      'exactly these fields: nothing API-only (loc, location, pixCopiaECola)',
+    );
   });
 
   it('follows revisions, ignores DPP for immediate charges and checks the query formats', async () => {
@@ -115,10 +128,16 @@ describe('payloads served at locations (JWS)', () => {
 
   it('shows a charge whose key was removed as REMOVIDA_PELO_PSP', async () => {
     const party = await svc.newParty();
-    const res = await party.http.request('PUT', `/v2/cob/${txidFor('KeyGone')}`, { token: await party.token(), body: cobBody(party.chaves[0], '75.00') });
+    const res = await party.http.request('PUT', `/v2/cob/${txidFor('KeyGone')}`, {
+      token: await party.token(),
+      body: cobBody(party.chaves[0], '75.00'),
+    });
     assert.equal(res.status, 201, res.text);
     assert.equal((await payloadAt(svc, res.body.location)).payload.status, 'ATIVA');
-    await svc.service.ctx.db.query('update pix_keys set removed_at = $2 where chave = $1', [party.chaves[0], svc.clock.now()]);
+    await svc.service.ctx.db.query('update pix_keys set removed_at = $2 where chave = $1', [
+      party.chaves[0],
+      svc.clock.now(),
+    ]);
     assert.equal((await payloadAt(svc, res.body.location)).payload.status, 'REMOVIDA_PELO_PSP');
   });
 
@@ -136,7 +155,12 @@ describe('payloads served at locations (JWS)', () => {
 
     const today = await payloadAt(svc, cobv.location);
     const p = today.payload;
-    assert.deepEqual(p.calendario, { criacao: cobv.calendario.criacao, apresentacao: p.calendario.apresentacao, dataDeVencimento: body.calendario.dataDeVencimento, validadeAposVencimento: 10 });
+    assert.deepEqual(p.calendario, {
+      criacao: cobv.calendario.criacao,
+      apresentacao: p.calendario.apresentacao,
+      dataDeVencimento: body.calendario.dataDeVencimento,
+      validadeAposVencimento: 10,
+    });
     assert.equal(p.txid, cobv.txid);
     assert.equal(p.revisao, 0);
     assert.equal(p.status, 'ATIVA');
@@ -145,7 +169,11 @@ describe('payloads served at locations (JWS)', () => {
     assert.equal(p.recebedor.nome, 'Pixd Demo Ltda');
     assert.match(p.recebedor.cnpj ?? p.recebedor.cpf, /^\d{11}(\d{3})?$/);
     assert.ok(p.recebedor.cidade);
-    assert.deepEqual(p.valor, { original: '500.00', desconto: '5.00', final: '495.00' }, 'before the due date: the discount');
+    assert.deepEqual(
+      p.valor,
+      { original: '500.00', desconto: '5.00', final: '495.00' },
+      'before the due date: the discount',
+    );
 
     const late = brasiliaDay(svc, 13);
     const after = (await payloadAt(svc, cobv.location, `?DPP=${late}&codMun=2611606`)).payload;
@@ -180,10 +208,23 @@ describe('payloads served at locations (JWS)', () => {
     const run = promisify(execFile);
     const child = fileURLToPath(new URL('./qrcode-detail.child.ts', import.meta.url));
     const detail = async (extra: Record<string, string>) => {
-      const env: NodeJS.ProcessEnv = { ...process.env, PIXD_CREDENTIALS_FILE: svc.service.credentialsPath, TZ: 'America/Sao_Paulo', ...extra };
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        PIXD_CREDENTIALS_FILE: svc.service.credentialsPath,
+        TZ: 'America/Sao_Paulo',
+        ...extra,
+      };
       if (!extra.NODE_EXTRA_CA_CERTS) delete env.NODE_EXTRA_CA_CERTS;
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', child, cob.pixCopiaECola, cobv.pixCopiaECola], { env, timeout: 60_000 });
-      return JSON.parse(stdout.trim().split('\n').pop()!) as { ok: boolean; detail?: Record<string, any>; error?: string }[];
+      const { stdout } = await run(
+        process.execPath,
+        ['--import', 'tsx', child, cob.pixCopiaECola, cobv.pixCopiaECola],
+        { env, timeout: 60_000 },
+      );
+      return JSON.parse(stdout.trim().split('\n').pop()!) as {
+        ok: boolean;
+        detail?: Record<string, any>;
+        error?: string;
+      }[];
     };
 
     const [immediate, due] = await detail({ NODE_EXTRA_CA_CERTS: svc.service.credentials.caCertificate });
@@ -198,6 +239,9 @@ describe('payloads served at locations (JWS)', () => {
     assert.equal(due.detail!.valor.final, '495.00');
 
     const untrusted = await detail({});
-    assert.ok(untrusted.every((r) => !r.ok), 'without our CA the payer side cannot fetch the location');
+    assert.ok(
+      untrusted.every((r) => !r.ok),
+      'without our CA the payer side cannot fetch the location',
+    );
   });
 });

@@ -46,18 +46,28 @@ describe('payments, received Pix, refunds and balance', () => {
     }, 'auto-settlement of 10.00');
     assert.equal(concluded.pix.length, 1);
     assert.equal(concluded.pix[0].valor, '10.00');
-    await waitFor(async () => (await call('GET', `/v2/cob/${cheap.txid}`)).body.status === 'CONCLUIDA', 'auto-settlement of 0.01');
+    await waitFor(
+      async () => (await call('GET', `/v2/cob/${cheap.txid}`)).body.status === 'CONCLUIDA',
+      'auto-settlement of 0.01',
+    );
     await new Promise((resolve) => setTimeout(resolve, 1500));
     assert.equal((await call('GET', `/v2/cob/${unpaid.txid}`)).body.status, 'ATIVA');
     assert.equal(await saldo(), '10.01');
-    const outbox = await svc.service.ctx.db.query<{ n: number }>(`select count(*)::int as n from outbox where topic = 'webhook.pix' and payload->>'accountId' = $1`, [String(party.accountId)]);
+    const outbox = await svc.service.ctx.db.query<{ n: number }>(
+      `select count(*)::int as n from outbox where topic = 'webhook.pix' and payload->>'accountId' = $1`,
+      [String(party.accountId)],
+    );
     assert.equal(outbox.rows[0].n, 2, 'each settlement enqueued its webhook event in the same transaction');
   });
 
   it('pays by txid, by copy-and-paste code and by key through the same engine', async () => {
     await freshParty();
     const byTxid = await createCob('50.00');
-    const res1 = await pay({ txid: byTxid.txid, pagador: { nome: 'Maria', cpf: '52998224725' }, infoPagador: 'pedido 1' });
+    const res1 = await pay({
+      txid: byTxid.txid,
+      pagador: { nome: 'Maria', cpf: '52998224725' },
+      infoPagador: 'pedido 1',
+    });
     assert.equal(res1.status, 201, res1.text);
     assert.match(res1.body.endToEndId, /^E\d{8}\d{12}[A-Z0-9]{11}$/);
     assert.equal(res1.body.txid, byTxid.txid);
@@ -74,7 +84,11 @@ describe('payments, received Pix, refunds and balance', () => {
     assert.equal(res3.status, 201, res3.text);
     assert.equal(res3.body.txid, undefined);
     assert.equal(await saldo(), '117.50');
-    assert.equal((await call('GET', '/v2/gn/saldo')).body.saldo, '117.50', 'the balance answers without the trailing slash too');
+    assert.equal(
+      (await call('GET', '/v2/gn/saldo')).body.saldo,
+      '117.50',
+      'the balance answers without the trailing slash too',
+    );
   });
 
   it('refuses what a real payment would refuse', async () => {
@@ -101,8 +115,14 @@ describe('payments, received Pix, refunds and balance', () => {
     } finally {
       await svc.service.ctx.db.query('update pix_keys set removed_at = null where chave = $1', [party.chaves[0]]);
     }
-    assert.equal((await pay({ txid: 'NoSuchTxid0000000000000000001' })).body.violacoes[0].razao, 'cobranca_inexistente');
-    assert.equal((await pay({ chave: 'ninguem@example.com', valor: '1.00' })).body.violacoes[0].razao, 'chave_inexistente');
+    assert.equal(
+      (await pay({ txid: 'NoSuchTxid0000000000000000001' })).body.violacoes[0].razao,
+      'cobranca_inexistente',
+    );
+    assert.equal(
+      (await pay({ chave: 'ninguem@example.com', valor: '1.00' })).body.violacoes[0].razao,
+      'chave_inexistente',
+    );
     assert.equal((await pay({ pixCopiaECola: '000201junk' })).status, 400);
     assert.equal((await pay({ txid: cob.txid, chave: party.chaves[0] })).status, 400, 'one target only');
     assert.equal(await saldo(), '0.00');
@@ -113,8 +133,15 @@ describe('payments, received Pix, refunds and balance', () => {
     const cob = await createCob('30.00');
     const attempts = await Promise.all(Array.from({ length: 8 }, () => pay({ txid: cob.txid })));
     assert.equal(attempts.filter((r) => r.status === 201).length, 1);
-    assert.ok(attempts.filter((r) => r.status !== 201).every((r) => r.status === 400 && ['cobranca_paga', 'pix_duplicado'].includes(r.body.violacoes[0].razao)));
-    const rows = await svc.service.ctx.db.query<{ n: number }>('select count(*)::int as n from received_pix where txid = $1', [cob.txid]);
+    assert.ok(
+      attempts
+        .filter((r) => r.status !== 201)
+        .every((r) => r.status === 400 && ['cobranca_paga', 'pix_duplicado'].includes(r.body.violacoes[0].razao)),
+    );
+    const rows = await svc.service.ctx.db.query<{ n: number }>(
+      'select count(*)::int as n from received_pix where txid = $1',
+      [cob.txid],
+    );
     assert.equal(rows.rows[0].n, 1);
     assert.equal(await saldo(), '30.00');
   });
@@ -145,7 +172,11 @@ describe('payments, received Pix, refunds and balance', () => {
     assert.equal(listed.pix[0].endToEndId, pa.endToEndId);
     assert.deepEqual(listed.pix[0].devolucoes, []);
     const other = await svc.newParty();
-    assert.equal((await other.http.request('GET', `/v2/pix/${pa.endToEndId}`, { token: await other.token() })).status, 404, 'another account cannot see it');
+    assert.equal(
+      (await other.http.request('GET', `/v2/pix/${pa.endToEndId}`, { token: await other.token() })).status,
+      404,
+      'another account cannot see it',
+    );
     assert.equal((await call('GET', '/v2/pix/E99999009202601010000ABCDEFGHIJK')).status, 404);
     assert.equal((await call('GET', '/v2/pix/not-an-e2e')).status, 400);
   });
@@ -168,13 +199,19 @@ describe('payments, received Pix, refunds and balance', () => {
     assert.equal(over.body.violacoes[0].propriedade, 'valor');
     assert.equal((await refund('D2', '40.00')).status, 201);
     assert.equal((await refund('D3', '0.01')).status, 400, 'nothing left to refund');
-    await waitFor(async () => (await call('GET', `/v2/pix/${endToEndId}/devolucao/D2`)).body.status === 'DEVOLVIDO', 'refund settlement');
+    await waitFor(
+      async () => (await call('GET', `/v2/pix/${endToEndId}/devolucao/D2`)).body.status === 'DEVOLVIDO',
+      'refund settlement',
+    );
     const settled = await call('GET', `/v2/pix/${endToEndId}/devolucao/D1`);
     assert.equal(settled.body.status, 'DEVOLVIDO');
     assert.ok(settled.body.horario.liquidacao);
     assert.equal(await saldo(), '0.00');
     const pix = (await call('GET', `/v2/pix/${endToEndId}`)).body;
-    assert.deepEqual(pix.devolucoes.map((d: { id: string }) => d.id), ['D1', 'D2']);
+    assert.deepEqual(
+      pix.devolucoes.map((d: { id: string }) => d.id),
+      ['D1', 'D2'],
+    );
     assert.equal((await call('GET', `/v2/pix?${RANGE}&devolucaoPresente=true`)).body.pix.length, 1);
     assert.equal((await call('GET', `/v2/pix/${endToEndId}/devolucao/NOPE`)).status, 404);
   });
@@ -197,7 +234,10 @@ describe('payments, received Pix, refunds and balance', () => {
     assert.equal(await saldo(), '30.00');
     const retry = await call('PUT', `/v2/pix/${endToEndId}/devolucao/R2`, { valor: '30.00' });
     assert.equal(retry.status, 201, 'a refused refund frees its amount');
-    await waitFor(async () => (await call('GET', `/v2/pix/${endToEndId}/devolucao/R2`)).body.status === 'DEVOLVIDO', 'second refund');
+    await waitFor(
+      async () => (await call('GET', `/v2/pix/${endToEndId}/devolucao/R2`)).body.status === 'DEVOLVIDO',
+      'second refund',
+    );
     assert.equal(await saldo(), '0.00');
   });
 });

@@ -9,7 +9,12 @@ import type { CredentialsFile } from '../../src/accounts/credentials.ts';
 
 const credentials = JSON.parse(fs.readFileSync(process.env.PIXD_CREDENTIALS_FILE!, 'utf8')) as CredentialsFile;
 // pixQrCodeDetail calls no API: the credentials only satisfy the constructor.
-const efi = new EfiPay({ sandbox: true, client_id: credentials.clientId, client_secret: credentials.clientSecret, certificate: credentials.certificate.p12 });
+const efi = new EfiPay({
+  sandbox: true,
+  client_id: credentials.clientId,
+  client_secret: credentials.clientSecret,
+  certificate: credentials.certificate.p12,
+});
 
 const results = [];
 for (const pixCopiaECola of process.argv.slice(2)) {

@@ -39,7 +39,14 @@ describe('static BR codes and BR code decoding (/v2/gn/qrcodes)', () => {
 
     const decoded = await detail(res.body.qrcode);
     assert.equal(decoded.status, 200, decoded.text);
-    assert.deepEqual(decoded.body, { tipo: 'estatico', chave, valor: '12.34', txid: 'Pedido42abc', infoAdicional: 'Pedido 42', recebedor: { nome: 'Pixd Demo Ltda', cidade: parsed.merchantCity } });
+    assert.deepEqual(decoded.body, {
+      tipo: 'estatico',
+      chave,
+      valor: '12.34',
+      txid: 'Pedido42abc',
+      infoAdicional: 'Pedido 42',
+      recebedor: { nome: 'Pixd Demo Ltda', cidade: parsed.merchantCity },
+    });
   });
 
   it('creates an open static code: no amount, txid ***', async () => {
@@ -61,10 +68,19 @@ describe('static BR codes and BR code decoding (/v2/gn/qrcodes)', () => {
     assert.equal(foreign.body.nome, 'chave_invalida');
     assert.equal(typeof foreign.body.mensagem, 'string');
     assert.equal(foreign.body.violacoes[0].propriedade, 'chave');
-    const own = await other.http.request('POST', '/v2/gn/qrcodes/estatico', { token: await other.token(), body: { chave: other.chaves[0] } });
+    const own = await other.http.request('POST', '/v2/gn/qrcodes/estatico', {
+      token: await other.token(),
+      body: { chave: other.chaves[0] },
+    });
     assert.equal(own.status, 201);
-    await svc.service.ctx.db.query('update pix_keys set removed_at = $2 where chave = $1', [other.chaves[0], svc.clock.now()]);
-    const removed = await other.http.request('POST', '/v2/gn/qrcodes/estatico', { token: await other.token(), body: { chave: other.chaves[0] } });
+    await svc.service.ctx.db.query('update pix_keys set removed_at = $2 where chave = $1', [
+      other.chaves[0],
+      svc.clock.now(),
+    ]);
+    const removed = await other.http.request('POST', '/v2/gn/qrcodes/estatico', {
+      token: await other.token(),
+      body: { chave: other.chaves[0] },
+    });
     assert.equal(removed.status, 400);
     assert.equal(removed.body.nome, 'chave_invalida');
   });
@@ -81,7 +97,10 @@ describe('static BR codes and BR code decoding (/v2/gn/qrcodes)', () => {
     for (const [body, property] of cases) {
       const res = await createStatic(body);
       assert.equal(res.status, 400, JSON.stringify(body));
-      assert.ok(res.body.violacoes.some((v: { propriedade: string }) => v.propriedade.endsWith(property)), `${JSON.stringify(res.body)} names ${property}`);
+      assert.ok(
+        res.body.violacoes.some((v: { propriedade: string }) => v.propriedade.endsWith(property)),
+        `${JSON.stringify(res.body)} names ${property}`,
+      );
     }
   });
 
@@ -111,7 +130,11 @@ describe('static BR codes and BR code decoding (/v2/gn/qrcodes)', () => {
     const removed = await call('PUT', `/v2/cob/${txidFor('DetRemoved')}`, cobBody(chave, '99.00'));
     await call('PATCH', `/v2/cob/${removed.body.txid}`, { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' });
     assert.equal((await detail(removed.body.pixCopiaECola)).body.status, 'REMOVIDA_PELO_USUARIO_RECEBEDOR');
-    const expired = await call('PUT', `/v2/cob/${txidFor('DetExpired')}`, cobBody(chave, '99.00', { calendario: { expiracao: 60 } }));
+    const expired = await call(
+      'PUT',
+      `/v2/cob/${txidFor('DetExpired')}`,
+      cobBody(chave, '99.00', { calendario: { expiracao: 60 } }),
+    );
     svc.advance(61);
     try {
       const gone = await detail(expired.body.pixCopiaECola);
@@ -122,7 +145,7 @@ describe('static BR codes and BR code decoding (/v2/gn/qrcodes)', () => {
     }
   });
 
-  it('refuses a broken CRC, garbage and other institutions\' dynamic codes, naming pixCopiaECola', async () => {
+  it("refuses a broken CRC, garbage and other institutions' dynamic codes, naming pixCopiaECola", async () => {
     const good = (await createStatic({ chave, valor: '1.00' })).body.qrcode as string;
     const flipped = good.slice(0, -4) + (good.endsWith('0000') ? '1111' : '0000');
     for (const code of [flipped, 'not a brcode', good.slice(0, 40)]) {
@@ -131,7 +154,11 @@ describe('static BR codes and BR code decoding (/v2/gn/qrcodes)', () => {
       assert.equal(res.body.nome, 'qrcode_invalido');
       assert.equal(res.body.violacoes[0].propriedade, 'pixCopiaECola');
     }
-    const dynamic = createDynamicPix({ merchantName: 'Outro Banco', merchantCity: 'Sao Paulo', url: 'qrcodespix.example.com/v2/0123456789abcdef0123456789abcdef' });
+    const dynamic = createDynamicPix({
+      merchantName: 'Outro Banco',
+      merchantCity: 'Sao Paulo',
+      url: 'qrcodespix.example.com/v2/0123456789abcdef0123456789abcdef',
+    });
     assert.ok(!hasError(dynamic));
     const elsewhere = (dynamic as { toBRCode(): string }).toBRCode();
     const foreign = await detail(elsewhere);
@@ -141,20 +168,48 @@ describe('static BR codes and BR code decoding (/v2/gn/qrcodes)', () => {
   });
 
   it('decodes static codes made by other encoders (amount normalised to two decimals)', async () => {
-    const code = createStaticPix({ merchantName: 'Loja Externa', merchantCity: 'Recife', pixKey: 'loja@example.com', transactionAmount: 10.5, txid: 'ABC123' });
+    const code = createStaticPix({
+      merchantName: 'Loja Externa',
+      merchantCity: 'Recife',
+      pixKey: 'loja@example.com',
+      transactionAmount: 10.5,
+      txid: 'ABC123',
+    });
     assert.ok(!hasError(code));
     const res = await detail((code as { toBRCode(): string }).toBRCode());
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(res.body, { tipo: 'estatico', chave: 'loja@example.com', valor: '10.50', txid: 'ABC123', recebedor: { nome: 'LOJA EXTERNA', cidade: 'RECIFE' } });
+    assert.deepEqual(res.body, {
+      tipo: 'estatico',
+      chave: 'loja@example.com',
+      valor: '10.50',
+      txid: 'ABC123',
+      recebedor: { nome: 'LOJA EXTERNA', cidade: 'RECIFE' },
+    });
   });
 
   it('requires cob.write to create and cob.read to decode', async () => {
     const reader = await svc.newParty({ scopes: ['cob.read'] });
     const t = await reader.token();
-    assert.equal((await reader.http.request('POST', '/v2/gn/qrcodes/estatico', { token: t, body: { chave: reader.chaves[0] } })).status, 403);
+    assert.equal(
+      (await reader.http.request('POST', '/v2/gn/qrcodes/estatico', { token: t, body: { chave: reader.chaves[0] } }))
+        .status,
+      403,
+    );
     const code = (await createStatic({ chave })).body.qrcode;
-    assert.equal((await reader.http.request('POST', '/v2/gn/qrcodes/detalhar', { token: t, body: { pixCopiaECola: code } })).status, 200);
+    assert.equal(
+      (await reader.http.request('POST', '/v2/gn/qrcodes/detalhar', { token: t, body: { pixCopiaECola: code } }))
+        .status,
+      200,
+    );
     const writer = await svc.newParty({ scopes: ['cob.write'] });
-    assert.equal((await writer.http.request('POST', '/v2/gn/qrcodes/detalhar', { token: await writer.token(), body: { pixCopiaECola: code } })).status, 403);
+    assert.equal(
+      (
+        await writer.http.request('POST', '/v2/gn/qrcodes/detalhar', {
+          token: await writer.token(),
+          body: { pixCopiaECola: code },
+        })
+      ).status,
+      403,
+    );
   });
 });

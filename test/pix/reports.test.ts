@@ -49,7 +49,13 @@ describe('reconciliation reports', () => {
     assert.match(String(file.headers['content-type']), /^text\/csv/);
     assert.equal(Number(file.headers['content-length']), Buffer.byteLength(file.text));
     assert.ok(file.text.endsWith('\n'));
-    return { view: posted.body, lines: file.text.slice(0, -1).split('\n').map((l) => l.split(';')) };
+    return {
+      view: posted.body,
+      lines: file.text
+        .slice(0, -1)
+        .split('\n')
+        .map((l) => l.split(';')),
+    };
   }
 
   /** What the journal says about the party's available account on a Brasília day, computed here independently. */
@@ -79,7 +85,10 @@ describe('reconciliation reports', () => {
     const cases: [unknown, string][] = [
       [{ tipoRegistros: { pixRecebido: true } }, 'dataMovimento'],
       [{ dataMovimento: yesterday, tipoRegistros: { pixRecebido: true }, extra: 1 }, 'extra'],
-      [{ dataMovimento: yesterday, tipoRegistros: { pixRecebido: true, pixQualquer: true } }, 'tipoRegistros.pixQualquer'],
+      [
+        { dataMovimento: yesterday, tipoRegistros: { pixRecebido: true, pixQualquer: true } },
+        'tipoRegistros.pixQualquer',
+      ],
       [{ dataMovimento: yesterday, tipoRegistros: { pixRecebido: 'sim' } }, 'tipoRegistros.pixRecebido'],
       [{ dataMovimento: yesterday }, 'tipoRegistros'],
       [{ dataMovimento: '2025-02-30', tipoRegistros: { pixRecebido: true } }, 'dataMovimento'],
@@ -90,20 +99,25 @@ describe('reconciliation reports', () => {
       const res = await call('POST', POST, body);
       assert.equal(res.status, 400, JSON.stringify(body));
       assert.equal(res.body.type, 'https://pix.bcb.gov.br/api/v2/error/ExtratoConciliacaoConsultaInvalida');
-      assert.ok(res.body.violacoes.some((v: { propriedade: string }) => v.propriedade === property), `${JSON.stringify(body)} -> ${res.text}`);
+      assert.ok(
+        res.body.violacoes.some((v: { propriedade: string }) => v.propriedade === property),
+        `${JSON.stringify(body)} -> ${res.text}`,
+      );
     }
     const ok = await call('POST', POST, { dataMovimento: yesterday, tipoRegistros: { pixRecebido: true } });
     assert.equal(ok.status, 201, 'only pixRecebido is a valid request');
     assert.equal((await call('GET', '/v2/gn/relatorios/00000000-0000-4000-8000-000000000000')).status, 404);
     const foreign = await caller(other)('GET', `/v2/gn/relatorios/${ok.body.id}`);
-    assert.equal(foreign.status, 404, 'another account\'s report does not exist for the caller');
+    assert.equal(foreign.status, 404, "another account's report does not exist for the caller");
     assert.equal(foreign.body.type, 'https://pix.bcb.gov.br/api/v2/error/NaoEncontrado');
   });
 
   it('builds the day from the journal: layout, running balance, and a trailer that reconciles with the balance', async () => {
     const party = parties[2];
     const call = caller(party);
-    const { conta } = (await svc.service.ctx.db.query<{ conta: string }>('select conta from accounts where id = $1', [party.accountId])).rows[0];
+    const { conta } = (
+      await svc.service.ctx.db.query<{ conta: string }>('select conta from accounts where id = $1', [party.accountId])
+    ).rows[0];
     const day = freshDay();
     const previous = fromEpochDay(toEpochDay(day) - 1);
     const next = fromEpochDay(toEpochDay(day) + 1);
@@ -121,16 +135,41 @@ describe('reconciliation reports', () => {
     const e2e20 = await receive('20.00');
     const refund = await call('PUT', `/v2/pix/${e2e20}/devolucao/r1`, { valor: '5.00' });
     assert.equal(refund.status, 201, refund.text);
-    await waitFor(async () => (await call('GET', `/v2/pix/${e2e20}/devolucao/r1`)).body.status === 'DEVOLVIDO', 'refund settled');
+    await waitFor(
+      async () => (await call('GET', `/v2/pix/${e2e20}/devolucao/r1`)).body.status === 'DEVOLVIDO',
+      'refund settled',
+    );
     setClock(at(day, '02:00:00'));
     assert.equal((await call('POST', '/sandbox/saldo/bloqueios', { tipo: 'judicial', valor: '10.00' })).status, 201);
     setClock(at(day, '03:00:00'));
-    const schedule = await call('POST', '/sandbox/pix/schedules', { valor: '30.00', dataAgendamento: new Date(Date.parse(at(day, '04:00:00'))).toISOString(), favorecido: { nome: 'Fornecedor', chave: 'fornecedor@example.com' } });
+    const schedule = await call('POST', '/sandbox/pix/schedules', {
+      valor: '30.00',
+      dataAgendamento: new Date(Date.parse(at(day, '04:00:00'))).toISOString(),
+      favorecido: { nome: 'Fornecedor', chave: 'fornecedor@example.com' },
+    });
     assert.equal(schedule.status, 201, schedule.text);
     setClock(at(day, '04:00:10'));
-    await waitFor(async () => (await svc.service.ctx.db.query<{ status: string }>('select status from pix_schedules where end_to_end_id = $1', [schedule.body.end_to_end_id])).rows[0].status === 'waiting' || undefined, 'schedule waiting');
+    await waitFor(
+      async () =>
+        (
+          await svc.service.ctx.db.query<{ status: string }>(
+            'select status from pix_schedules where end_to_end_id = $1',
+            [schedule.body.end_to_end_id],
+          )
+        ).rows[0].status === 'waiting' || undefined,
+      'schedule waiting',
+    );
     setClock(at(day, '04:01:00'));
-    await waitFor(async () => (await svc.service.ctx.db.query<{ status: string }>('select status from pix_schedules where end_to_end_id = $1', [schedule.body.end_to_end_id])).rows[0].status === 'finished' || undefined, 'schedule sent');
+    await waitFor(
+      async () =>
+        (
+          await svc.service.ctx.db.query<{ status: string }>(
+            'select status from pix_schedules where end_to_end_id = $1',
+            [schedule.body.end_to_end_id],
+          )
+        ).rows[0].status === 'finished' || undefined,
+      'schedule sent',
+    );
     setClock(at(day, '23:30:00')); // 02:30 UTC of the next day, still the Brasília day
     const e2eLate = await receive('1.23');
     setClock(at(next, '00:30:00'));
@@ -167,7 +206,10 @@ describe('reconciliation reports', () => {
       ['saldoDia', '', '126.23', '126.23', ''],
     ]);
     assert.match(rest[3][6], /^D99999008/, 'a refund is identified by its rtrId');
-    assert.ok(rest[1][2].startsWith(new Date(Date.parse(at(day, '00:30:00'))).toISOString().slice(0, 16)), `dataHora ${rest[1][2]} is the payment's instant, UTC`);
+    assert.ok(
+      rest[1][2].startsWith(new Date(Date.parse(at(day, '00:30:00'))).toISOString().slice(0, 16)),
+      `dataHora ${rest[1][2]} is the payment's instant, UTC`,
+    );
 
     // Trailer: record count (H and T included), then totals that reconcile with the journal.
     assert.deepEqual(trailer, ['T', String(lines.length), '71.23', '35.00', '100.00', '-10.00', '126.23']);
@@ -176,27 +218,55 @@ describe('reconciliation reports', () => {
     assert.equal(formatAmount(journal.closing), trailer[6]);
     assert.equal(formatAmount(journal.byKind.pix_recebido.credits), '71.23');
     assert.equal(formatAmount(journal.byKind.bloqueio_judicial.debits), '10.00');
-    assert.equal((await call('GET', '/v2/gn/saldo/')).body.saldo, '133.23', 'the balance now is saldoDia plus the next day\'s 7.00');
+    assert.equal(
+      (await call('GET', '/v2/gn/saldo/')).body.saldo,
+      '133.23',
+      "the balance now is saldoDia plus the next day's 7.00",
+    );
 
     // Same parameters again: the finished report, at once.
     const again = await call('POST', POST, { dataMovimento: day, tipoRegistros: ALL });
     assert.equal(again.status, 201);
     assert.deepEqual(again.body, { ...posted.body, status: 'CONCLUIDO' });
-    const { rows } = await svc.service.ctx.db.query<{ id: number }>('select id from reports where public_id = $1', [posted.body.id]);
-    assert.equal(await generateReport(svc.service.ctx.db, svc.clock, rows[0].id), false, 'a job delivered again does nothing');
+    const { rows } = await svc.service.ctx.db.query<{ id: number }>('select id from reports where public_id = $1', [
+      posted.body.id,
+    ]);
+    assert.equal(
+      await generateReport(svc.service.ctx.db, svc.clock, rows[0].id),
+      false,
+      'a job delivered again does nothing',
+    );
 
     // Only pixRecebido: the other movements leave the lines but stay in outrosMovimentos.
     const only = await reportOf(call, day, { pixRecebido: true, saldoDia: false });
     assert.equal(only.lines.length, 5);
-    assert.deepEqual(only.lines.slice(1, 4).map((l) => [l[1], l[4]]), [['pixRecebido', '50.00'], ['pixRecebido', '20.00'], ['pixRecebido', '1.23']]);
+    assert.deepEqual(
+      only.lines.slice(1, 4).map((l) => [l[1], l[4]]),
+      [
+        ['pixRecebido', '50.00'],
+        ['pixRecebido', '20.00'],
+        ['pixRecebido', '1.23'],
+      ],
+    );
     assert.deepEqual(only.lines[4], ['T', '5', '71.23', '0.00', '100.00', '-45.00', '126.23']);
     await assertLedgerBalanced(svc.service.ctx.db);
   });
 
   it('an account with no movements gets a file with the balances and an empty trailer', async () => {
     const party = parties[3];
-    const { lines } = await reportOf(caller(party), fromEpochDay(toEpochDay(brasiliaDate(svc.clock.now())) - 1), { saldoDiaAnterior: true, saldoDia: true, pixRecebido: true });
-    assert.deepEqual(lines.slice(1).map((l) => l.slice(0, 2)), [['D', 'saldoDiaAnterior'], ['D', 'saldoDia'], ['T', '4']]);
+    const { lines } = await reportOf(caller(party), fromEpochDay(toEpochDay(brasiliaDate(svc.clock.now())) - 1), {
+      saldoDiaAnterior: true,
+      saldoDia: true,
+      pixRecebido: true,
+    });
+    assert.deepEqual(
+      lines.slice(1).map((l) => l.slice(0, 2)),
+      [
+        ['D', 'saldoDiaAnterior'],
+        ['D', 'saldoDia'],
+        ['T', '4'],
+      ],
+    );
     assert.deepEqual(lines[3], ['T', '4', '0.00', '0.00', '0.00', '0.00', '0.00']);
   });
 
@@ -207,7 +277,10 @@ describe('reconciliation reports', () => {
     await seedMovements(svc.service.ctx.db, party.accountId, day, movements);
     setClock(at(fromEpochDay(toEpochDay(day) + 1), '12:00:00'));
     const { view, lines } = await reportOf(caller(party), day, ALL);
-    const { rows } = await svc.service.ctx.db.query<{ chunk_count: number; line_count: number }>('select chunk_count, line_count from reports where public_id = $1', [view.id]);
+    const { rows } = await svc.service.ctx.db.query<{ chunk_count: number; line_count: number }>(
+      'select chunk_count, line_count from reports where public_id = $1',
+      [view.id],
+    );
     assert.ok(rows[0].chunk_count > 1, `${rows[0].chunk_count} chunk(s)`);
     assert.equal(rows[0].line_count, lines.length);
 
@@ -221,11 +294,14 @@ describe('reconciliation reports', () => {
     assert.equal(data.length, movements - journal.byKind.bloqueio_med.n + 2);
     assert.equal(trailer[1], String(lines.length));
     assert.equal(trailer[2], formatAmount(journal.byKind.pix_recebido.credits));
-    assert.equal(trailer[3], formatAmount(journal.byKind.pix_enviado_chave.debits + journal.byKind.pix_devolvido.debits));
+    assert.equal(
+      trailer[3],
+      formatAmount(journal.byKind.pix_enviado_chave.debits + journal.byKind.pix_devolvido.debits),
+    );
     assert.equal(trailer[5], formatAmount(-journal.byKind.bloqueio_med.debits));
     assert.equal(trailer[6], formatAmount(journal.closing));
     // The seed's last movement (25,000 is a multiple of 20) is a Pix sent, hence a line.
-    assert.equal(data.at(-2)![5], trailer[6], 'the last movement\'s running balance is the day\'s balance');
+    assert.equal(data.at(-2)![5], trailer[6], "the last movement's running balance is the day's balance");
     // Journal order is kept across page boundaries: entry ids strictly increase.
     const ids = data.filter((l) => l[7]).map((l) => Number(l[7]));
     assert.ok(ids.every((id, i) => i === 0 || id > ids[i - 1]));

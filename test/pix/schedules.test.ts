@@ -26,7 +26,8 @@ describe('scheduled Pix', () => {
   const read = (txid: string, as = call) => as('GET', `/v1/pix/schedules/${txid}`);
   const statusOf = async (txid: string) => (await read(txid)).body.data[0].status as string;
   const saldo = async () => (await call('GET', '/v2/gn/saldo/')).body.saldo as string;
-  const range = (from: number, to: number) => `inicio=${encodeURIComponent(iso(from))}&fim=${encodeURIComponent(iso(to))}`;
+  const range = (from: number, to: number) =>
+    `inicio=${encodeURIComponent(iso(from))}&fim=${encodeURIComponent(iso(to))}`;
 
   before(async () => {
     svc = await startTestService();
@@ -41,20 +42,40 @@ describe('scheduled Pix', () => {
   it('refuses schedules it could never run', async () => {
     const favorecido = { nome: 'Fornecedor', chave: 'fornecedor@example.com' };
     const cases: [Record<string, unknown>, string][] = [
-      [{ valor: '1.00', dataAgendamento: iso(HOUR), favorecido: { ...favorecido, contaBanco: { ispb: '12345678', agencia: '1', conta: '123' } } }, 'favorecido'],
+      [
+        {
+          valor: '1.00',
+          dataAgendamento: iso(HOUR),
+          favorecido: { ...favorecido, contaBanco: { ispb: '12345678', agencia: '1', conta: '123' } },
+        },
+        'favorecido',
+      ],
       [{ valor: '1.00', dataAgendamento: iso(HOUR), favorecido: { nome: 'Ninguém' } }, 'favorecido'],
       [{ valor: '1.00', dataAgendamento: iso(-1), favorecido }, 'dataAgendamento'],
-      [{ valor: '1.00', dataAgendamento: iso(LIMITS.scheduledPixMaxAheadDays * 86400 + HOUR), favorecido }, 'dataAgendamento'],
+      [
+        { valor: '1.00', dataAgendamento: iso(LIMITS.scheduledPixMaxAheadDays * 86400 + HOUR), favorecido },
+        'dataAgendamento',
+      ],
       [{ valor: '0.00', dataAgendamento: iso(HOUR), favorecido }, 'valor'],
       [{ valor: '1', dataAgendamento: iso(HOUR), favorecido }, 'valor'],
       [{ valor: '1.00', dataAgendamento: iso(HOUR), favorecido, txid: 'curto' }, 'txid'],
-      [{ valor: '1.00', dataAgendamento: iso(HOUR), favorecido: { ...favorecido, contaBanco: undefined, chave: undefined, conta: '1' } }, 'favorecido.conta'],
+      [
+        {
+          valor: '1.00',
+          dataAgendamento: iso(HOUR),
+          favorecido: { ...favorecido, contaBanco: undefined, chave: undefined, conta: '1' },
+        },
+        'favorecido.conta',
+      ],
     ];
     for (const [body, property] of cases) {
       const res = await schedule(body);
       assert.equal(res.status, 400, JSON.stringify(body));
       assert.equal(res.body.type, 'https://pix.bcb.gov.br/api/v2/error/AgendamentoInvalido');
-      assert.ok(res.body.violacoes.some((v: { propriedade: string }) => v.propriedade === property), `${JSON.stringify(body)}: ${res.text}`);
+      assert.ok(
+        res.body.violacoes.some((v: { propriedade: string }) => v.propriedade === property),
+        `${JSON.stringify(body)}: ${res.text}`,
+      );
     }
     const first = await schedule({ valor: '1.00', dataAgendamento: iso(30 * 86400), favorecido, txid: TXID(0) });
     assert.equal(first.status, 201, first.text);
@@ -65,11 +86,25 @@ describe('scheduled Pix', () => {
 
   it('moves scheduled -> waiting -> finished on the clock, debiting the ledger; rejects what the balance does not cover', async () => {
     assert.equal((await call('POST', '/sandbox/pix/pay', { chave: payer.chaves[0], valor: '100.00' })).status, 201);
-    const byKey = await schedule({ txid: TXID(1), valor: '40.00', dataAgendamento: iso(HOUR), favorecido: { nome: 'Fornecedor Um', chave: 'fornecedor@example.com' } });
+    const byKey = await schedule({
+      txid: TXID(1),
+      valor: '40.00',
+      dataAgendamento: iso(HOUR),
+      favorecido: { nome: 'Fornecedor Um', chave: 'fornecedor@example.com' },
+    });
     assert.equal(byKey.status, 201, byKey.text);
-    const byBank = await schedule({ valor: '30.00', dataAgendamento: iso(HOUR), favorecido: { nome: 'Fornecedor Dois', contaBanco: { ispb: '12345678', agencia: '0001', conta: '9876543' } } });
+    const byBank = await schedule({
+      valor: '30.00',
+      dataAgendamento: iso(HOUR),
+      favorecido: { nome: 'Fornecedor Dois', contaBanco: { ispb: '12345678', agencia: '0001', conta: '9876543' } },
+    });
     assert.equal(byBank.status, 201, byBank.text);
-    const tooMuch = await schedule({ txid: TXID(2), valor: '50.00', dataAgendamento: iso(2 * HOUR), favorecido: { nome: 'Fornecedor Três', chave: '+5511999998888' } });
+    const tooMuch = await schedule({
+      txid: TXID(2),
+      valor: '50.00',
+      dataAgendamento: iso(2 * HOUR),
+      favorecido: { nome: 'Fornecedor Três', chave: '+5511999998888' },
+    });
     assert.equal(tooMuch.status, 201, tooMuch.text);
 
     const res = await read(TXID(1));
@@ -98,7 +133,10 @@ describe('scheduled Pix', () => {
     await waitFor(async () => (await statusOf(TXID(1))) === 'finished', 'finished');
     await waitFor(async () => (await saldo()) === '30.00', 'both schedules of the hour debited');
     // Both were due at the same instant: the outbox may run them in either order.
-    const entries = await svc.service.ctx.db.query<{ kind: string; reference: string }>('select kind, reference from journal_entries where account_id = $1 and kind like $2 order by kind', [payer.accountId, 'pix_enviado%']);
+    const entries = await svc.service.ctx.db.query<{ kind: string; reference: string }>(
+      'select kind, reference from journal_entries where account_id = $1 and kind like $2 order by kind',
+      [payer.accountId, 'pix_enviado%'],
+    );
     assert.deepEqual(entries.rows, [
       { kind: 'pix_enviado_chave', reference: byKey.body.end_to_end_id },
       { kind: 'pix_enviado_dados_bancarios', reference: byBank.body.end_to_end_id },
@@ -125,11 +163,18 @@ describe('scheduled Pix', () => {
     assert.equal(all.body.total, 3);
     assert.equal(all.body.page, 1);
     assert.equal(all.body.limit, LIMITS.scheduledPixPageSizeDefault);
-    assert.deepEqual(all.body.data.map((s: { status: string }) => s.status), ['finished', 'finished', 'rejected']);
+    assert.deepEqual(
+      all.body.data.map((s: { status: string }) => s.status),
+      ['finished', 'finished', 'rejected'],
+    );
     const page2 = await call('GET', `/v1/pix/schedules?${range(-10 * 86400, 20 * 86400)}&limit=2&page=2`);
     assert.equal(page2.body.data.length, 1);
     assert.equal(page2.body.data[0].txid, TXID(2));
-    assert.equal((await call('GET', `/v1/pix/schedules?${range(0, 31 * 86400)}`)).body.total, 1, '31 days is allowed; the one 30 days ahead');
+    assert.equal(
+      (await call('GET', `/v1/pix/schedules?${range(0, 31 * 86400)}`)).body.total,
+      1,
+      '31 days is allowed; the one 30 days ahead',
+    );
 
     const tooLong = await call('GET', `/v1/pix/schedules?${range(0, 31 * 86400 + 1)}`, undefined);
     assert.equal(tooLong.status, 400);
@@ -137,12 +182,20 @@ describe('scheduled Pix', () => {
     assert.equal(tooLong.body.error.status, 400);
     assert.equal(tooLong.body.error.violations[0].property, 'querystring.fim');
     assert.equal((await call('GET', `/v1/pix/schedules?${range(0, -1)}`)).status, 400, 'fim before inicio');
-    assert.equal((await call('GET', `/v1/pix/schedules?inicio=${encodeURIComponent(iso(0))}`)).status, 400, 'fim is required');
+    assert.equal(
+      (await call('GET', `/v1/pix/schedules?inicio=${encodeURIComponent(iso(0))}`)).status,
+      400,
+      'fim is required',
+    );
     assert.equal((await call('GET', `/v1/pix/schedules?${range(0, 1)}&limit=0`)).status, 400);
-    assert.equal((await callerWithFreshToken(other)('GET', `/v1/pix/schedules?${range(-10 * 86400, 20 * 86400)}`)).body.total, 0, 'only the caller\'s schedules');
+    assert.equal(
+      (await callerWithFreshToken(other)('GET', `/v1/pix/schedules?${range(-10 * 86400, 20 * 86400)}`)).body.total,
+      0,
+      "only the caller's schedules",
+    );
   });
 
-  it('reads by txid: 26 to 35 letters and digits, 404 for unknown or another account\'s', async () => {
+  it("reads by txid: 26 to 35 letters and digits, 404 for unknown or another account's", async () => {
     assert.equal((await read('A'.repeat(LIMITS.txidMinChars - 1))).status, 400);
     assert.equal((await read('A'.repeat(LIMITS.txidMaxChars + 1))).status, 400);
     assert.equal((await read(`${'A'.repeat(LIMITS.txidMinChars)}-`)).status, 400);
@@ -159,26 +212,77 @@ describe('scheduled Pix', () => {
   });
 
   it('pixd schedule create goes through the operator API of the running server', async () => {
-    const { conta } = (await svc.service.ctx.db.query<{ conta: string }>('select conta from accounts where id = $1', [payer.accountId])).rows[0];
+    const { conta } = (
+      await svc.service.ctx.db.query<{ conta: string }>('select conta from accounts where id = $1', [payer.accountId])
+    ).rows[0];
     // Asynchronous: the server answering the CLI runs in this process.
     const cli = (...args: string[]) =>
       new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-        execFile(process.execPath, [path.resolve('bin/pixd.js'), 'schedule', 'create', ...args], { env: { ...process.env, PIXD_DATA_DIR: svc.data.dataDir }, encoding: 'utf8', timeout: 60_000 }, (error, stdout, stderr) =>
-          resolve({ status: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
+        execFile(
+          process.execPath,
+          [path.resolve('bin/pixd.js'), 'schedule', 'create', ...args],
+          { env: { ...process.env, PIXD_DATA_DIR: svc.data.dataDir }, encoding: 'utf8', timeout: 60_000 },
+          (error, stdout, stderr) =>
+            resolve({ status: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
         );
       });
-    const created = await cli('--conta', conta, '--valor', '12.34', '--data', iso(HOUR), '--favorecido', 'Via CLI', '--ispb', '87654321', '--agencia', '12', '--conta-favorecido', '555', '--txid', TXID(3), '--chave-pagador', payer.chaves[0], '--json');
+    const created = await cli(
+      '--conta',
+      conta,
+      '--valor',
+      '12.34',
+      '--data',
+      iso(HOUR),
+      '--favorecido',
+      'Via CLI',
+      '--ispb',
+      '87654321',
+      '--agencia',
+      '12',
+      '--conta-favorecido',
+      '555',
+      '--txid',
+      TXID(3),
+      '--chave-pagador',
+      payer.chaves[0],
+      '--json',
+    );
     assert.equal(created.status, 0, created.stderr);
     const view = JSON.parse(created.stdout);
     assert.equal(view.status, 'scheduled');
     assert.equal(view.end_user_account, '87654321/12/555');
     assert.equal((await read(TXID(3))).body.data[0].value, 12.34);
-    const stored = await svc.service.ctx.db.query<{ chave: string }>('select chave from pix_schedules where end_to_end_id = $1', [view.end_to_end_id]);
+    const stored = await svc.service.ctx.db.query<{ chave: string }>(
+      'select chave from pix_schedules where end_to_end_id = $1',
+      [view.end_to_end_id],
+    );
     assert.equal(stored.rows[0].chave, payer.chaves[0], 'the sender key whose webhook is told when it is sent');
-    const refused = await cli('--conta', conta, '--valor', '1.00', '--data', iso(-HOUR), '--favorecido', 'Passado', '--chave', 'x@example.com');
+    const refused = await cli(
+      '--conta',
+      conta,
+      '--valor',
+      '1.00',
+      '--data',
+      iso(-HOUR),
+      '--favorecido',
+      'Passado',
+      '--chave',
+      'x@example.com',
+    );
     assert.equal(refused.status, 1);
     assert.match(refused.stderr, /dataAgendamento/);
-    const noAccount = await cli('--conta', '1', '--valor', '1.00', '--data', iso(HOUR), '--favorecido', 'X', '--chave', 'x@example.com');
+    const noAccount = await cli(
+      '--conta',
+      '1',
+      '--valor',
+      '1.00',
+      '--data',
+      iso(HOUR),
+      '--favorecido',
+      'X',
+      '--chave',
+      'x@example.com',
+    );
     assert.equal(noAccount.status, 1);
     assert.match(noAccount.stderr, /conta/i);
   });

@@ -21,7 +21,8 @@ describe('sent Pix webhook (scheduled Pix)', () => {
   let configuredApi: WebhookApi;
   const iso = (secondsFromNow: number) => new Date(svc.clock.nowMs() + secondsFromNow * 1000).toISOString();
   const schedule = (api: WebhookApi, body: Record<string, unknown>) => api.call('POST', '/sandbox/pix/schedules', body);
-  const fund = async (party: Party, api: WebhookApi, valor: string) => assert.equal((await api.call('POST', '/sandbox/pix/pay', { chave: party.chaves[0], valor })).status, 201);
+  const fund = async (party: Party, api: WebhookApi, valor: string) =>
+    assert.equal((await api.call('POST', '/sandbox/pix/pay', { chave: party.chaves[0], valor })).status, 201);
 
   before(async () => {
     svc = await startTestService();
@@ -38,7 +39,12 @@ describe('sent Pix webhook (scheduled Pix)', () => {
   });
 
   it('refuses a sender key that is not an active key of the paying account', async () => {
-    const res = await schedule(plainApi, { chave: configured.chaves[0], valor: '1.00', dataAgendamento: iso(MINUTE), favorecido: { nome: 'X', chave: 'x@example.com' } });
+    const res = await schedule(plainApi, {
+      chave: configured.chaves[0],
+      valor: '1.00',
+      dataAgendamento: iso(MINUTE),
+      favorecido: { nome: 'X', chave: 'x@example.com' },
+    });
     assert.equal(res.status, 400, res.text);
     assert.equal(res.body.type, 'https://pix.bcb.gov.br/api/v2/error/AgendamentoInvalido');
     assert.equal(res.body.violacoes[0].propriedade, 'chave');
@@ -50,16 +56,30 @@ describe('sent Pix webhook (scheduled Pix)', () => {
     const config = await configuredApi.call('PUT', '/v2/gn/config', {
       pix: {
         receberSemChave: true,
-        chaves: { [configured.chaves[0]]: { recebimento: { txidObrigatorio: false, qrCodeEstatico: { recusarTodos: false } }, envio: { webhook: { notificacao: { tarifa: true, favorecido: false } } } } },
+        chaves: {
+          [configured.chaves[0]]: {
+            recebimento: { txidObrigatorio: false, qrCodeEstatico: { recusarTodos: false } },
+            envio: { webhook: { notificacao: { tarifa: true, favorecido: false } } },
+          },
+        },
       },
     });
     assert.equal(config.status, 201, config.text);
     await fund(plain, plainApi, '50.00');
     await fund(configured, configuredApi, '50.00');
 
-    const byKey = await schedule(plainApi, { chave: plain.chaves[0], valor: '40.00', dataAgendamento: iso(MINUTE), favorecido: { nome: 'Fornecedor Um', chave: 'fornecedor@example.com' } });
+    const byKey = await schedule(plainApi, {
+      chave: plain.chaves[0],
+      valor: '40.00',
+      dataAgendamento: iso(MINUTE),
+      favorecido: { nome: 'Fornecedor Um', chave: 'fornecedor@example.com' },
+    });
     assert.equal(byKey.status, 201, byKey.text);
-    const keyless = await schedule(plainApi, { valor: '1.00', dataAgendamento: iso(MINUTE), favorecido: { nome: 'Sem chave', chave: 'outro@example.com' } });
+    const keyless = await schedule(plainApi, {
+      valor: '1.00',
+      dataAgendamento: iso(MINUTE),
+      favorecido: { nome: 'Sem chave', chave: 'outro@example.com' },
+    });
     assert.equal(keyless.status, 201, keyless.text);
     const byBank = await schedule(configuredApi, {
       chave: configured.chaves[0],
@@ -68,7 +88,12 @@ describe('sent Pix webhook (scheduled Pix)', () => {
       favorecido: { nome: 'Fornecedor Dois', contaBanco: { ispb: '12345678', agencia: '0001', conta: '9876543' } },
     });
     assert.equal(byBank.status, 201, byBank.text);
-    const tooMuch = await schedule(configuredApi, { chave: configured.chaves[0], valor: '30.00', dataAgendamento: iso(2 * MINUTE), favorecido: { nome: 'Caro', chave: 'caro@example.com' } });
+    const tooMuch = await schedule(configuredApi, {
+      chave: configured.chaves[0],
+      valor: '30.00',
+      dataAgendamento: iso(2 * MINUTE),
+      favorecido: { nome: 'Caro', chave: 'caro@example.com' },
+    });
     assert.equal(tooMuch.status, 201, tooMuch.text);
 
     svc.advance(MINUTE + 1);
@@ -101,7 +126,16 @@ describe('sent Pix webhook (scheduled Pix)', () => {
     svc.advance(MINUTE);
     await settle(200);
     svc.advance(LIMITS.scheduledPixSendDelaySeconds);
-    await waitFor(async () => (await configuredApi.call('GET', `/v1/pix/schedules?inicio=${encodeURIComponent(iso(-3600))}&fim=${encodeURIComponent(iso(3600))}`)).body.data.some((s: { status: string }) => s.status === 'rejected'), 'rejected');
+    await waitFor(
+      async () =>
+        (
+          await configuredApi.call(
+            'GET',
+            `/v1/pix/schedules?inicio=${encodeURIComponent(iso(-3600))}&fim=${encodeURIComponent(iso(3600))}`,
+          )
+        ).body.data.some((s: { status: string }) => s.status === 'rejected'),
+      'rejected',
+    );
     await settle(500);
     assert.equal(receiver.callsTo('/configured/pix').length, 1, 'a rejected schedule sends no webhook');
     assert.equal(receiver.callsTo('/plain/pix').length, 1, 'a schedule without chave sends no webhook');

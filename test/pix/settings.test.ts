@@ -39,14 +39,20 @@ describe('account settings (/v2/gn/config)', () => {
   });
   afterEach(async () => {
     await assertLedgerBalanced(svc.service.ctx.db);
-    if (party) await assertBalanceMatchesLines(svc.service.ctx.db, party.accountId, (await call('GET', '/v2/gn/saldo/')).body.saldo);
+    if (party)
+      await assertBalanceMatchesLines(
+        svc.service.ctx.db,
+        party.accountId,
+        (await call('GET', '/v2/gn/saldo/')).body.saldo,
+      );
   });
   after(async () => {
     await receiver.close();
     await svc.close();
   });
 
-  const call = async (method: string, path: string, body?: unknown, who: Party = party) => who.http.request(method, path, { token: await who.token(), body });
+  const call = async (method: string, path: string, body?: unknown, who: Party = party) =>
+    who.http.request(method, path, { token: await who.token(), body });
   const fresh = async () => {
     party = await svc.newParty();
     return party;
@@ -56,7 +62,8 @@ describe('account settings (/v2/gn/config)', () => {
     assert.equal(res.status, 201, res.text);
     return res.body;
   };
-  const configure = (chaves: Record<string, unknown>, receberSemChave = true) => put({ pix: { receberSemChave, chaves } });
+  const configure = (chaves: Record<string, unknown>, receberSemChave = true) =>
+    put({ pix: { receberSemChave, chaves } });
   const pay = (body: Record<string, unknown>) => call('POST', '/sandbox/pix/pay', body);
   const assertRefused = async (body: Record<string, unknown>, code: string) => {
     const res = await pay(body);
@@ -78,12 +85,17 @@ describe('account settings (/v2/gn/config)', () => {
     assert.equal(res.status, 201, res.text);
     return res.body.qrcode as string;
   };
-  const contaOf = async (p: Party) => (await svc.service.ctx.db.query<{ conta: string }>('select conta from accounts where id = $1', [p.accountId])).rows[0].conta;
+  const contaOf = async (p: Party) =>
+    (await svc.service.ctx.db.query<{ conta: string }>('select conta from accounts where id = $1', [p.accountId]))
+      .rows[0].conta;
   const invalidAt = async (body: unknown, nome: string, propriedade: string) => {
     const res = await call('PUT', '/v2/gn/config', body);
     assert.equal(res.status, 400, res.text);
     assert.equal(res.body.nome, nome);
-    assert.ok(res.body.violacoes.some((v: { propriedade: string }) => v.propriedade === propriedade), `${propriedade} in ${res.text}`);
+    assert.ok(
+      res.body.violacoes.some((v: { propriedade: string }) => v.propriedade === propriedade),
+      `${propriedade} in ${res.text}`,
+    );
   };
 
   describe('the API', () => {
@@ -112,14 +124,23 @@ describe('account settings (/v2/gn/config)', () => {
       assert.deepEqual((await call('GET', '/v2/gn/config')).body, expected);
 
       // Only the required fields: the optional objects take their defaults; `second` is back to defaults.
-      await put({ pix: { receberSemChave: true, chaves: { [party.chaves[0]]: keySettings({ txidObrigatorio: true }) } } });
+      await put({
+        pix: { receberSemChave: true, chaves: { [party.chaves[0]]: keySettings({ txidObrigatorio: true }) } },
+      });
       const read = (await call('GET', '/v2/gn/config')).body;
       assert.deepEqual(read.pix.chaves[second], DEFAULT_KEY);
-      assert.deepEqual(read.pix.chaves[party.chaves[0]], { ...DEFAULT_KEY, recebimento: { ...DEFAULT_KEY.recebimento, txidObrigatorio: true } });
+      assert.deepEqual(read.pix.chaves[party.chaves[0]], {
+        ...DEFAULT_KEY,
+        recebimento: { ...DEFAULT_KEY.recebimento, txidObrigatorio: true },
+      });
       assert.equal(read.pix.receberSemChave, true);
 
       await call('DELETE', `/v2/gn/evp/${second}`);
-      assert.deepEqual(Object.keys((await call('GET', '/v2/gn/config')).body.pix.chaves), [party.chaves[0]], 'a removed key is no longer shown');
+      assert.deepEqual(
+        Object.keys((await call('GET', '/v2/gn/config')).body.pix.chaves),
+        [party.chaves[0]],
+        'a removed key is no longer shown',
+      );
     });
 
     it('refuses unknown properties, missing required fields and bad values with 400 naming the property', async () => {
@@ -127,13 +148,43 @@ describe('account settings (/v2/gn/config)', () => {
       const k = party.chaves[0];
       await invalidAt({ pix: { receberSemChave: true }, foo: 1 }, 'json_invalido', 'foo');
       await invalidAt({ pix: { receberSemChave: true, bar: 1 } }, 'json_invalido', 'pix.bar');
-      await invalidAt({ pix: { receberSemChave: true, chaves: { [k]: keySettings({ foo: true }) } } }, 'json_invalido', `pix.chaves.${k}.recebimento.foo`);
-      await invalidAt({ pix: { receberSemChave: true, chaves: { [k]: keySettings({ webhook: { notificacao: { tarifa: true, pagador: true, x: 1 } } }) } } }, 'json_invalido', `pix.chaves.${k}.recebimento.webhook.notificacao.x`);
-      await invalidAt({ pix: { receberSemChave: true, chaves: { [k]: keySettings({}, { envio: { webhook: { notificacao: { tarifa: true } } } }) } } }, 'json_invalido', `pix.chaves.${k}.envio.webhook.notificacao.favorecido`);
+      await invalidAt(
+        { pix: { receberSemChave: true, chaves: { [k]: keySettings({ foo: true }) } } },
+        'json_invalido',
+        `pix.chaves.${k}.recebimento.foo`,
+      );
+      await invalidAt(
+        {
+          pix: {
+            receberSemChave: true,
+            chaves: { [k]: keySettings({ webhook: { notificacao: { tarifa: true, pagador: true, x: 1 } } }) },
+          },
+        },
+        'json_invalido',
+        `pix.chaves.${k}.recebimento.webhook.notificacao.x`,
+      );
+      await invalidAt(
+        {
+          pix: {
+            receberSemChave: true,
+            chaves: { [k]: keySettings({}, { envio: { webhook: { notificacao: { tarifa: true } } } }) },
+          },
+        },
+        'json_invalido',
+        `pix.chaves.${k}.envio.webhook.notificacao.favorecido`,
+      );
       await invalidAt({ pix: { chaves: {} } }, 'json_invalido', 'pix.receberSemChave');
       await invalidAt({ pix: { receberSemChave: 'sim' } }, 'json_invalido', 'pix.receberSemChave');
-      await invalidAt({ pix: { receberSemChave: true, chaves: { [k]: { recebimento: { txidObrigatorio: true } } } } }, 'json_invalido', `pix.chaves.${k}.recebimento.qrCodeEstatico`);
-      await invalidAt({ pix: { receberSemChave: true, chaves: { [k]: keySettings({ recusarTipoPessoa: 'PX' }) } } }, 'json_invalido', `pix.chaves.${k}.recebimento.recusarTipoPessoa`);
+      await invalidAt(
+        { pix: { receberSemChave: true, chaves: { [k]: { recebimento: { txidObrigatorio: true } } } } },
+        'json_invalido',
+        `pix.chaves.${k}.recebimento.qrCodeEstatico`,
+      );
+      await invalidAt(
+        { pix: { receberSemChave: true, chaves: { [k]: keySettings({ recusarTipoPessoa: 'PX' }) } } },
+        'json_invalido',
+        `pix.chaves.${k}.recebimento.recusarTipoPessoa`,
+      );
       assert.deepEqual((await call('GET', '/v2/gn/config')).body.pix.chaves[k], DEFAULT_KEY, 'nothing was written');
     });
 
@@ -143,10 +194,17 @@ describe('account settings (/v2/gn/config)', () => {
       const removed = (await call('POST', '/v2/gn/evp')).body.chave as string;
       await call('DELETE', `/v2/gn/evp/${removed}`);
       for (const foreign of [other.chaves[0], 'ninguem@example.com', removed]) {
-        await invalidAt({ pix: { receberSemChave: false, chaves: { [party.chaves[0]]: keySettings(), [foreign]: keySettings() } } }, 'chave_invalida', `pix.chaves.${foreign}`);
+        await invalidAt(
+          { pix: { receberSemChave: false, chaves: { [party.chaves[0]]: keySettings(), [foreign]: keySettings() } } },
+          'chave_invalida',
+          `pix.chaves.${foreign}`,
+        );
       }
       assert.equal((await call('GET', '/v2/gn/config')).body.pix.receberSemChave, true);
-      assert.deepEqual((await call('GET', '/v2/gn/config', undefined, other)).body.pix.chaves[other.chaves[0]], DEFAULT_KEY);
+      assert.deepEqual(
+        (await call('GET', '/v2/gn/config', undefined, other)).body.pix.chaves[other.chaves[0]],
+        DEFAULT_KEY,
+      );
     });
 
     it('requires the gn.settings scopes and rate-limits PUT', async () => {
@@ -176,7 +234,11 @@ describe('account settings (/v2/gn/config)', () => {
       await assertRefused({ conta, valor: '12.00' }, 'recebimento_sem_chave_recusado');
       await assertPaid({ chave: party.chaves[0], valor: '12.00' });
       await assertRefused({ conta: '1', valor: '1.00' }, 'conta_inexistente');
-      assert.equal((await pay({ conta })).body.violacoes[0].propriedade, 'valor', 'a bank-data payment names its amount');
+      assert.equal(
+        (await pay({ conta })).body.violacoes[0].propriedade,
+        'valor',
+        'a bank-data payment names its amount',
+      );
       assert.equal((await call('GET', '/v2/gn/saldo/')).body.saldo, '24.00');
     });
 
@@ -211,7 +273,10 @@ describe('account settings (/v2/gn/config)', () => {
     it('qrCodeEstatico.recusarTodos: every static-code payment is refused, transfers and charges are not', async () => {
       await fresh();
       await configure({ [party.chaves[0]]: keySettings({ qrCodeEstatico: { recusarTodos: true } }) });
-      await assertRefused({ pixCopiaECola: await staticCode({ valor: '8.00', txid: 'Loja1' }) }, 'qrcode_estatico_recusado');
+      await assertRefused(
+        { pixCopiaECola: await staticCode({ valor: '8.00', txid: 'Loja1' }) },
+        'qrcode_estatico_recusado',
+      );
       await assertRefused({ pixCopiaECola: await staticCode({}), valor: '8.00' }, 'qrcode_estatico_recusado');
       await assertPaid({ chave: party.chaves[0], valor: '8.00' });
       const cob = await newCob();
@@ -226,7 +291,10 @@ describe('account settings (/v2/gn/config)', () => {
       const cob = await newCob();
       await assertRefused({ txid: cob.txid }, 'tipo_pessoa_recusado');
       assert.equal((await call('GET', `/v2/cob/${cob.txid}`)).body.status, 'ATIVA');
-      const { rows } = await svc.service.ctx.db.query<{ n: number }>('select count(*)::int as n from received_pix where account_id = $1', [party.accountId]);
+      const { rows } = await svc.service.ctx.db.query<{ n: number }>(
+        'select count(*)::int as n from received_pix where account_id = $1',
+        [party.accountId],
+      );
       assert.equal(rows[0].n, 0);
       assert.equal((await call('GET', '/v2/gn/saldo/')).body.saldo, '0.00');
     });
@@ -239,7 +307,10 @@ describe('account settings (/v2/gn/config)', () => {
         return d && d.situacao !== 'pendente' && d;
       }, `delivery of ${e2e} settled`);
     const callbackOf = async (e2e: string) => {
-      await waitFor(async () => receiver.calls.some((c) => c.body?.pix?.[0]?.endToEndId === e2e), `callback for ${e2e}`);
+      await waitFor(
+        async () => receiver.calls.some((c) => c.body?.pix?.[0]?.endToEndId === e2e),
+        `callback for ${e2e}`,
+      );
       return receiver.calls.find((c) => c.body?.pix?.[0]?.endToEndId === e2e)!.body.pix[0];
     };
 
@@ -258,7 +329,11 @@ describe('account settings (/v2/gn/config)', () => {
     it('notificar.pixSemTxid, notificacao.pagador and notificacao.tarifa shape what is sent', async () => {
       await fresh();
       await webhookApi(party).registerPix(receiver.url);
-      await configure({ [party.chaves[0]]: keySettings({ webhook: { notificacao: { tarifa: true, pagador: false }, notificar: { pixSemTxid: true } } }) });
+      await configure({
+        [party.chaves[0]]: keySettings({
+          webhook: { notificacao: { tarifa: true, pagador: false }, notificar: { pixSemTxid: true } },
+        }),
+      });
       const transfer = await assertPaid({ chave: party.chaves[0], valor: '4.00' });
       const notified = await callbackOf(transfer.endToEndId);
       assert.equal(notified.txid, undefined);
@@ -267,11 +342,17 @@ describe('account settings (/v2/gn/config)', () => {
       const charged = await assertPaid({ txid: (await newCob()).txid });
       assert.equal((await callbackOf(charged.endToEndId)).pagador, undefined);
 
-      await configure({ [party.chaves[0]]: keySettings({ webhook: { notificacao: { tarifa: false, pagador: true } } }) });
+      await configure({
+        [party.chaves[0]]: keySettings({ webhook: { notificacao: { tarifa: false, pagador: true } } }),
+      });
       // Deliveries share a key's settings for a moment (src/pix/webhook/events.ts): let the change reach them.
       await new Promise((resolve) => setTimeout(resolve, 2 * WEBHOOK_LOOKUP_SHARED_MS));
       const quiet = await assertPaid({ chave: party.chaves[0], valor: '4.00' });
-      assert.equal((await deliveryOf(quiet.endToEndId)).situacao, 'nao_enviado', 'notificar absent: back to the default');
+      assert.equal(
+        (await deliveryOf(quiet.endToEndId)).situacao,
+        'nao_enviado',
+        'notificar absent: back to the default',
+      );
     });
   });
 });

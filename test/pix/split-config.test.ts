@@ -16,7 +16,16 @@ describe('split configurations', () => {
   let b: Beneficiary;
   let wallMs = Date.UTC(2026, 0, 1);
   const call = (method: string, path: string, body?: unknown) => receiver.http.request(method, path, { token, body });
-  const percent = (extra: Record<string, unknown> = {}) => configBody('porcentagem', '60.00', [[a, '15.00'], [b, '25.00']], extra);
+  const percent = (extra: Record<string, unknown> = {}) =>
+    configBody(
+      'porcentagem',
+      '60.00',
+      [
+        [a, '15.00'],
+        [b, '25.00'],
+      ],
+      extra,
+    );
 
   before(async () => {
     // Rate-limit windows follow this frozen wall clock, so the burst below is counted in one second.
@@ -53,7 +62,7 @@ describe('split configurations', () => {
     assert.equal((await call('GET', '/v2/gn/split/config/NoSuchConfig')).status, 404);
   });
 
-  it('PUT creates with the caller\'s id, then writes revisions; old revisions stay readable', async () => {
+  it("PUT creates with the caller's id, then writes revisions; old revisions stay readable", async () => {
     const path = '/v2/gn/split/config/minhaConfig01';
     const first = await call('PUT', path, percent({ txid: 'LOJA01' }));
     assert.equal(first.status, 201, first.text);
@@ -61,7 +70,7 @@ describe('split configurations', () => {
     const revised = await call('PUT', path, configBody('porcentagem', '50.00', [[a, '50.00']], { descricao: 'Nova' }));
     assert.equal(revised.status, 201, revised.text);
     assert.equal(revised.body.revisao, 1);
-    assert.equal(revised.body.txid, 'LOJA01', 'a revision without txid keeps the configuration\'s txid');
+    assert.equal(revised.body.txid, 'LOJA01', "a revision without txid keeps the configuration's txid");
     const latest = (await call('GET', path)).body;
     assert.equal(latest.revisao, 1);
     assert.equal(latest.descricao, 'Nova');
@@ -74,29 +83,74 @@ describe('split configurations', () => {
     assert.equal((await call('GET', `${path}?revisao=x`)).body.type, `${PROBLEM_TYPE_BASE}/SplitConsultaInvalida`);
     const moved = await call('PUT', path, percent({ txid: 'LOJA02' }));
     assert.equal(moved.body.txid, 'LOJA02');
-    assert.deepEqual(await refused(percent({ txid: 'LOJA02' })), ['config.txid: txid já utilizado.'], 'one configuration per txid');
+    assert.deepEqual(
+      await refused(percent({ txid: 'LOJA02' })),
+      ['config.txid: txid já utilizado.'],
+      'one configuration per txid',
+    );
     assert.equal((await call('PUT', '/v2/gn/split/config/has-dash', percent())).status, 400);
   });
 
   it('accepts fixed amounts (the receiver keeps the rest) and percentages adding up to exactly 100.00', async () => {
-    const fixed = await call('POST', '/v2/gn/split/config', configBody('fixo', '50.00', [[a, '5.00'], [b, '10.00']]));
+    const fixed = await call(
+      'POST',
+      '/v2/gn/split/config',
+      configBody('fixo', '50.00', [
+        [a, '5.00'],
+        [b, '10.00'],
+      ]),
+    );
     assert.equal(fixed.status, 201, fixed.text);
-    const allOut = await call('POST', '/v2/gn/split/config', configBody('porcentagem', '0.00', [[a, '99.99'], [b, '0.01']]));
+    const allOut = await call(
+      'POST',
+      '/v2/gn/split/config',
+      configBody('porcentagem', '0.00', [
+        [a, '99.99'],
+        [b, '0.01'],
+      ]),
+    );
     assert.equal(allOut.status, 201, 'the receiver may keep nothing');
-    assert.deepEqual(await refused(configBody('porcentagem', '60.00', [[a, '15.00'], [b, '24.99']])), ['config.split: as porcentagens somam 99.99; devem somar exatamente 100.00.']);
-    assert.deepEqual(await refused(configBody('porcentagem', '60.00', [[a, '15.00'], [b, '25.01']])), ['config.split: as porcentagens somam 100.01; devem somar exatamente 100.00.']);
+    assert.deepEqual(
+      await refused(
+        configBody('porcentagem', '60.00', [
+          [a, '15.00'],
+          [b, '24.99'],
+        ]),
+      ),
+      ['config.split: as porcentagens somam 99.99; devem somar exatamente 100.00.'],
+    );
+    assert.deepEqual(
+      await refused(
+        configBody('porcentagem', '60.00', [
+          [a, '15.00'],
+          [b, '25.01'],
+        ]),
+      ),
+      ['config.split: as porcentagens somam 100.01; devem somar exatamente 100.00.'],
+    );
     assert.deepEqual(await refused(configBody('porcentagem', '100.01', [[a, '0.01']])), [
       'config.split.minhaParte.valor: porcentagem acima de 100.00.',
     ]);
-    assert.deepEqual(await refused(configBody('porcentagem', '100.00', [[a, '0.00']])), ['config.split.repasses.0.valor: o repasse deve ser maior que zero.']);
-    assert.deepEqual(await refused(configBody('fixo', '1.00', [[a, '0.00']])), ['config.split.repasses.0.valor: o repasse deve ser maior que zero.']);
-    const mixed = configBody('porcentagem', '60.00', [[a, '15.00'], [b, '25.00']]);
+    assert.deepEqual(await refused(configBody('porcentagem', '100.00', [[a, '0.00']])), [
+      'config.split.repasses.0.valor: o repasse deve ser maior que zero.',
+    ]);
+    assert.deepEqual(await refused(configBody('fixo', '1.00', [[a, '0.00']])), [
+      'config.split.repasses.0.valor: o repasse deve ser maior que zero.',
+    ]);
+    const mixed = configBody('porcentagem', '60.00', [
+      [a, '15.00'],
+      [b, '25.00'],
+    ]);
     mixed.split.repasses[1].tipo = 'fixo';
-    assert.deepEqual(await refused(mixed), ['config.split.repasses.1.tipo: todas as partes devem ter o mesmo tipo (porcentagem).']);
+    assert.deepEqual(await refused(mixed), [
+      'config.split.repasses.1.tipo: todas as partes devem ter o mesmo tipo (porcentagem).',
+    ]);
   });
 
   it('refuses what it cannot honour: deferred posting, other fee divisions, unknown tipos and fields', async () => {
-    assert.deepEqual(await refused(percent({ lancamento: { imediato: false } })), ['config.lancamento.imediato: somente lançamento imediato (true) é suportado.']);
+    assert.deepEqual(await refused(percent({ lancamento: { imediato: false } })), [
+      'config.lancamento.imediato: somente lançamento imediato (true) é suportado.',
+    ]);
     const tarifa = percent();
     (tarifa.split as Record<string, unknown>).divisaoTarifa = 'proporcional';
     assert.ok((await refused(tarifa)).every((v) => v.startsWith('config.split.divisaoTarifa')));
@@ -110,34 +164,60 @@ describe('split configurations', () => {
   it('accepts beneficiaries only as existing accounts of this service, never the receiver, each once', async () => {
     const self = await newBeneficiary(svc);
     const selfToken = await self.party.token();
-    const asSelf = await self.party.http.request('POST', '/v2/gn/split/config', { token: selfToken, body: configBody('porcentagem', '50.00', [[self, '50.00']]) });
+    const asSelf = await self.party.http.request('POST', '/v2/gn/split/config', {
+      token: selfToken,
+      body: configBody('porcentagem', '50.00', [[self, '50.00']]),
+    });
     assert.equal(asSelf.status, 400);
-    assert.deepEqual(asSelf.body.violacoes.map((v: { razao: string }) => v.razao), ['não é possível repassar para a própria conta.']);
+    assert.deepEqual(
+      asSelf.body.violacoes.map((v: { razao: string }) => v.razao),
+      ['não é possível repassar para a própria conta.'],
+    );
     const unknown = { documento: a.documento, conta: '1' };
     assert.deepEqual(await refused(configBody('porcentagem', '50.00', [[unknown as Beneficiary, '50.00']])), [
       'config.split.repasses.0.favorecido: o favorecido não é uma conta deste serviço (conta e documento não conferem).',
     ]);
     const wrongDocument = { documento: b.documento, conta: a.conta };
-    assert.equal((await refused(configBody('porcentagem', '50.00', [[wrongDocument as Beneficiary, '50.00']]))).length, 1);
+    assert.equal(
+      (await refused(configBody('porcentagem', '50.00', [[wrongDocument as Beneficiary, '50.00']]))).length,
+      1,
+    );
     const both = configBody('porcentagem', '50.00', [[a, '50.00']]);
     both.split.repasses[0].favorecido = { ...favorecido(a), cpf: '52998224725' };
     assert.deepEqual(await refused(both), ['config.split.repasses.0.favorecido: informe cpf ou cnpj (um deles).']);
     const neither = configBody('porcentagem', '50.00', [[a, '50.00']]);
     neither.split.repasses[0].favorecido = { conta: a.conta };
     assert.deepEqual(await refused(neither), ['config.split.repasses.0.favorecido: informe cpf ou cnpj (um deles).']);
-    assert.deepEqual(await refused(configBody('porcentagem', '50.00', [[a, '25.00'], [a, '25.00']])), [
-      'config.split.repasses.1.favorecido: favorecido repetido; cada conta aparece uma vez.',
-    ]);
-    assert.ok((await refused(configBody('porcentagem', '100.00', []))).some((v) => v.startsWith('config.split.repasses')), 'at least one beneficiary');
+    assert.deepEqual(
+      await refused(
+        configBody('porcentagem', '50.00', [
+          [a, '25.00'],
+          [a, '25.00'],
+        ]),
+      ),
+      ['config.split.repasses.1.favorecido: favorecido repetido; cada conta aparece uma vez.'],
+    );
+    assert.ok(
+      (await refused(configBody('porcentagem', '100.00', []))).some((v) => v.startsWith('config.split.repasses')),
+      'at least one beneficiary',
+    );
   });
 
   it(`allows at most ${LIMITS.splitRepassesMaxItems} beneficiaries`, async () => {
     const many = await Promise.all(Array.from({ length: LIMITS.splitRepassesMaxItems }, () => newBeneficiary(svc)));
-    const twenty = configBody('porcentagem', '80.00', many.map((m) => [m, '1.00'] as [Beneficiary, string]));
+    const twenty = configBody(
+      'porcentagem',
+      '80.00',
+      many.map((m) => [m, '1.00'] as [Beneficiary, string]),
+    );
     const ok = await call('POST', '/v2/gn/split/config', twenty);
     assert.equal(ok.status, 201, ok.text);
     assert.equal(ok.body.split.repasses.length, LIMITS.splitRepassesMaxItems);
-    const tooMany = configBody('porcentagem', '79.00', [...many, a].map((m) => [m, '1.00'] as [Beneficiary, string]));
+    const tooMany = configBody(
+      'porcentagem',
+      '79.00',
+      [...many, a].map((m) => [m, '1.00'] as [Beneficiary, string]),
+    );
     assert.ok((await refused(tooMany)).every((v) => v.startsWith('config.split.repasses')));
   });
 
@@ -145,8 +225,15 @@ describe('split configurations', () => {
     const created = (await call('PUT', '/v2/gn/split/config/compartilhado', percent())).body;
     const other = await svc.newParty();
     const otherToken = await other.token();
-    assert.equal((await other.http.request('GET', '/v2/gn/split/config/compartilhado', { token: otherToken })).status, 404, 'another account cannot see it');
-    const theirs = await other.http.request('PUT', '/v2/gn/split/config/compartilhado', { token: otherToken, body: percent() });
+    assert.equal(
+      (await other.http.request('GET', '/v2/gn/split/config/compartilhado', { token: otherToken })).status,
+      404,
+      'another account cannot see it',
+    );
+    const theirs = await other.http.request('PUT', '/v2/gn/split/config/compartilhado', {
+      token: otherToken,
+      body: percent(),
+    });
     assert.equal(theirs.status, 201);
     assert.equal(theirs.body.revisao, 0, 'the same id in another account is another configuration');
     assert.notEqual(theirs.body.txid, created.txid);
@@ -155,9 +242,20 @@ describe('split configurations', () => {
     const denied = await readOnly.http.request('POST', '/v2/gn/split/config', { token: readToken, body: percent() });
     assert.equal(denied.status, 403);
     assert.equal(denied.body.type, `${PROBLEM_TYPE_BASE}/AcessoNegado`);
-    assert.equal((await readOnly.http.request('DELETE', '/v2/gn/split/cob/abcdefghijklmnopqrstuvwxyz123/vinculo', { token: readToken })).status, 403);
+    assert.equal(
+      (
+        await readOnly.http.request('DELETE', '/v2/gn/split/cob/abcdefghijklmnopqrstuvwxyz123/vinculo', {
+          token: readToken,
+        })
+      ).status,
+      403,
+    );
     const writeOnly = await svc.newParty({ scopes: ['gn.split.write'] });
-    assert.equal((await writeOnly.http.request('GET', '/v2/gn/split/config/compartilhado', { token: await writeOnly.token() })).status, 403);
+    assert.equal(
+      (await writeOnly.http.request('GET', '/v2/gn/split/config/compartilhado', { token: await writeOnly.token() }))
+        .status,
+      403,
+    );
   });
 
   it('rate-limits POST config, PUT config and both PUT links at 500 per second; reads are not limited', async () => {
@@ -171,13 +269,29 @@ describe('split configurations', () => {
       ['PUT', `/v2/gn/split/cobv/${txid}/vinculo/qualquer`],
     ];
     for (const [method, path] of endpoints) {
-      const result = await overLimit(() => limited.http.request(method, path, { token: limitedToken, body: method === 'PUT' && path.includes('vinculo') ? undefined : {} }));
+      const result = await overLimit(() =>
+        limited.http.request(method, path, {
+          token: limitedToken,
+          body: method === 'PUT' && path.includes('vinculo') ? undefined : {},
+        }),
+      );
       assert.equal(result.statuses.length, LIMITS.rateLimitRequestsPerSecond + 1);
       assert.equal(result.count(429), 1, `${method} ${path} is limited`);
     }
-    const reads = await Promise.all(Array.from({ length: 20 }, () => limited.http.request('GET', '/v2/gn/split/config/qualquer', { token: limitedToken })));
-    assert.ok(reads.every((r) => r.status === 404), 'GET is not limited');
+    const reads = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        limited.http.request('GET', '/v2/gn/split/config/qualquer', { token: limitedToken }),
+      ),
+    );
+    assert.ok(
+      reads.every((r) => r.status === 404),
+      'GET is not limited',
+    );
     wallMs += 1000;
-    assert.equal((await limited.http.request('POST', '/v2/gn/split/config', { token: limitedToken, body: {} })).status, 400, 'the next second has a fresh budget');
+    assert.equal(
+      (await limited.http.request('POST', '/v2/gn/split/config', { token: limitedToken, body: {} })).status,
+      400,
+      'the next second has a fresh budget',
+    );
   });
 });

@@ -9,19 +9,32 @@ export interface Beneficiary {
   conta: string;
 }
 
-export async function newBeneficiary(svc: TestService, input: Parameters<TestService['newParty']>[0] = {}): Promise<Beneficiary> {
+export async function newBeneficiary(
+  svc: TestService,
+  input: Parameters<TestService['newParty']>[0] = {},
+): Promise<Beneficiary> {
   const party = await svc.newParty(input);
-  const { rows } = await svc.service.ctx.db.query<{ documento: string; conta: string }>('select documento, conta from accounts where id = $1', [party.accountId]);
+  const { rows } = await svc.service.ctx.db.query<{ documento: string; conta: string }>(
+    'select documento, conta from accounts where id = $1',
+    [party.accountId],
+  );
   return { party, ...rows[0] };
 }
 
-export const favorecido = (b: Pick<Beneficiary, 'documento' | 'conta'>): { cpf?: string; cnpj?: string; conta: string } =>
+export const favorecido = (
+  b: Pick<Beneficiary, 'documento' | 'conta'>,
+): { cpf?: string; cnpj?: string; conta: string } =>
   b.documento.length === 11 ? { cpf: b.documento, conta: b.conta } : { cnpj: b.documento, conta: b.conta };
 
 export type Tipo = 'porcentagem' | 'fixo';
 
 /** A configuration body: the receiver's share, then [beneficiary, valor] pairs, all of one tipo. */
-export function configBody(tipo: Tipo, minhaParte: string, repasses: [Beneficiary, string][], extra: Record<string, unknown> = {}) {
+export function configBody(
+  tipo: Tipo,
+  minhaParte: string,
+  repasses: [Beneficiary, string][],
+  extra: Record<string, unknown> = {},
+) {
   return {
     descricao: 'Split de teste',
     lancamento: { imediato: true },
@@ -70,10 +83,14 @@ export function randomPercentages(rng: ReturnType<typeof seeded>, count: number,
   return parts.map((p, i) => p + (i >= positiveFrom ? 1 : 0));
 }
 
-export const hundredthsText = (hundredths: number) => `${Math.trunc(hundredths / 100)}.${String(hundredths % 100).padStart(2, '0')}`;
+export const hundredthsText = (hundredths: number) =>
+  `${Math.trunc(hundredths / 100)}.${String(hundredths % 100).padStart(2, '0')}`;
 
 /** The shares recorded for a received Pix, by position (0 is the receiver). */
-export async function distributionOf(sql: Sql, endToEndId: string): Promise<{ accountId: number; amountCents: number }[]> {
+export async function distributionOf(
+  sql: Sql,
+  endToEndId: string,
+): Promise<{ accountId: number; amountCents: number }[]> {
   const { rows } = await sql.query<{ account_id: number; amount_cents: number }>(
     `select s.account_id, s.amount_cents from split_distribution_shares s
        join split_distributions d on d.id = s.distribution_id join received_pix p on p.id = d.received_pix_id

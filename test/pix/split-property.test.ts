@@ -11,7 +11,15 @@ import { assertBalanceMatchesLines, assertLedgerBalanced } from '../helpers/ledg
 import { LIMITS } from '../../src/platform/limits.ts';
 import { formatAmount } from '../../src/platform/money.ts';
 import { SplitExceedsAmount, divide } from '../../src/pix/split/shares.ts';
-import { configBody, distributionOf, hundredthsText, newBeneficiary, randomPercentages, seeded, type Beneficiary } from './split-fixtures.ts';
+import {
+  configBody,
+  distributionOf,
+  hundredthsText,
+  newBeneficiary,
+  randomPercentages,
+  seeded,
+  type Beneficiary,
+} from './split-fixtures.ts';
 
 const SEED = Number(process.env.SPLIT_SEED ?? 20260101);
 const MAX_AMOUNT_CENTS = 999_999_999_999; // 9999999999.99: the largest Pix amount (10 integer digits)
@@ -24,7 +32,8 @@ function withinOneCent(shareCents: number, amountCents: number, percentHundredth
 }
 
 /** Amounts spread over every magnitude, from one cent to the largest Pix. */
-const randomAmount = (rng: ReturnType<typeof seeded>) => Math.max(1, Math.floor(10 ** (rng.next() * Math.log10(MAX_AMOUNT_CENTS))));
+const randomAmount = (rng: ReturnType<typeof seeded>) =>
+  Math.max(1, Math.floor(10 ** (rng.next() * Math.log10(MAX_AMOUNT_CENTS))));
 
 describe('split division properties (arithmetic)', () => {
   it('percentages: 2000 random share sets add up exactly, each share within 1 cent of exact', () => {
@@ -36,9 +45,21 @@ describe('split division properties (arithmetic)', () => {
       const amountCents = n < 20 ? n + 1 : randomAmount(rng);
       const shares = divide(amountCents, { tipo: 'porcentagem', valoresHundredths: percents });
       const context = `case ${n} (seed ${SEED}): ${amountCents} cents by [${percents.join(',')}] -> [${shares.join(',')}]`;
-      assert.equal(shares.reduce((a, b) => a + b, 0), amountCents, context);
-      shares.forEach((share, i) => assert.ok(withinOneCent(share, amountCents, percents[i]), `${context}: position ${i}`));
-      if (shares.some((share, i) => BigInt(share) * BigInt(LIMITS.splitPercentTotalHundredths) !== BigInt(amountCents) * BigInt(percents[i]))) rounded++;
+      assert.equal(
+        shares.reduce((a, b) => a + b, 0),
+        amountCents,
+        context,
+      );
+      shares.forEach((share, i) =>
+        assert.ok(withinOneCent(share, amountCents, percents[i]), `${context}: position ${i}`),
+      );
+      if (
+        shares.some(
+          (share, i) =>
+            BigInt(share) * BigInt(LIMITS.splitPercentTotalHundredths) !== BigInt(amountCents) * BigInt(percents[i]),
+        )
+      )
+        rounded++;
     }
     assert.ok(rounded > 1500, `most cases needed rounding (${rounded})`);
   });
@@ -46,7 +67,10 @@ describe('split division properties (arithmetic)', () => {
   it('percentages: the largest amount with 21 shares stays exact (no floating point)', () => {
     const percents = [100, ...Array.from({ length: 20 }, () => 495)];
     const shares = divide(MAX_AMOUNT_CENTS, { tipo: 'porcentagem', valoresHundredths: percents });
-    assert.equal(shares.reduce((a, b) => a + b, 0), MAX_AMOUNT_CENTS);
+    assert.equal(
+      shares.reduce((a, b) => a + b, 0),
+      MAX_AMOUNT_CENTS,
+    );
     shares.forEach((share, i) => assert.ok(withinOneCent(share, MAX_AMOUNT_CENTS, percents[i])));
   });
 
@@ -65,7 +89,10 @@ describe('split division properties (arithmetic)', () => {
         continue;
       }
       const shares = divide(amountCents, spec);
-      assert.equal(shares.reduce((a, b) => a + b, 0), amountCents);
+      assert.equal(
+        shares.reduce((a, b) => a + b, 0),
+        amountCents,
+      );
       assert.deepEqual(shares.slice(1), fixed.slice(1));
       assert.equal(shares[0], fixed[0] + amountCents - fixedTotal);
     }
@@ -91,12 +118,18 @@ describe('split division properties (through the API, the engine and the databas
 
   it(`${CASES} random configurations, linked and paid: every division adds up and every balance is its shares`, async () => {
     const rng = seeded(SEED + 2);
-    const expectedBalanceCents = new Map<number, number>([receiver.accountId, ...pool.map((b) => b.party.accountId)].map((id) => [id, 0]));
+    const expectedBalanceCents = new Map<number, number>(
+      [receiver.accountId, ...pool.map((b) => b.party.accountId)].map((id) => [id, 0]),
+    );
     for (let n = 0; n < CASES; n++) {
       const count = rng.int(1, LIMITS.splitRepassesMaxItems);
       const beneficiaries = rng.shuffle(pool).slice(0, count);
       const percents = randomPercentages(rng, count + 1, rng.int(0, 1));
-      const body = configBody('porcentagem', hundredthsText(percents[0]), beneficiaries.map((b, i) => [b, hundredthsText(percents[i + 1])] as [Beneficiary, string]));
+      const body = configBody(
+        'porcentagem',
+        hundredthsText(percents[0]),
+        beneficiaries.map((b, i) => [b, hundredthsText(percents[i + 1])] as [Beneficiary, string]),
+      );
       const config = await call('POST', '/v2/gn/split/config', body);
       assert.equal(config.status, 201, config.text);
       // Above 10.00 so the sandbox does not pay it by itself; up to a million.
@@ -109,17 +142,33 @@ describe('split division properties (through the API, the engine and the databas
 
       const shares = await distributionOf(svc.service.ctx.db, pix.body.endToEndId);
       const context = `case ${n} (seed ${SEED}): ${amountCents} cents by [${percents.join(',')}] -> [${shares.map((s) => s.amountCents).join(',')}]`;
-      assert.deepEqual(shares.map((s) => s.accountId), [receiver.accountId, ...beneficiaries.map((b) => b.party.accountId)], context);
-      assert.equal(shares.reduce((acc, s) => acc + s.amountCents, 0), amountCents, context);
-      shares.forEach((s, i) => assert.ok(withinOneCent(s.amountCents, amountCents, percents[i]), `${context}: position ${i}`));
-      for (const s of shares) expectedBalanceCents.set(s.accountId, expectedBalanceCents.get(s.accountId)! + s.amountCents);
+      assert.deepEqual(
+        shares.map((s) => s.accountId),
+        [receiver.accountId, ...beneficiaries.map((b) => b.party.accountId)],
+        context,
+      );
+      assert.equal(
+        shares.reduce((acc, s) => acc + s.amountCents, 0),
+        amountCents,
+        context,
+      );
+      shares.forEach((s, i) =>
+        assert.ok(withinOneCent(s.amountCents, amountCents, percents[i]), `${context}: position ${i}`),
+      );
+      for (const s of shares)
+        expectedBalanceCents.set(s.accountId, expectedBalanceCents.get(s.accountId)! + s.amountCents);
     }
     const sql = svc.service.ctx.db;
     await assertLedgerBalanced(sql);
     for (const party of [receiver, ...pool.map((b) => b.party)]) {
-      const saldo = (await party.http.request('GET', '/v2/gn/saldo/', { token: await party.token() })).body.saldo as string;
+      const saldo = (await party.http.request('GET', '/v2/gn/saldo/', { token: await party.token() })).body
+        .saldo as string;
       await assertBalanceMatchesLines(sql, party.accountId, saldo);
-      assert.equal(saldo, formatAmount(expectedBalanceCents.get(party.accountId)!), `balance of account ${party.accountId}`);
+      assert.equal(
+        saldo,
+        formatAmount(expectedBalanceCents.get(party.accountId)!),
+        `balance of account ${party.accountId}`,
+      );
     }
   });
 });

@@ -2,7 +2,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { cobBody, startTestService, type Party, type TestService } from '../helpers/service.ts';
 
-const basic = (id: string, secret: string) => ({ authorization: 'Basic ' + Buffer.from(`${id}:${secret}`).toString('base64') });
+const basic = (id: string, secret: string) => ({
+  authorization: 'Basic ' + Buffer.from(`${id}:${secret}`).toString('base64'),
+});
 const grant = { grant_type: 'client_credentials' };
 
 describe('authentication', () => {
@@ -15,7 +17,10 @@ describe('authentication', () => {
   after(() => svc.close());
 
   it('issues a bearer token over mutual TLS with HTTP Basic credentials', async () => {
-    const res = await svc.demo.http.request('POST', '/oauth/token', { body: grant, headers: basic(svc.demo.clientId, svc.demo.clientSecret) });
+    const res = await svc.demo.http.request('POST', '/oauth/token', {
+      body: grant,
+      headers: basic(svc.demo.clientId, svc.demo.clientSecret),
+    });
     assert.equal(res.status, 200);
     assert.equal(res.body.token_type, 'Bearer');
     assert.equal(res.body.expires_in, 3600);
@@ -26,19 +31,28 @@ describe('authentication', () => {
   it('accepts the form-encoded token request too', async () => {
     const res = await svc.demo.http.request('POST', '/oauth/token', {
       rawBody: 'grant_type=client_credentials',
-      headers: { ...basic(svc.demo.clientId, svc.demo.clientSecret), 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        ...basic(svc.demo.clientId, svc.demo.clientSecret),
+        'content-type': 'application/x-www-form-urlencoded',
+      },
     });
     assert.equal(res.status, 200);
   });
 
   it('refuses a token request without a client certificate', async () => {
-    const res = await svc.anonymous.request('POST', '/oauth/token', { body: grant, headers: basic(svc.demo.clientId, svc.demo.clientSecret) });
+    const res = await svc.anonymous.request('POST', '/oauth/token', {
+      body: grant,
+      headers: basic(svc.demo.clientId, svc.demo.clientSecret),
+    });
     assert.equal(res.status, 401);
     assert.equal(res.body.error, 'invalid_client');
   });
 
   it("refuses a token request carrying another application's certificate", async () => {
-    const res = await other.http.request('POST', '/oauth/token', { body: grant, headers: basic(svc.demo.clientId, svc.demo.clientSecret) });
+    const res = await other.http.request('POST', '/oauth/token', {
+      body: grant,
+      headers: basic(svc.demo.clientId, svc.demo.clientSecret),
+    });
     assert.equal(res.status, 401);
     assert.equal(res.body.error, 'invalid_client');
   });
@@ -52,7 +66,10 @@ describe('authentication', () => {
   });
 
   it('refuses other grant types', async () => {
-    const res = await svc.demo.http.request('POST', '/oauth/token', { body: { grant_type: 'password' }, headers: basic(svc.demo.clientId, svc.demo.clientSecret) });
+    const res = await svc.demo.http.request('POST', '/oauth/token', {
+      body: { grant_type: 'password' },
+      headers: basic(svc.demo.clientId, svc.demo.clientSecret),
+    });
     assert.equal(res.status, 400);
     assert.equal(res.body.error, 'unsupported_grant_type');
   });
@@ -64,12 +81,16 @@ describe('authentication', () => {
   });
 
   it('requires the client certificate on Pix routes even with a valid token', async () => {
-    const res = await svc.anonymous.request('GET', '/v2/cob/abcdefghijklmnopqrstuvwxyz123', { token: await svc.demo.token() });
+    const res = await svc.anonymous.request('GET', '/v2/cob/abcdefghijklmnopqrstuvwxyz123', {
+      token: await svc.demo.token(),
+    });
     assert.equal(res.status, 401);
   });
 
   it("refuses a token presented with another application's certificate", async () => {
-    const res = await other.http.request('GET', '/v2/cob/abcdefghijklmnopqrstuvwxyz123', { token: await svc.demo.token() });
+    const res = await other.http.request('GET', '/v2/cob/abcdefghijklmnopqrstuvwxyz123', {
+      token: await svc.demo.token(),
+    });
     assert.equal(res.status, 403);
     assert.match(res.body.type, /\/AcessoNegado$/);
   });
@@ -109,26 +130,41 @@ describe('authentication', () => {
     assert.equal(write.status, 403);
     assert.match(write.body.type, /\/AcessoNegado$/);
     assert.match(write.body.detail, /cob\.write/);
-    const read = await reader.http.request('GET', '/v2/cob?inicio=2020-01-01T00:00:00Z&fim=2099-01-01T00:00:00Z', { token });
+    const read = await reader.http.request('GET', '/v2/cob?inicio=2020-01-01T00:00:00Z&fim=2099-01-01T00:00:00Z', {
+      token,
+    });
     assert.equal(read.status, 200);
   });
 
   it('issues billing tokens without a client certificate, not usable on Pix routes', async () => {
-    const res = await svc.anonymous.request('POST', '/v1/authorize', { body: grant, headers: basic(svc.demo.clientId, svc.demo.clientSecret) });
+    const res = await svc.anonymous.request('POST', '/v1/authorize', {
+      body: grant,
+      headers: basic(svc.demo.clientId, svc.demo.clientSecret),
+    });
     assert.equal(res.status, 200);
-    const pix = await svc.demo.http.request('GET', '/v2/cob/abcdefghijklmnopqrstuvwxyz123', { token: res.body.access_token });
+    const pix = await svc.demo.http.request('GET', '/v2/cob/abcdefghijklmnopqrstuvwxyz123', {
+      token: res.body.access_token,
+    });
     assert.equal(pix.status, 401);
   });
 
   it('keeps accounts apart: another account sees 404, never 403', async () => {
-    const created = await svc.demo.http.request('POST', '/v2/cob', { token: await svc.demo.token(), body: cobBody(svc.demo.chaves[0]) });
+    const created = await svc.demo.http.request('POST', '/v2/cob', {
+      token: await svc.demo.token(),
+      body: cobBody(svc.demo.chaves[0]),
+    });
     assert.equal(created.status, 201);
     const token = await other.token();
     const read = await other.http.request('GET', `/v2/cob/${created.body.txid}`, { token });
     assert.equal(read.status, 404);
-    const patch = await other.http.request('PATCH', `/v2/cob/${created.body.txid}`, { token, body: { solicitacaoPagador: 'x' } });
+    const patch = await other.http.request('PATCH', `/v2/cob/${created.body.txid}`, {
+      token,
+      body: { solicitacaoPagador: 'x' },
+    });
     assert.equal(patch.status, 404);
-    const list = await other.http.request('GET', '/v2/cob?inicio=2020-01-01T00:00:00Z&fim=2099-01-01T00:00:00Z', { token });
+    const list = await other.http.request('GET', '/v2/cob?inicio=2020-01-01T00:00:00Z&fim=2099-01-01T00:00:00Z', {
+      token,
+    });
     assert.equal(list.body.cobs.length, 0);
     const foreignKey = await other.http.request('POST', '/v2/cob', { token, body: cobBody(svc.demo.chaves[0]) });
     assert.equal(foreignKey.status, 400);

@@ -77,11 +77,14 @@ describe('dynamicBrCode', () => {
 
   it('throws a RangeError naming the field when the URL is too long', () => {
     const locationUrl = `https://pix.example.com/${'a'.repeat(80)}`;
-    assert.throws(() => dynamicBrCode({ ...input, locationUrl }), (err: unknown) => {
-      assert.ok(err instanceof RangeError);
-      assert.match(err.message, /merchant account information|location URL/);
-      return true;
-    });
+    assert.throws(
+      () => dynamicBrCode({ ...input, locationUrl }),
+      (err: unknown) => {
+        assert.ok(err instanceof RangeError);
+        assert.match(err.message, /merchant account information|location URL/);
+        return true;
+      },
+    );
   });
 });
 
@@ -116,7 +119,11 @@ describe('staticBrCode', () => {
   });
 
   it('counts field lengths in characters: a surrogate pair is one, a lone surrogate one', () => {
-    const base = { chave: '123e4567-e12b-12d1-a456-426655440000', merchantName: 'Fulano de Tal', merchantCity: 'BRASILIA' };
+    const base = {
+      chave: '123e4567-e12b-12d1-a456-426655440000',
+      merchantName: 'Fulano de Tal',
+      merchantCity: 'BRASILIA',
+    };
     const pair = staticBrCode({ ...base, infoAdicional: 'Pago \u{1F600}' });
     assert.ok(pair.includes('0206Pago \u{1F600}'), pair);
     assert.equal(parseBrCode(pair).merchantAccount.get('02'), 'Pago \u{1F600}');

@@ -15,7 +15,10 @@ describe('settings', () => {
   });
 
   it('takes flags over the environment', () => {
-    const { settings, rest } = settingsFrom(['start', '--port', '9000', '--env=production'], { PORT: '1', PIXD_ENV: 'sandbox' });
+    const { settings, rest } = settingsFrom(['start', '--port', '9000', '--env=production'], {
+      PORT: '1',
+      PIXD_ENV: 'sandbox',
+    });
     assert.deepEqual(rest, ['start']);
     const config = loadConfig(settings);
     assert.equal(config.port, 9000);
@@ -30,11 +33,18 @@ describe('settings', () => {
     ['database url', { DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
     ['redis url', { REDIS_URL: 'not a url' }, /REDIS_URL/],
   ] as const) {
-    it(`refuses an invalid ${name}`, () => assert.throws(() => loadConfig(settings), (e: Error) => e instanceof ConfigError && message.test(e.message)));
+    it(`refuses an invalid ${name}`, () =>
+      assert.throws(
+        () => loadConfig(settings),
+        (e: Error) => e instanceof ConfigError && message.test(e.message),
+      ));
   }
 
   it('stops start-up with a one-line reason', () => {
-    const run = spawnSync(process.execPath, ['bin/pixd.js', 'start', '--env', 'staging'], { encoding: 'utf8', timeout: 30_000 });
+    const run = spawnSync(process.execPath, ['bin/pixd.js', 'start', '--env', 'staging'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     assert.equal(run.status, 1);
     assert.equal(run.stderr.trim().split('\n').length, 1);
     assert.match(run.stderr, /^pixd: PIXD_ENV must be/);

@@ -11,7 +11,10 @@ describe('random identifiers', () => {
       assert.equal(id.length, 35);
       for (const symbol of id) seen.set(symbol, (seen.get(symbol) ?? 0) + 1);
     }
-    assert.deepEqual([...seen.keys()].sort().join(''), [...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'].sort().join(''));
+    assert.deepEqual(
+      [...seen.keys()].sort().join(''),
+      [...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'].sort().join(''),
+    );
     // 14,000 draws over 62 symbols: about 226 each; a modulo bias towards the first symbols would show as ~2x.
     const counts = [...seen.values()];
     assert.ok(Math.max(...counts) < 2 * Math.min(...counts), `counts ${Math.min(...counts)}..${Math.max(...counts)}`);

@@ -15,7 +15,11 @@ describe('request log', () => {
   it('writes one line per request when it ends, without the query string or the token', async () => {
     const token = await svc.demo.token();
     const cpf = '52998224725';
-    const res = await svc.demo.http.request('GET', `/v2/cob?inicio=2020-01-01T00:00:00Z&fim=2030-01-01T00:00:00Z&cpf=${cpf}`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await svc.demo.http.request(
+      'GET',
+      `/v2/cob?inicio=2020-01-01T00:00:00Z&fim=2030-01-01T00:00:00Z&cpf=${cpf}`,
+      { headers: { authorization: `Bearer ${token}` } },
+    );
     assert.equal(res.status, 200);
     const missing = await svc.demo.http.request('GET', '/v2/nada', { headers: { authorization: `Bearer ${token}` } });
     assert.equal(missing.status, 404);
@@ -23,11 +27,26 @@ describe('request log', () => {
     const requests = lines.filter((line) => line.msg === 'request');
     const list = requests.filter((line) => line.path === '/v2/cob');
     assert.equal(list.length, 1);
-    assert.deepEqual({ ...list[0], time: 0, pid: 0, hostname: '', reqId: '', responseTimeMs: 0 }, {
-      level: 30, time: 0, pid: 0, hostname: '', reqId: '', msg: 'request', method: 'GET', path: '/v2/cob', route: '/v2/cob', statusCode: 200, responseTimeMs: 0,
-    });
+    assert.deepEqual(
+      { ...list[0], time: 0, pid: 0, hostname: '', reqId: '', responseTimeMs: 0 },
+      {
+        level: 30,
+        time: 0,
+        pid: 0,
+        hostname: '',
+        reqId: '',
+        msg: 'request',
+        method: 'GET',
+        path: '/v2/cob',
+        route: '/v2/cob',
+        statusCode: 200,
+        responseTimeMs: 0,
+      },
+    );
     assert.ok(typeof list[0].responseTimeMs === 'number' && list[0].responseTimeMs >= 0);
-    assert.ok(requests.some((line) => line.path === '/v2/nada' && line.route === 'unmatched' && line.statusCode === 404));
+    assert.ok(
+      requests.some((line) => line.path === '/v2/nada' && line.route === 'unmatched' && line.statusCode === 404),
+    );
     // Fastify's own two lines per request are off; nothing logged carries the payer's document or the token.
     assert.ok(!lines.some((line) => line.msg === 'incoming request' || line.msg === 'request completed'));
     const text = lines.map((line) => JSON.stringify(line)).join('\n');

@@ -32,11 +32,19 @@ describe('outbox worker polling', () => {
 
   it('backs off while idle, never past its limit, and still finds a job it was not woken for', async () => {
     const delays = new Set<number>();
-    await waitFor(async () => {
-      delays.add(worker.nextPollDelayMs);
-      return worker.nextPollDelayMs === idlePollMaxMs;
-    }, 'idle backoff to reach its limit', 5_000, 5);
-    assert.ok([...delays].every((d) => d >= pollIntervalMs && d <= idlePollMaxMs), `delays ${[...delays]}`);
+    await waitFor(
+      async () => {
+        delays.add(worker.nextPollDelayMs);
+        return worker.nextPollDelayMs === idlePollMaxMs;
+      },
+      'idle backoff to reach its limit',
+      5_000,
+      5,
+    );
+    assert.ok(
+      [...delays].every((d) => d >= pollIntervalMs && d <= idlePollMaxMs),
+      `delays ${[...delays]}`,
+    );
     assert.ok(delays.size > 2, 'the delay grew in steps');
 
     const now = svc.clock.now();

@@ -12,7 +12,10 @@ import { HttpsClient } from '../helpers/https-client.ts';
 const BIN = path.resolve('bin/pixd.js');
 
 function startProcess(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, [BIN, 'start'], { env: { ...process.env, ...env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'start'], {
+    env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
@@ -28,7 +31,8 @@ function startProcess(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; ou
   });
 }
 
-const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
 describe('pixd command', () => {
   let dataDir: string;
@@ -53,10 +57,29 @@ describe('pixd command', () => {
     const { child, output } = await startProcess(env);
     try {
       const credentials = JSON.parse(fs.readFileSync(path.join(dataDir, 'credentials.json'), 'utf8'));
-      assert.deepEqual(Object.keys(credentials).sort(), ['account', 'baseUrl', 'caCertificate', 'certificate', 'chaves', 'clientId', 'clientSecret', 'environment', 'webhookCertificateChain'].sort());
+      assert.deepEqual(
+        Object.keys(credentials).sort(),
+        [
+          'account',
+          'baseUrl',
+          'caCertificate',
+          'certificate',
+          'chaves',
+          'clientId',
+          'clientSecret',
+          'environment',
+          'webhookCertificateChain',
+        ].sort(),
+      );
       assert.deepEqual(Object.keys(credentials.certificate).sort(), ['key', 'p12', 'pem']);
       assert.deepEqual(Object.keys(credentials.account).sort(), ['conta', 'documento', 'nome', 'payeeCode']);
-      for (const file of [credentials.certificate.p12, credentials.certificate.pem, credentials.certificate.key, credentials.caCertificate, credentials.webhookCertificateChain]) {
+      for (const file of [
+        credentials.certificate.p12,
+        credentials.certificate.pem,
+        credentials.certificate.key,
+        credentials.caCertificate,
+        credentials.webhookCertificateChain,
+      ]) {
         assert.ok(path.isAbsolute(file) && fs.existsSync(file), file);
       }
       assert.equal(credentials.environment, 'sandbox');
@@ -66,11 +89,22 @@ describe('pixd command', () => {
       // The .p12 (empty passphrase) alone is enough for a client: it carries the CA too.
       const agent = new https.Agent({ pfx: fs.readFileSync(credentials.certificate.p12), passphrase: '' });
       const status = await new Promise<number>((resolve, reject) => {
-        const req = https.request(`${credentials.baseUrl}/oauth/token`, {
-          method: 'POST',
-          agent,
-          headers: { authorization: 'Basic ' + Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64'), 'content-type': 'application/json' },
-        }, (res) => { res.resume(); resolve(res.statusCode ?? 0); });
+        const req = https.request(
+          `${credentials.baseUrl}/oauth/token`,
+          {
+            method: 'POST',
+            agent,
+            headers: {
+              authorization:
+                'Basic ' + Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64'),
+              'content-type': 'application/json',
+            },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
         req.on('error', reject);
         req.end('{"grant_type":"client_credentials"}');
       });
@@ -82,7 +116,10 @@ describe('pixd command', () => {
       assert.equal(health.status, 200);
       assert.equal(health.body.status, 'ok');
       const metrics = await http.request('GET', '/metrics');
-      assert.match(metrics.text, /pixd_http_requests_total\{method="POST",route="\/oauth\/token",status_code="200"\} 1/);
+      assert.match(
+        metrics.text,
+        /pixd_http_requests_total\{method="POST",route="\/oauth\/token",status_code="200"\} 1/,
+      );
       assert.match(metrics.text, /pixd_http_request_duration_seconds_bucket/);
       const openapi = await http.request('GET', '/openapi.json');
       assert.equal(openapi.status, 200);
@@ -93,36 +130,88 @@ describe('pixd command', () => {
       assert.match(docs.text, /swagger/i);
 
       // The CLI goes through the operator API while the server owns the database.
-      const cli = spawnSync(process.execPath, [BIN, 'account', 'create', '--nome', 'Loja Dois Ltda', '--documento', '11444777000161', '--scopes', 'cob.read,cob.write', '--json'], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+      const cli = spawnSync(
+        process.execPath,
+        [
+          BIN,
+          'account',
+          'create',
+          '--nome',
+          'Loja Dois Ltda',
+          '--documento',
+          '11444777000161',
+          '--scopes',
+          'cob.read,cob.write',
+          '--json',
+        ],
+        { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 },
+      );
       assert.equal(cli.status, 0, cli.stderr);
       const second = JSON.parse(cli.stdout);
       assert.equal(second.account.nome, 'Loja Dois Ltda');
       assert.equal(second.account.documento, '11444777000161');
       assert.notEqual(second.clientId, credentials.clientId);
       assert.ok(fs.existsSync(second.certificate.p12));
-      const secondHttp = new HttpsClient(credentials.baseUrl, fs.readFileSync(credentials.caCertificate, 'utf8'), { certPem: fs.readFileSync(second.certificate.pem, 'utf8'), keyPem: fs.readFileSync(second.certificate.key, 'utf8') });
-      const token = await secondHttp.request('POST', '/oauth/token', { body: { grant_type: 'client_credentials' }, headers: { authorization: 'Basic ' + Buffer.from(`${second.clientId}:${second.clientSecret}`).toString('base64') } });
+      const secondHttp = new HttpsClient(credentials.baseUrl, fs.readFileSync(credentials.caCertificate, 'utf8'), {
+        certPem: fs.readFileSync(second.certificate.pem, 'utf8'),
+        keyPem: fs.readFileSync(second.certificate.key, 'utf8'),
+      });
+      const token = await secondHttp.request('POST', '/oauth/token', {
+        body: { grant_type: 'client_credentials' },
+        headers: {
+          authorization: 'Basic ' + Buffer.from(`${second.clientId}:${second.clientSecret}`).toString('base64'),
+        },
+      });
       assert.equal(token.status, 200);
       assert.equal(token.body.scope, 'cob.read cob.write');
-      const bad = spawnSync(process.execPath, [BIN, 'account', 'create', '--documento', '123', '--json'], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+      const bad = spawnSync(process.execPath, [BIN, 'account', 'create', '--documento', '123', '--json'], {
+        env: { ...process.env, ...env },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       assert.equal(bad.status, 1);
       assert.match(bad.stderr, /not a valid CPF or CNPJ/);
       const operatorSecret = JSON.parse(fs.readFileSync(path.join(dataDir, 'operator.json'), 'utf8')).secret;
-      assert.ok(!JSON.stringify(credentials).includes(operatorSecret), 'account credentials never carry the operator secret');
-      const asAccount = await http.request('POST', '/operator/accounts', { body: {}, token: (await secondHttp.request('POST', '/oauth/token', { body: { grant_type: 'client_credentials' }, headers: { authorization: 'Basic ' + Buffer.from(`${second.clientId}:${second.clientSecret}`).toString('base64') } })).body.access_token });
+      assert.ok(
+        !JSON.stringify(credentials).includes(operatorSecret),
+        'account credentials never carry the operator secret',
+      );
+      const asAccount = await http.request('POST', '/operator/accounts', {
+        body: {},
+        token: (
+          await secondHttp.request('POST', '/oauth/token', {
+            body: { grant_type: 'client_credentials' },
+            headers: {
+              authorization: 'Basic ' + Buffer.from(`${second.clientId}:${second.clientSecret}`).toString('base64'),
+            },
+          })
+        ).body.access_token,
+      });
       assert.equal(asAccount.status, 401, 'an account token is no operator secret');
       http.close();
       secondHttp.close();
 
       // SIGTERM while a request is still uploading: it completes, then the process exits 0.
       const inFlight = new Promise<number>((resolve, reject) => {
-        const req = https.request(`${credentials.baseUrl}/oauth/token`, {
-          method: 'POST',
-          ca: fs.readFileSync(credentials.caCertificate),
-          cert: fs.readFileSync(credentials.certificate.pem),
-          key: fs.readFileSync(credentials.certificate.key),
-          headers: { authorization: 'Basic ' + Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64'), 'content-type': 'application/json', 'content-length': '35' },
-        }, (res) => { res.resume(); resolve(res.statusCode ?? 0); });
+        const req = https.request(
+          `${credentials.baseUrl}/oauth/token`,
+          {
+            method: 'POST',
+            ca: fs.readFileSync(credentials.caCertificate),
+            cert: fs.readFileSync(credentials.certificate.pem),
+            key: fs.readFileSync(credentials.certificate.key),
+            headers: {
+              authorization:
+                'Basic ' + Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64'),
+              'content-type': 'application/json',
+              'content-length': '35',
+            },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
         req.on('error', reject);
         req.write('{"grant_type":');
         setTimeout(() => {
@@ -140,10 +229,18 @@ describe('pixd command', () => {
 
   it('later starts reuse the credentials, and the CLI opens the database itself when no server runs', async () => {
     const before = fs.readFileSync(path.join(dataDir, 'credentials.json'), 'utf8');
-    const cli = spawnSync(process.execPath, [BIN, 'account', 'create', '--json'], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+    const cli = spawnSync(process.execPath, [BIN, 'account', 'create', '--json'], {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     assert.equal(cli.status, 0, cli.stderr);
     assert.match(JSON.parse(cli.stdout).clientId, /^Client_Id_/);
-    const migrate = spawnSync(process.execPath, [BIN, 'migrate'], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+    const migrate = spawnSync(process.execPath, [BIN, 'migrate'], {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     assert.equal(migrate.status, 0, migrate.stderr);
     assert.match(migrate.stdout, /up to date/);
     const { child } = await startProcess(env);

@@ -25,8 +25,16 @@ describe('rate limit: 500 requests per second per application on listed PUT/POST
     assert.equal(statuses.filter((s) => s === 429).length, 10);
     assert.ok(retryAfter.every((v) => v === '1'));
     const other = await svc.newParty();
-    assert.equal((await other.http.request('POST', '/v2/cob', { token: await other.token(), body: {} })).status, 400, 'another application has its own budget');
-    assert.equal((await party.http.request('GET', '/v2/cob/abcdefghijklmnopqrstuvwxyz123', { token })).status, 404, 'GET is not limited');
+    assert.equal(
+      (await other.http.request('POST', '/v2/cob', { token: await other.token(), body: {} })).status,
+      400,
+      'another application has its own budget',
+    );
+    assert.equal(
+      (await party.http.request('GET', '/v2/cob/abcdefghijklmnopqrstuvwxyz123', { token })).status,
+      404,
+      'GET is not limited',
+    );
     wallMs += 1000;
     assert.equal((await send()).status, 400, 'the next second has a fresh budget');
   });

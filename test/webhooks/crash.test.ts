@@ -21,8 +21,13 @@ const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'pixd-node
 /** Short, so the test does not wait two minutes for a dead node's lease (production: 120 s). */
 const LEASE_MS = 3000;
 
-async function startNode(env: Record<string, string>): Promise<{ child: ChildProcess; baseUrl: string; credentialsPath: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+async function startNode(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; baseUrl: string; credentialsPath: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
   return { child, ...JSON.parse(line) };
 }
@@ -42,13 +47,20 @@ describe('a node killed mid-delivery', () => {
       PIXD_DATA_DIR: dataDir,
       PORT: String(await freePort()),
       ...(postgres && { DATABASE_URL: postgres.url }),
-      PIXD_TEST_WEBHOOK_SETTINGS: JSON.stringify({ extraCaPem: testCa.certPem, deliveryTimeoutMs: 60_000, leaseMs: LEASE_MS }),
+      PIXD_TEST_WEBHOOK_SETTINGS: JSON.stringify({
+        extraCaPem: testCa.certPem,
+        deliveryTimeoutMs: 60_000,
+        leaseMs: LEASE_MS,
+      }),
     };
     const first = await startNode(env);
     cleanups.push(() => void first.child.kill('SIGKILL'));
     const credentials = JSON.parse(fs.readFileSync(first.credentialsPath, 'utf8')) as CredentialsFile;
     const caPem = fs.readFileSync(credentials.caCertificate, 'utf8');
-    const identity = { certPem: fs.readFileSync(credentials.certificate.pem, 'utf8'), keyPem: fs.readFileSync(credentials.certificate.key, 'utf8') };
+    const identity = {
+      certPem: fs.readFileSync(credentials.certificate.pem, 'utf8'),
+      keyPem: fs.readFileSync(credentials.certificate.key, 'utf8'),
+    };
     const receiver = await Receiver.start({ clientCaPem: caPem });
     cleanups.push(() => receiver.close());
     const party = (baseUrl: string) => {
@@ -62,7 +74,10 @@ describe('a node killed mid-delivery', () => {
           token ??= (
             await http.request('POST', '/oauth/token', {
               body: { grant_type: 'client_credentials' },
-              headers: { authorization: 'Basic ' + Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64') },
+              headers: {
+                authorization:
+                  'Basic ' + Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64'),
+              },
             })
           ).body.access_token;
           return token!;
@@ -83,8 +98,12 @@ describe('a node killed mid-delivery', () => {
     cleanups.push(() => void second.child.kill('SIGTERM'));
     const calls = await receiver.waitForCalls(2, '/crash/pix', 30_000);
     assert.equal(calls[1].body.pix[0].endToEndId, pix.endToEndId);
-    assert.equal(calls[1].headers['x-pixd-delivery-id'], inFlight.headers['x-pixd-delivery-id'], 'the same delivery, again');
-    assert.ok(calls[1].atMs - inFlight.atMs >= LEASE_MS - 500, 'not before the dead node\'s lease ran out');
+    assert.equal(
+      calls[1].headers['x-pixd-delivery-id'],
+      inFlight.headers['x-pixd-delivery-id'],
+      'the same delivery, again',
+    );
+    assert.ok(calls[1].atMs - inFlight.atMs >= LEASE_MS - 500, "not before the dead node's lease ran out");
     const delivery = await waitFor(async () => {
       const d = (await party(second.baseUrl).deliveries('webhook.pix')).find((x) => x.assunto === pix.endToEndId);
       return d?.situacao === 'entregue' && d;

@@ -17,7 +17,8 @@ describe('webhook delivery', () => {
   let svc: TestService;
   let receiver: Receiver;
   const newApi = async (): Promise<WebhookApi> => webhookApi(await svc.newParty());
-  const attemptsOf = async (api: WebhookApi, subject: string) => (await api.deliveries()).find((d) => d.assunto === subject);
+  const attemptsOf = async (api: WebhookApi, subject: string) =>
+    (await api.deliveries()).find((d) => d.assunto === subject);
 
   before(async () => {
     setWebhookSettings({ deliveryTimeoutMs: 400 });
@@ -62,7 +63,11 @@ describe('webhook delivery', () => {
     assert.equal(callback.path, '/plain?hmac=xyz&ignorar=');
 
     const before = receiver.calls.length;
-    const party = await api.call('POST', '/sandbox/pix/pay', { chave: (await api.call('GET', '/v2/webhook?inicio=2020-01-01T00:00:00Z&fim=2099-01-01T00:00:00Z')).body.webhooks[0].chave, valor: '3.00' });
+    const party = await api.call('POST', '/sandbox/pix/pay', {
+      chave: (await api.call('GET', '/v2/webhook?inicio=2020-01-01T00:00:00Z&fim=2099-01-01T00:00:00Z')).body
+        .webhooks[0].chave,
+      valor: '3.00',
+    });
     assert.equal(party.status, 201, party.text);
     const skipped = await waitFor(async () => {
       const d = await attemptsOf(api, party.body.endToEndId);
@@ -78,7 +83,18 @@ describe('webhook delivery', () => {
     await api.registerPix(`${receiver.url}/settings`);
     const chave = party.chaves[0];
     const config = await api.call('PUT', '/v2/gn/config', {
-      pix: { receberSemChave: true, chaves: { [chave]: { recebimento: { txidObrigatorio: false, qrCodeEstatico: { recusarTodos: false }, webhook: { notificacao: { tarifa: false, pagador: false }, notificar: { pixSemTxid: true } } } } } },
+      pix: {
+        receberSemChave: true,
+        chaves: {
+          [chave]: {
+            recebimento: {
+              txidObrigatorio: false,
+              qrCodeEstatico: { recusarTodos: false },
+              webhook: { notificacao: { tarifa: false, pagador: false }, notificar: { pixSemTxid: true } },
+            },
+          },
+        },
+      },
     });
     assert.equal(config.status, 201, config.text);
     // Registration reads are shared for 100 ms: let the new settings be seen.
@@ -106,11 +122,17 @@ describe('webhook delivery', () => {
         return d?.tentativas.length === 1 && d.ultimoErro && d;
       }, 'first failed attempt');
       // Its refund event (same subject, newer) waits behind it: look at every delivery of the Pix.
-      await waitFor(async () => (await api.deliveries()).some((d) => d.assunto === first.endToEndId && d.ultimoErro), 'first charge rescheduled too');
+      await waitFor(
+        async () => (await api.deliveries()).some((d) => d.assunto === first.endToEndId && d.ultimoErro),
+        'first charge rescheduled too',
+      );
       assert.equal(failed.situacao, 'pendente');
       assert.match(failed.tentativas[0].erro, /^unreachable/);
       assert.equal(failed.tentativas[0].statusHttp, null);
-      assert.ok(Date.parse(failed.proximaTentativa) - Date.parse(failed.tentativas[0].horario) >= 59_000, 'next attempt a minute later');
+      assert.ok(
+        Date.parse(failed.proximaTentativa) - Date.parse(failed.tentativas[0].horario) >= 59_000,
+        'next attempt a minute later',
+      );
     } finally {
       await receiver.up();
     }
@@ -123,10 +145,16 @@ describe('webhook delivery', () => {
     await settle(500);
     const all = receiver.callsTo('/down/pix');
     assert.equal(all.length, 3, 'each event once: nothing is sent again after a 2xx');
-    const ofFirst = all.filter((c) => c.body.pix[0].endToEndId === calls.find((x) => x.body.pix[0].devolucoes.length)!.body.pix[0].endToEndId);
+    const ofFirst = all.filter(
+      (c) => c.body.pix[0].endToEndId === calls.find((x) => x.body.pix[0].devolucoes.length)!.body.pix[0].endToEndId,
+    );
     assert.equal(ofFirst.length, 2);
     assert.deepEqual(ofFirst[0].body.pix[0].devolucoes, [], 'the payment event first');
-    assert.equal(ofFirst[1].body.pix[0].devolucoes[0].status, 'DEVOLVIDO', 'then the settled refund, with the whole refunds array');
+    assert.equal(
+      ofFirst[1].body.pix[0].devolucoes[0].status,
+      'DEVOLVIDO',
+      'then the settled refund, with the whole refunds array',
+    );
   });
 
   it('retries after a timeout', async () => {
@@ -157,7 +185,10 @@ describe('webhook delivery', () => {
   it('delivers recurrence and automatic-charge events to /rec and /cobr', async () => {
     const api = await newApi();
     assert.equal((await api.call('PUT', '/v2/webhookrec', { webhookUrl: `${receiver.url}/auto` })).status, 200);
-    assert.equal((await api.call('PUT', '/v2/webhookcobr', { webhookUrl: `${receiver.url}/auto?ignorar=` })).status, 201);
+    assert.equal(
+      (await api.call('PUT', '/v2/webhookcobr', { webhookUrl: `${receiver.url}/auto?ignorar=` })).status,
+      201,
+    );
     const rec = await api.call('POST', '/sandbox/webhooks/rec', { status: 'APROVADA' });
     assert.equal(rec.status, 202, rec.text);
     const cobr = await api.call('POST', '/sandbox/webhooks/cobr', {});
@@ -165,7 +196,10 @@ describe('webhook delivery', () => {
     const [recCall] = await receiver.waitForCalls(1, '/auto/rec');
     assert.equal(recCall.body.recs[0].idRec, rec.body.corpo.recs[0].idRec);
     assert.equal(recCall.body.recs[0].status, 'APROVADA');
-    const cobrCall = await waitFor(async () => receiver.callsTo('/auto?ignorar=').find((c) => c.body.cobsr), 'automatic-charge callback');
+    const cobrCall = await waitFor(
+      async () => receiver.callsTo('/auto?ignorar=').find((c) => c.body.cobsr),
+      'automatic-charge callback',
+    );
     assert.equal(cobrCall.path, '/auto?ignorar=', 'no suffix after ignorar=');
     assert.equal(cobrCall.body.cobsr[0].txid, cobr.body.corpo.cobsr[0].txid);
   });
@@ -185,7 +219,10 @@ describe('webhook delivery', () => {
     svc = await startTestService({}, { reuse: data });
     svc.advance(FIRST_RETRY_S);
     await waitFor(async () => {
-      const got = receiver.callsTo('/restart/pix').filter((c) => c.body.pix).map((c) => c.body.pix[0].endToEndId);
+      const got = receiver
+        .callsTo('/restart/pix')
+        .filter((c) => c.body.pix)
+        .map((c) => c.body.pix[0].endToEndId);
       return got.includes(inFlight.endToEndId) && got.includes(queued.endToEndId);
     }, 'both delivered after the restart');
   });

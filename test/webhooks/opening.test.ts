@@ -15,7 +15,10 @@ const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 async function silentServer(): Promise<{ port: number; close(): Promise<void> }> {
   const server = net.createServer((socket) => socket.destroy());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { port: (server.address() as net.AddressInfo).port, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 async function closedPort(): Promise<number> {
@@ -120,15 +123,24 @@ describe('account-opening webhooks', () => {
       assert.equal(emitted.body.webhooks, 1);
       // Read from the store (the moved clock expires tokens): the attempt row is written first, then the
       // job is rescheduled; the clock may only move once the next attempt's time is set.
-      const delivery = async () => (await recentDeliveries(svc.service.ctx.db, owner.accountId, ['webhook.opening'], 1))[0];
+      const delivery = async () =>
+        (await recentDeliveries(svc.service.ctx.db, owner.accountId, ['webhook.opening'], 1))[0];
       const rescheduledAfter = (attempts: number) =>
         waitFor(async () => {
           const d = await delivery();
-          return d?.tentativas.length === attempts && d.proximaTentativa && Date.parse(d.proximaTentativa) > Date.parse(d.tentativas[attempts - 1].horario) && d;
+          return (
+            d?.tentativas.length === attempts &&
+            d.proximaTentativa &&
+            Date.parse(d.proximaTentativa) > Date.parse(d.tentativas[attempts - 1].horario) &&
+            d
+          );
         }, `attempt ${attempts} rescheduled`);
       await rescheduledAfter(1);
       assert.equal(calls().length, 1);
-      assert.deepEqual(calls()[0].body, { contaSimplificada: { identificador: emitted.body.identificador }, evento: 'conta_aberta' });
+      assert.deepEqual(calls()[0].body, {
+        contaSimplificada: { identificador: emitted.body.identificador },
+        evento: 'conta_aberta',
+      });
       for (const [index, minutes] of LIMITS.openingRetryScheduleMinutes.slice(0, -1).entries()) {
         // One minute short of the step: nothing yet.
         svc.advance((minutes - 1) * 60);
@@ -181,7 +193,10 @@ describe('account-opening webhooks', () => {
       mutual.behaviour = { status: 200 };
     }
     svc.advance(5 * 60);
-    await waitFor(async () => (await party.deliveries('webhook.opening'))[0]?.situacao === 'entregue', 'delivered on retry');
+    await waitFor(
+      async () => (await party.deliveries('webhook.opening'))[0]?.situacao === 'entregue',
+      'delivered on retry',
+    );
     svc.clock.setOffsetMs(0);
   });
 });

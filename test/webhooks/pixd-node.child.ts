@@ -11,5 +11,7 @@ import { setWebhookSettings } from '../../src/platform/webhooks/settings.ts';
 setWebhookSettings(JSON.parse(process.env.PIXD_TEST_WEBHOOK_SETTINGS ?? '{}'));
 const config = loadConfig({ ...process.env, PIXD_ENV: 'sandbox', LOG_LEVEL: 'silent' });
 const service = await startService(config, { logger: false });
-process.stdout.write(JSON.stringify({ baseUrl: service.credentials.baseUrl, credentialsPath: service.credentialsPath }) + '\n');
+process.stdout.write(
+  JSON.stringify({ baseUrl: service.credentials.baseUrl, credentialsPath: service.credentialsPath }) + '\n',
+);
 process.on('SIGTERM', () => void service.close().then(() => process.exit(0)));

@@ -12,9 +12,15 @@ describe('webhook registration and handshake', () => {
   let token: string;
   let mutual: Receiver;
   let plain: Receiver;
-  const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => party.http.request(method, path, { token, body, headers });
+  const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+    party.http.request(method, path, { token, body, headers });
   const put = (chave: string, webhookUrl: string, skip?: boolean) =>
-    call('PUT', `/v2/webhook/${encodeURIComponent(chave)}`, { webhookUrl }, skip === undefined ? undefined : { 'x-skip-mtls-checking': String(skip) });
+    call(
+      'PUT',
+      `/v2/webhook/${encodeURIComponent(chave)}`,
+      { webhookUrl },
+      skip === undefined ? undefined : { 'x-skip-mtls-checking': String(skip) },
+    );
 
   before(async () => {
     setWebhookSettings({ registrationTimeoutMs: 1500 });
@@ -101,7 +107,7 @@ describe('webhook registration and handshake', () => {
     await expectCause(`https://localhost:${svc.service.ctx.config.port}/hook`, /TLS|código de erro/, true);
   });
 
-  it('refuses keys that are not the caller\'s', async () => {
+  it("refuses keys that are not the caller's", async () => {
     const other = await svc.newParty();
     const res = await put(other.chaves[0], `${mutual.url}/hook`);
     assert.equal(res.status, 400);
@@ -128,7 +134,10 @@ describe('webhook registration and handshake', () => {
     assert.equal((await svc.anonymous.request('GET', `/v2/webhook/${party.chaves[0]}`)).status, 401);
     const reader = await svc.newParty({ scopes: ['webhook.read'] });
     const readerToken = await reader.token();
-    const res = await reader.http.request('PUT', `/v2/webhook/${reader.chaves[0]}`, { token: readerToken, body: { webhookUrl: `${mutual.url}/hook` } });
+    const res = await reader.http.request('PUT', `/v2/webhook/${reader.chaves[0]}`, {
+      token: readerToken,
+      body: { webhookUrl: `${mutual.url}/hook` },
+    });
     assert.equal(res.status, 403);
     assert.match(res.body.type, /AcessoNegado$/);
   });

@@ -11,8 +11,10 @@ describe('webhook resend', () => {
   let svc: TestService;
   let receiver: Receiver;
   let api: WebhookApi;
-  const resend = (e2eids: string[], tipo = 'PIX_RECEBIDO') => api.call('POST', '/v2/gn/webhook/reenviar', { tipo, e2eids });
-  const callsFor = (e2eid: string) => receiver.callsTo('/resend/pix').filter((c) => c.body.pix?.[0]?.endToEndId === e2eid);
+  const resend = (e2eids: string[], tipo = 'PIX_RECEBIDO') =>
+    api.call('POST', '/v2/gn/webhook/reenviar', { tipo, e2eids });
+  const callsFor = (e2eid: string) =>
+    receiver.callsTo('/resend/pix').filter((c) => c.body.pix?.[0]?.endToEndId === e2eid);
 
   before(async () => {
     svc = await startTestService();
@@ -37,7 +39,10 @@ describe('webhook resend', () => {
     const res = await resend([pix.endToEndId, r1.body.rtrId, r2.body.rtrId]);
     assert.equal(res.status, 202, res.text);
     assert.equal(res.body.reenvios, 1, 'a Pix and its refunds: one webhook');
-    const calls = await waitFor(async () => callsFor(pix.endToEndId).length === 4 && callsFor(pix.endToEndId), 'resent');
+    const calls = await waitFor(
+      async () => callsFor(pix.endToEndId).length === 4 && callsFor(pix.endToEndId),
+      'resent',
+    );
     const resent = calls[3];
     assert.equal(resent.body.pix[0].devolucoes.length, 2, 'the whole refunds array');
     assert.deepEqual(resent.body.pix[0].devolucoes.map((d: { id: string }) => d.id).sort(), ['a1', 'a2']);
@@ -63,7 +68,7 @@ describe('webhook resend', () => {
     assert.equal(callsFor(pix.endToEndId).length, 1, 'never retried');
   });
 
-  it('refuses unknown ids, other accounts\' Pix, other tipos and transactions older than 30 days, naming each', async () => {
+  it("refuses unknown ids, other accounts' Pix, other tipos and transactions older than 30 days, naming each", async () => {
     const pix = await api.payNewCharge('82.00');
     const other = webhookApi(await svc.newParty());
     const unknown = await resend([pix.endToEndId, 'E99999009202401011200ABCDEFGHIJK']);
@@ -71,7 +76,10 @@ describe('webhook resend', () => {
     assert.match(unknown.body.type, /WebhookReenvioInvalido$/);
     assert.equal(unknown.body.violacoes.length, 1);
     assert.equal(unknown.body.violacoes[0].propriedade, 'e2eids[1]');
-    const foreign = await other.call('POST', '/v2/gn/webhook/reenviar', { tipo: 'PIX_RECEBIDO', e2eids: [pix.endToEndId] });
+    const foreign = await other.call('POST', '/v2/gn/webhook/reenviar', {
+      tipo: 'PIX_RECEBIDO',
+      e2eids: [pix.endToEndId],
+    });
     assert.equal(foreign.status, 400);
     const tipo = await resend([pix.endToEndId], 'PIX_ENVIADO');
     assert.equal(tipo.status, 400);

@@ -25,7 +25,8 @@ export const SANDBOX_REFUSALS: Record<string, string> = {
   '3': 'Transaction not authorized, please try again later.',
 };
 
-const invalidCustomer = (property: string, why: string) => billingError(400, 'validation_error', `payment.credit_card.customer.${property}: ${why}`);
+const invalidCustomer = (property: string, why: string) =>
+  billingError(400, 'validation_error', `payment.credit_card.customer.${property}: ${why}`);
 
 /** A company payer (juridical_person) needs only its corporate name and CNPJ; a person needs name, CPF and e-mail. */
 function checkCustomer(customer: CreditCardInput['customer']): boolean {
@@ -33,25 +34,43 @@ function checkCustomer(customer: CreditCardInput['customer']): boolean {
     if (!isValidCnpj(customer.juridical_person.cnpj)) throw invalidCustomer('juridical_person.cnpj', 'CNPJ inválido.');
     return true;
   }
-  for (const field of ['name', 'cpf', 'email'] as const) if (!customer[field]) throw invalidCustomer(field, 'propriedade obrigatória para pessoa física.');
+  for (const field of ['name', 'cpf', 'email'] as const)
+    if (!customer[field]) throw invalidCustomer(field, 'propriedade obrigatória para pessoa física.');
   if (!isValidCpf(customer.cpf!)) throw invalidCustomer('cpf', 'CPF inválido.');
   return false;
 }
 
 /** Items (value × amount) plus shippings, in cents. */
 export function grossTotal(charge: Pick<ChargeRow, 'items' | 'shippings'>): number {
-  return charge.items.reduce((sum, i) => sum + i.value * (i.amount ?? 1), 0) + charge.shippings.reduce((sum, s) => sum + s.value, 0);
+  return (
+    charge.items.reduce((sum, i) => sum + i.value * (i.amount ?? 1), 0) +
+    charge.shippings.reduce((sum, s) => sum + s.value, 0)
+  );
 }
 
 function discountCents(gross: number, discount: CreditCardInput['discount']): number {
   if (!discount) return 0;
-  const cents = discount.type === 'currency' ? discount.value : percentHalfUp(gross, Math.min(discount.value, LIMITS.billingPercentScale));
-  if (cents >= gross) throw billingError(400, 'validation_error', 'payment.credit_card.discount: o desconto não pode igualar ou superar o total.');
+  const cents =
+    discount.type === 'currency'
+      ? discount.value
+      : percentHalfUp(gross, Math.min(discount.value, LIMITS.billingPercentScale));
+  if (cents >= gross)
+    throw billingError(
+      400,
+      'validation_error',
+      'payment.credit_card.discount: o desconto não pode igualar ou superar o total.',
+    );
   return cents;
 }
 
 /** new (or unpaid, on retry) → waiting: spends the token, fixes the total and installments, queues the issuer's answer. */
-export async function setCardPayment(sql: Sql, charge: ChargeRow, card: CreditCardInput, now: Date, options: { answerNow?: boolean } = {}): Promise<void> {
+export async function setCardPayment(
+  sql: Sql,
+  charge: ChargeRow,
+  card: CreditCardInput,
+  now: Date,
+  options: { answerNow?: boolean } = {},
+): Promise<void> {
   const juridical = checkCustomer(card.customer);
   const spent = await spendPaymentToken(sql, charge.account_id, card.payment_token, now);
   const gross = grossTotal(charge);
@@ -76,7 +95,8 @@ export async function setCardPayment(sql: Sql, charge: ChargeRow, card: CreditCa
     message: payer,
     changes: { payment, total_cents: total, refusal_reason: null, refusal_retry: null },
   });
-  if (!options.answerNow) await enqueue(sql, { topic: CARD_TOPICS.authorize, payload: { chargeId: charge.id }, availableAt: now, now });
+  if (!options.answerNow)
+    await enqueue(sql, { topic: CARD_TOPICS.authorize, payload: { chargeId: charge.id }, availableAt: now, now });
 }
 
 /** waiting → approved (confirmation queued) or unpaid with the refusal reason. */
@@ -86,7 +106,10 @@ export async function answerCardPayment(sql: Sql, charge: ChargeRow, now: Date):
   const reason = SANDBOX_REFUSALS[number.slice(-1)];
   if (reason) {
     // Retry is allowed for every refusal of a non-recurrent card charge (spec: retry rules).
-    await transition(sql, charge, 'waiting', 'unpaid', now, { message: `Motivo: ${reason}`, changes: { refusal_reason: reason, refusal_retry: !charge.recurrent } });
+    await transition(sql, charge, 'waiting', 'unpaid', now, {
+      message: `Motivo: ${reason}`,
+      changes: { refusal_reason: reason, refusal_retry: !charge.recurrent },
+    });
     return;
   }
   await transition(sql, charge, 'waiting', 'approved', now, { changes: { approved_at: now } });
@@ -104,17 +127,48 @@ export async function confirmCardPayment(sql: Sql, charge: ChargeRow, now: Date)
   const seller = ledgerCode.available(charge.account_id);
   const reference = `billing_charge:${charge.id}`;
   const base = { reference, accountId: charge.account_id, at: now };
-  await transfer(sql, { ...base, kind: 'billing_card_payment', from: ledgerCode.externalCard, to: seller, amountCents: paid });
+  await transfer(sql, {
+    ...base,
+    kind: 'billing_card_payment',
+    from: ledgerCode.externalCard,
+    to: seller,
+    amountCents: paid,
+  });
   const fee = percentHalfUp(paid, LIMITS.billingCardFeeBasisPoints);
-  if (fee > 0) await transfer(sql, { ...base, kind: 'billing_card_fee', from: seller, to: ledgerCode.fees, amountCents: fee });
-  const payees = await accountsByPayeeCode(sql, [...charge.items.map((i) => i.marketplace?.payee_code), ...charge.shippings.map((s) => s.payee_code)].filter((c): c is string => !!c));
+  if (fee > 0)
+    await transfer(sql, { ...base, kind: 'billing_card_fee', from: seller, to: ledgerCode.fees, amountCents: fee });
+  const payees = await accountsByPayeeCode(
+    sql,
+    [...charge.items.map((i) => i.marketplace?.payee_code), ...charge.shippings.map((s) => s.payee_code)].filter(
+      (c): c is string => !!c,
+    ),
+  );
   const payouts: [string, number, string][] = [
-    ...charge.items.filter((i) => i.marketplace).map((i): [string, number, string] => [i.marketplace!.payee_code, percentFloor(i.value * (i.amount ?? 1), i.marketplace!.percentage), 'billing_marketplace_share']),
-    ...charge.shippings.filter((s) => s.payee_code).map((s): [string, number, string] => [s.payee_code!, s.value, 'billing_shipping_payout']),
+    ...charge.items
+      .filter((i) => i.marketplace)
+      .map((i): [string, number, string] => [
+        i.marketplace!.payee_code,
+        percentFloor(i.value * (i.amount ?? 1), i.marketplace!.percentage),
+        'billing_marketplace_share',
+      ]),
+    ...charge.shippings
+      .filter((s) => s.payee_code)
+      .map((s): [string, number, string] => [s.payee_code!, s.value, 'billing_shipping_payout']),
   ];
   for (const [code, cents, kind] of payouts) {
-    if (cents > 0) await transfer(sql, { ...base, kind, from: seller, to: ledgerCode.available(payees.get(code)!), amountCents: cents });
+    if (cents > 0)
+      await transfer(sql, {
+        ...base,
+        kind,
+        from: seller,
+        to: ledgerCode.available(payees.get(code)!),
+        amountCents: cents,
+      });
   }
-  await transition(sql, charge, 'approved', 'paid', now, { valueCents: paid, receivedByBankAt: now, changes: { paid_at: now, paid_cents: paid } });
+  await transition(sql, charge, 'approved', 'paid', now, {
+    valueCents: paid,
+    receivedByBankAt: now,
+    changes: { paid_at: now, paid_cents: paid },
+  });
   return true;
 }

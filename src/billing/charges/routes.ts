@@ -5,9 +5,32 @@ import type { AppContext } from '../../platform/context.ts';
 import type { Sql } from '../../platform/db/database.ts';
 import { CARD_TOPICS } from './payment.ts';
 import { REFUND_TOPIC } from './refunds.ts';
-import { CardPayment, ChargeCreate, ChargeCreated, ChargeDetail, ChargeIdParams, Done, Metadata, OneStepCreate, PaymentResult, RefundBody, RefundResult } from './schemas.ts';
 import {
-  cancelCharge, chargeDetail, chargeJobHandlers, createCharge, createdView, oneStepCharge, payCharge, paymentView, refundCharge, retryCharge, settleNow, updateMetadata,
+  CardPayment,
+  ChargeCreate,
+  ChargeCreated,
+  ChargeDetail,
+  ChargeIdParams,
+  Done,
+  Metadata,
+  OneStepCreate,
+  PaymentResult,
+  RefundBody,
+  RefundResult,
+} from './schemas.ts';
+import {
+  cancelCharge,
+  chargeDetail,
+  chargeJobHandlers,
+  createCharge,
+  createdView,
+  oneStepCharge,
+  payCharge,
+  paymentView,
+  refundCharge,
+  retryCharge,
+  settleNow,
+  updateMetadata,
   type BillingCaller,
 } from './service.ts';
 
@@ -15,66 +38,164 @@ const tags = ['Billing: charges'];
 const write = { scope: 'charge.write' } as const;
 const read = { scope: 'charge.read' } as const;
 
-export const billingChargeRoutes = (ctx: AppContext): FastifyPluginAsync => async (base) => {
-  const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  const jobs = chargeJobHandlers(ctx.db, () => ctx.clock.now());
-  ctx.outbox.register(CARD_TOPICS.authorize, jobs.authorize);
-  ctx.outbox.register(CARD_TOPICS.settle, jobs.settle);
-  ctx.outbox.register(REFUND_TOPIC, jobs.refund);
-  const caller = (request: FastifyRequest): BillingCaller => ({ accountId: request.principal.accountId, now: ctx.clock.now(), publicUrl: ctx.config.publicUrl });
-  /** Runs a write in one transaction, then wakes the outbox for the jobs it queued. */
-  const tx = async <T>(work: (sql: Sql) => Promise<T>): Promise<T> => {
-    const result = await ctx.db.tx(work);
-    ctx.outbox.wake();
-    return result;
-  };
-  const id = { params: ChargeIdParams };
-
-  app.post('/v1/charge', { config: write, schema: { tags, summary: 'Create a charge (status new)', body: ChargeCreate, response: { 200: ChargeCreated } } }, async (request) => {
-    const c = caller(request);
-    return { code: 200, data: createdView(c, await tx((sql) => createCharge(sql, c, request.body))) };
-  });
-
-  app.post('/v1/charge/one-step', { config: write, schema: { tags, summary: 'Create and pay by card at once', body: OneStepCreate, response: { 200: PaymentResult } } }, async (request) => ({
-    code: 200,
-    data: paymentView(await tx((sql) => oneStepCharge(sql, caller(request), request.body))),
-  }));
-
-  app.post('/v1/charge/:id/pay', { config: write, schema: { tags, summary: 'Set the card payment of a new charge (waiting)', ...id, body: CardPayment, response: { 200: PaymentResult } } }, async (request) => ({
-    code: 200,
-    data: paymentView(await tx((sql) => payCharge(sql, caller(request), request.params.id, request.body.payment.credit_card))),
-  }));
-
-  app.post('/v1/charge/:id/retry', { config: write, schema: { tags, summary: 'Retry an unpaid card charge', ...id, body: CardPayment, response: { 200: PaymentResult } } }, async (request) => ({
-    code: 200,
-    data: paymentView(await tx((sql) => retryCharge(sql, caller(request), request.params.id, request.body.payment.credit_card))),
-  }));
-
-  app.post('/v1/charge/card/:id/refund', { config: write, schema: { tags, summary: 'Refund a paid card charge (amount in cents; absent: all that remains)', ...id, body: RefundBody, response: { 200: RefundResult } } }, async (request) => ({
-    code: 200,
-    status: 'processing',
-    message: await tx((sql) => refundCharge(sql, caller(request), request.params.id, request.body?.amount)),
-  }));
-
-  app.put('/v1/charge/:id/cancel', { config: write, schema: { tags, summary: 'Cancel a charge', ...id, response: { 200: Done } } }, async (request) => {
-    await tx((sql) => cancelCharge(sql, caller(request), request.params.id));
-    return { code: 200 };
-  });
-
-  app.get('/v1/charge/:id', { config: read, schema: { tags, summary: 'Read a charge with items and history', ...id, response: { 200: ChargeDetail } } }, async (request) => ({
-    code: 200,
-    data: await chargeDetail(ctx.db, caller(request), request.params.id),
-  }));
-
-  app.put('/v1/charge/:id/metadata', { config: write, schema: { tags, summary: 'Set notification_url and custom_id', ...id, body: Metadata, response: { 200: Done } } }, async (request) => {
-    await tx((sql) => updateMetadata(sql, caller(request), request.params.id, request.body));
-    return { code: 200 };
-  });
-
-  if (ctx.config.environment === 'sandbox') {
-    app.post('/sandbox/billing/charge/:id/settle', { config: write, schema: { tags: ['Sandbox'], summary: 'Confirm an approved card charge now (sandbox)', ...id, response: { 200: Done } } }, async (request) => {
-      await tx((sql) => settleNow(sql, caller(request), request.params.id));
-      return { code: 200 };
+export const billingChargeRoutes =
+  (ctx: AppContext): FastifyPluginAsync =>
+  async (base) => {
+    const app = base.withTypeProvider<TypeBoxTypeProvider>();
+    const jobs = chargeJobHandlers(ctx.db, () => ctx.clock.now());
+    ctx.outbox.register(CARD_TOPICS.authorize, jobs.authorize);
+    ctx.outbox.register(CARD_TOPICS.settle, jobs.settle);
+    ctx.outbox.register(REFUND_TOPIC, jobs.refund);
+    const caller = (request: FastifyRequest): BillingCaller => ({
+      accountId: request.principal.accountId,
+      now: ctx.clock.now(),
+      publicUrl: ctx.config.publicUrl,
     });
-  }
-};
+    /** Runs a write in one transaction, then wakes the outbox for the jobs it queued. */
+    const tx = async <T>(work: (sql: Sql) => Promise<T>): Promise<T> => {
+      const result = await ctx.db.tx(work);
+      ctx.outbox.wake();
+      return result;
+    };
+    const id = { params: ChargeIdParams };
+
+    app.post(
+      '/v1/charge',
+      {
+        config: write,
+        schema: { tags, summary: 'Create a charge (status new)', body: ChargeCreate, response: { 200: ChargeCreated } },
+      },
+      async (request) => {
+        const c = caller(request);
+        return { code: 200, data: createdView(c, await tx((sql) => createCharge(sql, c, request.body))) };
+      },
+    );
+
+    app.post(
+      '/v1/charge/one-step',
+      {
+        config: write,
+        schema: {
+          tags,
+          summary: 'Create and pay by card at once',
+          body: OneStepCreate,
+          response: { 200: PaymentResult },
+        },
+      },
+      async (request) => ({
+        code: 200,
+        data: paymentView(await tx((sql) => oneStepCharge(sql, caller(request), request.body))),
+      }),
+    );
+
+    app.post(
+      '/v1/charge/:id/pay',
+      {
+        config: write,
+        schema: {
+          tags,
+          summary: 'Set the card payment of a new charge (waiting)',
+          ...id,
+          body: CardPayment,
+          response: { 200: PaymentResult },
+        },
+      },
+      async (request) => ({
+        code: 200,
+        data: paymentView(
+          await tx((sql) => payCharge(sql, caller(request), request.params.id, request.body.payment.credit_card)),
+        ),
+      }),
+    );
+
+    app.post(
+      '/v1/charge/:id/retry',
+      {
+        config: write,
+        schema: {
+          tags,
+          summary: 'Retry an unpaid card charge',
+          ...id,
+          body: CardPayment,
+          response: { 200: PaymentResult },
+        },
+      },
+      async (request) => ({
+        code: 200,
+        data: paymentView(
+          await tx((sql) => retryCharge(sql, caller(request), request.params.id, request.body.payment.credit_card)),
+        ),
+      }),
+    );
+
+    app.post(
+      '/v1/charge/card/:id/refund',
+      {
+        config: write,
+        schema: {
+          tags,
+          summary: 'Refund a paid card charge (amount in cents; absent: all that remains)',
+          ...id,
+          body: RefundBody,
+          response: { 200: RefundResult },
+        },
+      },
+      async (request) => ({
+        code: 200,
+        status: 'processing',
+        message: await tx((sql) => refundCharge(sql, caller(request), request.params.id, request.body?.amount)),
+      }),
+    );
+
+    app.put(
+      '/v1/charge/:id/cancel',
+      { config: write, schema: { tags, summary: 'Cancel a charge', ...id, response: { 200: Done } } },
+      async (request) => {
+        await tx((sql) => cancelCharge(sql, caller(request), request.params.id));
+        return { code: 200 };
+      },
+    );
+
+    app.get(
+      '/v1/charge/:id',
+      {
+        config: read,
+        schema: { tags, summary: 'Read a charge with items and history', ...id, response: { 200: ChargeDetail } },
+      },
+      async (request) => ({
+        code: 200,
+        data: await chargeDetail(ctx.db, caller(request), request.params.id),
+      }),
+    );
+
+    app.put(
+      '/v1/charge/:id/metadata',
+      {
+        config: write,
+        schema: { tags, summary: 'Set notification_url and custom_id', ...id, body: Metadata, response: { 200: Done } },
+      },
+      async (request) => {
+        await tx((sql) => updateMetadata(sql, caller(request), request.params.id, request.body));
+        return { code: 200 };
+      },
+    );
+
+    if (ctx.config.environment === 'sandbox') {
+      app.post(
+        '/sandbox/billing/charge/:id/settle',
+        {
+          config: write,
+          schema: {
+            tags: ['Sandbox'],
+            summary: 'Confirm an approved card charge now (sandbox)',
+            ...id,
+            response: { 200: Done },
+          },
+        },
+        async (request) => {
+          await tx((sql) => settleNow(sql, caller(request), request.params.id));
+          return { code: 200 };
+        },
+      );
+    }
+  };

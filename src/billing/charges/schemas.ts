@@ -4,7 +4,11 @@ import { LIMITS } from '../../platform/limits.ts';
 
 const strict = { additionalProperties: false } as const;
 const Cents = Type.Integer({ minimum: 1, maximum: LIMITS.billingValueMaxCents });
-const Percent = Type.Integer({ minimum: 1, maximum: LIMITS.billingPercentScale, description: 'hundredths of a percent: 10000 = 100 %' });
+const Percent = Type.Integer({
+  minimum: 1,
+  maximum: LIMITS.billingPercentScale,
+  description: 'hundredths of a percent: 10000 = 100 %',
+});
 const PayeeCode = Type.String({ pattern: '^[a-zA-Z0-9]{32}$' });
 const Text = (max: number) => Type.String({ minLength: 1, maxLength: max });
 
@@ -17,19 +21,32 @@ export const Item = Type.Object(
   },
   strict,
 );
-export const Shipping = Type.Object({ name: Text(LIMITS.billingNameMaxChars), value: Cents, payee_code: Type.Optional(PayeeCode) }, strict);
+export const Shipping = Type.Object(
+  { name: Text(LIMITS.billingNameMaxChars), value: Cents, payee_code: Type.Optional(PayeeCode) },
+  strict,
+);
 export const Metadata = Type.Object(
   {
     custom_id: Type.Optional(Type.Union([Text(LIMITS.billingCustomIdMaxChars), Type.Null()])),
-    notification_url: Type.Optional(Type.Union([Type.String({ format: 'uri', pattern: '^https?://', maxLength: LIMITS.billingNotificationUrlMaxChars }), Type.Null()])),
+    notification_url: Type.Optional(
+      Type.Union([
+        Type.String({ format: 'uri', pattern: '^https?://', maxLength: LIMITS.billingNotificationUrlMaxChars }),
+        Type.Null(),
+      ]),
+    ),
   },
   strict,
 );
 
 const Address = Type.Object(
   {
-    street: Text(200), number: Text(55), neighborhood: Text(255), zipcode: Type.String({ pattern: '^\\d{8}$' }),
-    city: Text(255), complement: Type.Optional(Type.String({ maxLength: 55 })), state: Type.String({ pattern: '^[A-Z]{2}$' }),
+    street: Text(200),
+    number: Text(55),
+    neighborhood: Text(255),
+    zipcode: Type.String({ pattern: '^\\d{8}$' }),
+    city: Text(255),
+    complement: Type.Optional(Type.String({ maxLength: 55 })),
+    state: Type.String({ pattern: '^[A-Z]{2}$' }),
   },
   strict,
 );
@@ -41,11 +58,16 @@ const Customer = Type.Object(
     phone_number: Type.Optional(Type.String({ pattern: '^\\d{10,11}$' })),
     birth: Type.Optional(Type.String({ format: 'date' })),
     address: Type.Optional(Address),
-    juridical_person: Type.Optional(Type.Object({ corporate_name: Text(255), cnpj: Type.String({ pattern: '^\\d{14}$' }) }, strict)),
+    juridical_person: Type.Optional(
+      Type.Object({ corporate_name: Text(255), cnpj: Type.String({ pattern: '^\\d{14}$' }) }, strict),
+    ),
   },
   strict,
 );
-export const Discount = Type.Object({ type: Type.Union([Type.Literal('currency'), Type.Literal('percentage')]), value: Type.Integer({ minimum: 1 }) }, strict);
+export const Discount = Type.Object(
+  { type: Type.Union([Type.Literal('currency'), Type.Literal('percentage')]), value: Type.Integer({ minimum: 1 }) },
+  strict,
+);
 
 export const CreditCard = Type.Object(
   {
@@ -68,7 +90,10 @@ export const ChargeCreate = Type.Object(
   },
   strict,
 );
-export const OneStepCreate = Type.Object({ ...ChargeCreate.properties, payment: CardPayment.properties.payment }, strict);
+export const OneStepCreate = Type.Object(
+  { ...ChargeCreate.properties, payment: CardPayment.properties.payment },
+  strict,
+);
 export const RefundBody = Type.Union([Type.Object({ amount: Type.Optional(Cents) }, strict), Type.Null()]);
 export const ChargeIdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 
@@ -81,12 +106,24 @@ export type OneStepInput = Static<typeof OneStepCreate>;
 
 const Envelope = <T extends ReturnType<typeof Type.Object>>(data: T) => Type.Object({ code: Type.Integer(), data });
 export const ChargeCreated = Envelope(
-  Type.Object({ charge_id: Type.Integer(), status: Type.String(), total: Type.Integer(), custom_id: Type.Union([Type.String(), Type.Null()]), created_at: Type.String(), checkout_url: Type.String() }),
+  Type.Object({
+    charge_id: Type.Integer(),
+    status: Type.String(),
+    total: Type.Integer(),
+    custom_id: Type.Union([Type.String(), Type.Null()]),
+    created_at: Type.String(),
+    checkout_url: Type.String(),
+  }),
 );
 export const PaymentResult = Envelope(
   Type.Object({
-    charge_id: Type.Integer(), status: Type.String(), total: Type.Integer(), installments: Type.Integer(), installment_value: Type.Integer(),
-    payment: Type.String(), refusal: Type.Optional(Type.Object({ reason: Type.String(), retry: Type.Boolean() })),
+    charge_id: Type.Integer(),
+    status: Type.String(),
+    total: Type.Integer(),
+    installments: Type.Integer(),
+    installment_value: Type.Integer(),
+    payment: Type.String(),
+    refusal: Type.Optional(Type.Object({ reason: Type.String(), retry: Type.Boolean() })),
   }),
 );
 export const ChargeDetail = Envelope(Type.Object({}, { additionalProperties: true }));

@@ -7,7 +7,16 @@ import { billingError, chargeNotFound } from '../shared/errors.ts';
 import { billingDateTime } from '../shared/dates.ts';
 import { continueAfterUrlChange } from '../notifications/delivery.ts';
 import type { ChargeCreateInput, CreditCardInput, MetadataInput, OneStepInput } from './schemas.ts';
-import { accountsByPayeeCode, findCharge, historyOf, insertCharge, lockCharge, refundsOf, updateCharge, type ChargeRow } from './store.ts';
+import {
+  accountsByPayeeCode,
+  findCharge,
+  historyOf,
+  insertCharge,
+  lockCharge,
+  refundsOf,
+  updateCharge,
+  type ChargeRow,
+} from './store.ts';
 import { answerCardPayment, confirmCardPayment, grossTotal, setCardPayment } from './payment.ts';
 import { completeRefund, requestRefund } from './refunds.ts';
 import { requireStatus, transition } from './transitions.ts';
@@ -18,7 +27,8 @@ export interface BillingCaller {
   publicUrl: string;
 }
 
-const checkoutUrl = (caller: BillingCaller, charge: ChargeRow) => `${caller.publicUrl}/checkout/${charge.checkout_token}`;
+const checkoutUrl = (caller: BillingCaller, charge: ChargeRow) =>
+  `${caller.publicUrl}/checkout/${charge.checkout_token}`;
 
 async function lockOwn(sql: Sql, caller: BillingCaller, id: number): Promise<ChargeRow> {
   const charge = await lockCharge(sql, { id, accountId: caller.accountId });
@@ -28,12 +38,17 @@ async function lockOwn(sql: Sql, caller: BillingCaller, id: number): Promise<Cha
 
 /** Marketplace and shipping payees must be other accounts of this service. */
 async function checkPayees(sql: Sql, accountId: number, body: ChargeCreateInput): Promise<void> {
-  const codes = [...body.items.map((i) => i.marketplace?.payee_code), ...(body.shippings ?? []).map((s) => s.payee_code)].filter((c): c is string => !!c);
+  const codes = [
+    ...body.items.map((i) => i.marketplace?.payee_code),
+    ...(body.shippings ?? []).map((s) => s.payee_code),
+  ].filter((c): c is string => !!c);
   const found = await accountsByPayeeCode(sql, codes);
   for (const code of codes) {
     const payee = found.get(code);
-    if (payee === undefined) throw billingError(400, 'invalid_payee_code', `payee_code ${code} não é uma conta deste serviço.`);
-    if (payee === accountId) throw billingError(400, 'invalid_payee_code', `payee_code ${code} é a própria conta da cobrança.`);
+    if (payee === undefined)
+      throw billingError(400, 'invalid_payee_code', `payee_code ${code} não é uma conta deste serviço.`);
+    if (payee === accountId)
+      throw billingError(400, 'invalid_payee_code', `payee_code ${code} é a própria conta da cobrança.`);
   }
 }
 
@@ -62,7 +77,12 @@ export async function createCharge(sql: Sql, caller: BillingCaller, body: Charge
 }
 
 export const createdView = (caller: BillingCaller, c: ChargeRow) => ({
-  charge_id: c.id, status: c.status, total: c.total_cents, custom_id: c.custom_id, created_at: billingDateTime(c.created_at), checkout_url: checkoutUrl(caller, c),
+  charge_id: c.id,
+  status: c.status,
+  total: c.total_cents,
+  custom_id: c.custom_id,
+  created_at: billingDateTime(c.created_at),
+  checkout_url: checkoutUrl(caller, c),
 });
 
 export const paymentView = (c: ChargeRow) => ({
@@ -85,7 +105,12 @@ export async function oneStepCharge(sql: Sql, caller: BillingCaller, body: OneSt
 }
 
 /** POST /v1/charge/:id/pay: new → waiting; the issuer's answer follows through the outbox. */
-export async function payCharge(sql: Sql, caller: BillingCaller, id: number, card: CreditCardInput): Promise<ChargeRow> {
+export async function payCharge(
+  sql: Sql,
+  caller: BillingCaller,
+  id: number,
+  card: CreditCardInput,
+): Promise<ChargeRow> {
   const charge = await lockOwn(sql, caller, id);
   requireStatus(charge, ['new'], 'Definir a forma de pagamento');
   await setCardPayment(sql, charge, card, caller.now);
@@ -93,9 +118,15 @@ export async function payCharge(sql: Sql, caller: BillingCaller, id: number, car
 }
 
 /** POST /v1/charge/:id/retry: only card, unpaid, not recurrent. */
-export async function retryCharge(sql: Sql, caller: BillingCaller, id: number, card: CreditCardInput): Promise<ChargeRow> {
+export async function retryCharge(
+  sql: Sql,
+  caller: BillingCaller,
+  id: number,
+  card: CreditCardInput,
+): Promise<ChargeRow> {
   const charge = await lockOwn(sql, caller, id);
-  if (charge.payment?.method !== 'credit_card') throw billingError(400, 'retry_not_card', 'Só cobranças de cartão podem ser retentadas.');
+  if (charge.payment?.method !== 'credit_card')
+    throw billingError(400, 'retry_not_card', 'Só cobranças de cartão podem ser retentadas.');
   requireStatus(charge, ['unpaid'], 'A retentativa');
   if (charge.recurrent) throw billingError(400, 'retry_recurrent', 'Cobranças recorrentes não podem ser retentadas.');
   await setCardPayment(sql, charge, card, caller.now);
@@ -108,22 +139,42 @@ export async function cancelCharge(sql: Sql, caller: BillingCaller, id: number):
   await transition(sql, charge, charge.status, 'canceled', caller.now);
 }
 
-export async function refundCharge(sql: Sql, caller: BillingCaller, id: number, amount: number | undefined): Promise<string> {
+export async function refundCharge(
+  sql: Sql,
+  caller: BillingCaller,
+  id: number,
+  amount: number | undefined,
+): Promise<string> {
   return requestRefund(sql, await lockOwn(sql, caller, id), amount, caller.now);
 }
 
 /** PUT /v1/charge/:id/metadata; URL changes count against 7,500 per 24 h per account. */
-export async function updateMetadata(sql: Sql, caller: BillingCaller, id: number, metadata: MetadataInput): Promise<void> {
+export async function updateMetadata(
+  sql: Sql,
+  caller: BillingCaller,
+  id: number,
+  metadata: MetadataInput,
+): Promise<void> {
   const charge = await lockOwn(sql, caller, id);
   const urlChanges = metadata.notification_url !== undefined && metadata.notification_url !== charge.notification_url;
   if (urlChanges) {
     await sql.query('select id from accounts where id = $1 for update', [caller.accountId]);
     const since = new Date(caller.now.getTime() - LIMITS.billingMetadataUpdateWindowSeconds * 1000);
-    const { rows } = await sql.query<{ n: number }>('select count(*)::int as n from billing_metadata_updates where account_id = $1 and created_at > $2', [caller.accountId, since]);
+    const { rows } = await sql.query<{ n: number }>(
+      'select count(*)::int as n from billing_metadata_updates where account_id = $1 and created_at > $2',
+      [caller.accountId, since],
+    );
     if (rows[0].n >= LIMITS.billingMetadataUpdatesPerWindow) {
-      throw billingError(429, 'metadata_update_limit', `Limite de ${LIMITS.billingMetadataUpdatesPerWindow} alterações da URL de notificação em 24 horas atingido.`);
+      throw billingError(
+        429,
+        'metadata_update_limit',
+        `Limite de ${LIMITS.billingMetadataUpdatesPerWindow} alterações da URL de notificação em 24 horas atingido.`,
+      );
     }
-    await sql.query('insert into billing_metadata_updates (account_id, created_at) values ($1, $2)', [caller.accountId, caller.now]);
+    await sql.query('insert into billing_metadata_updates (account_id, created_at) values ($1, $2)', [
+      caller.accountId,
+      caller.now,
+    ]);
   }
   const changes = {
     ...(metadata.custom_id !== undefined && { custom_id: metadata.custom_id }),
@@ -159,11 +210,22 @@ export async function chargeDetail(sql: Sql, caller: BillingCaller, id: number) 
       paid_at: c.paid_at && billingDateTime(c.paid_at),
       message: p.message,
       credit_card: {
-        mask: p.card_mask, brand: p.brand, installments: p.installments, installment_value: p.installment_value,
-        customer: p.customer, juridical_person: p.juridical_person, billing_address: p.billing_address, discount: p.discount_cents,
+        mask: p.card_mask,
+        brand: p.brand,
+        installments: p.installments,
+        installment_value: p.installment_value,
+        customer: p.customer,
+        juridical_person: p.juridical_person,
+        billing_address: p.billing_address,
+        discount: p.discount_cents,
       },
     },
-    refunds: refunds.map((r) => ({ amount: r.amount_cents, partial: r.partial, status: r.status, created_at: billingDateTime(r.created_at) })),
+    refunds: refunds.map((r) => ({
+      amount: r.amount_cents,
+      partial: r.partial,
+      status: r.status,
+      created_at: billingDateTime(r.created_at),
+    })),
     refunded: c.refunded_cents,
   };
 }
@@ -176,14 +238,19 @@ export async function settleNow(sql: Sql, caller: BillingCaller, id: number): Pr
 }
 
 /** Outbox handlers: the issuer's answer, the confirmation and refund completion, each in one transaction. */
-export function chargeJobHandlers(db: Database, now: () => Date): { authorize: JobHandler; settle: JobHandler; refund: JobHandler } {
-  const onCharge = (work: (sql: Sql, charge: ChargeRow) => Promise<unknown>): JobHandler => async (job) => {
-    await db.tx(async (sql) => {
-      const charge = await lockCharge(sql, { id: (job.payload as { chargeId: number }).chargeId });
-      if (charge) await work(sql, charge);
-    });
-    return { done: true };
-  };
+export function chargeJobHandlers(
+  db: Database,
+  now: () => Date,
+): { authorize: JobHandler; settle: JobHandler; refund: JobHandler } {
+  const onCharge =
+    (work: (sql: Sql, charge: ChargeRow) => Promise<unknown>): JobHandler =>
+    async (job) => {
+      await db.tx(async (sql) => {
+        const charge = await lockCharge(sql, { id: (job.payload as { chargeId: number }).chargeId });
+        if (charge) await work(sql, charge);
+      });
+      return { done: true };
+    };
   return {
     authorize: onCharge((sql, charge) => answerCardPayment(sql, charge, now())),
     settle: onCharge((sql, charge) => confirmCardPayment(sql, charge, now())),

@@ -2,7 +2,15 @@
 import type { Sql } from '../../platform/db/database.ts';
 import type { ItemInput, ShippingInput } from './schemas.ts';
 
-export type ChargeStatus = 'new' | 'waiting' | 'approved' | 'paid' | 'unpaid' | 'partially_refunded' | 'refunded' | 'canceled';
+export type ChargeStatus =
+  | 'new'
+  | 'waiting'
+  | 'approved'
+  | 'paid'
+  | 'unpaid'
+  | 'partially_refunded'
+  | 'refunded'
+  | 'canceled';
 
 export interface CardPaymentRecord {
   method: 'credit_card';
@@ -50,13 +58,37 @@ const COLUMNS = `id, account_id, status, total_cents, items, shippings, custom_i
 
 export async function insertCharge(
   sql: Sql,
-  c: Pick<ChargeRow, 'account_id' | 'status' | 'total_cents' | 'items' | 'shippings' | 'custom_id' | 'notification_url' | 'notification_token' | 'checkout_token' | 'marketplace'>,
+  c: Pick<
+    ChargeRow,
+    | 'account_id'
+    | 'status'
+    | 'total_cents'
+    | 'items'
+    | 'shippings'
+    | 'custom_id'
+    | 'notification_url'
+    | 'notification_token'
+    | 'checkout_token'
+    | 'marketplace'
+  >,
   now: Date,
 ): Promise<ChargeRow> {
   const { rows } = await sql.query<ChargeRow>(
     `insert into billing_charges (account_id, status, total_cents, items, shippings, custom_id, notification_url, notification_token, checkout_token, marketplace, created_at, updated_at)
      values ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, $10, $11, $11) returning ${COLUMNS}`,
-    [c.account_id, c.status, c.total_cents, JSON.stringify(c.items), JSON.stringify(c.shippings), c.custom_id, c.notification_url, c.notification_token, c.checkout_token, c.marketplace, now],
+    [
+      c.account_id,
+      c.status,
+      c.total_cents,
+      JSON.stringify(c.items),
+      JSON.stringify(c.shippings),
+      c.custom_id,
+      c.notification_url,
+      c.notification_token,
+      c.checkout_token,
+      c.marketplace,
+      now,
+    ],
   );
   return rows[0];
 }
@@ -70,7 +102,10 @@ export async function lockCharge(sql: Sql, where: { id: number; accountId?: numb
   return rows[0];
 }
 
-export async function findCharge(sql: Sql, where: { id?: number; accountId?: number; notificationToken?: string; checkoutToken?: string }): Promise<ChargeRow | undefined> {
+export async function findCharge(
+  sql: Sql,
+  where: { id?: number; accountId?: number; notificationToken?: string; checkoutToken?: string },
+): Promise<ChargeRow | undefined> {
   const { rows } = await sql.query<ChargeRow>(
     `select ${COLUMNS} from billing_charges where ($1::bigint is null or id = $1) and ($2::bigint is null or account_id = $2)
        and ($3::text is null or notification_token = $3) and ($4::text is null or checkout_token = $4)`,
@@ -80,11 +115,21 @@ export async function findCharge(sql: Sql, where: { id?: number; accountId?: num
 }
 
 /** Writes the changed columns of a charge. */
-export async function updateCharge(sql: Sql, id: number, changes: Partial<Omit<ChargeRow, 'id' | 'account_id'>>, now: Date): Promise<void> {
+export async function updateCharge(
+  sql: Sql,
+  id: number,
+  changes: Partial<Omit<ChargeRow, 'id' | 'account_id'>>,
+  now: Date,
+): Promise<void> {
   const entries = Object.entries(changes);
   const sets = entries.map(([column, value], i) => `${column} = $${i + 3}${column === 'payment' ? '::jsonb' : ''}`);
-  const values = entries.map(([column, value]) => (column === 'payment' && value !== null ? JSON.stringify(value) : value));
-  await sql.query(`update billing_charges set updated_at = $2${sets.length ? ', ' + sets.join(', ') : ''} where id = $1`, [id, now, ...values]);
+  const values = entries.map(([column, value]) =>
+    column === 'payment' && value !== null ? JSON.stringify(value) : value,
+  );
+  await sql.query(
+    `update billing_charges set updated_at = $2${sets.length ? ', ' + sets.join(', ') : ''} where id = $1`,
+    [id, now, ...values],
+  );
 }
 
 export interface HistoryRow {
@@ -109,12 +154,24 @@ export async function insertHistory(
      values ($1, case when $2::text is null then null else
        (select coalesce(max(event_id), 0) + 1 from billing_history where charge_id = $1) end, $2, $3, $4, $5, $6, $7)
      returning event_id`,
-    [chargeId, entry.status ?? null, entry.previous ?? null, entry.message, entry.valueCents ?? null, entry.receivedByBankAt ?? null, now],
+    [
+      chargeId,
+      entry.status ?? null,
+      entry.previous ?? null,
+      entry.message,
+      entry.valueCents ?? null,
+      entry.receivedByBankAt ?? null,
+      now,
+    ],
   );
   return rows[0].event_id;
 }
 
-export async function historyOf(sql: Sql, chargeId: number, options: { eventsSince?: Date } = {}): Promise<HistoryRow[]> {
+export async function historyOf(
+  sql: Sql,
+  chargeId: number,
+  options: { eventsSince?: Date } = {},
+): Promise<HistoryRow[]> {
   const { rows } = await sql.query<HistoryRow>(
     `select event_id, status, previous_status, message, value_cents, received_by_bank_at, created_at from billing_history
      where charge_id = $1 and ($2::timestamptz is null or (event_id is not null and created_at >= $2)) order by id`,
@@ -124,7 +181,10 @@ export async function historyOf(sql: Sql, chargeId: number, options: { eventsSin
 }
 
 export async function lastEventId(sql: Sql, chargeId: number): Promise<number> {
-  const { rows } = await sql.query<{ last: number }>('select coalesce(max(event_id), 0)::int as last from billing_history where charge_id = $1', [chargeId]);
+  const { rows } = await sql.query<{ last: number }>(
+    'select coalesce(max(event_id), 0)::int as last from billing_history where charge_id = $1',
+    [chargeId],
+  );
   return rows[0].last;
 }
 
@@ -138,11 +198,18 @@ export interface RefundRow {
 }
 
 export async function refundsOf(sql: Sql, chargeId: number): Promise<RefundRow[]> {
-  const { rows } = await sql.query<RefundRow>('select id, charge_id, amount_cents, partial, status, created_at from billing_refunds where charge_id = $1 order by id', [chargeId]);
+  const { rows } = await sql.query<RefundRow>(
+    'select id, charge_id, amount_cents, partial, status, created_at from billing_refunds where charge_id = $1 order by id',
+    [chargeId],
+  );
   return rows;
 }
 
-export async function insertRefund(sql: Sql, r: { chargeId: number; amountCents: number; partial: boolean }, now: Date): Promise<number> {
+export async function insertRefund(
+  sql: Sql,
+  r: { chargeId: number; amountCents: number; partial: boolean },
+  now: Date,
+): Promise<number> {
   const { rows } = await sql.query<{ id: number }>(
     `insert into billing_refunds (charge_id, amount_cents, partial, status, created_at) values ($1, $2, $3, 'processing', $4) returning id`,
     [r.chargeId, r.amountCents, r.partial, now],
@@ -161,6 +228,9 @@ export async function finishRefund(sql: Sql, refundId: number, now: Date): Promi
 /** Accounts of this service by payee_code (marketplace and shipping payees). */
 export async function accountsByPayeeCode(sql: Sql, codes: string[]): Promise<Map<string, number>> {
   if (!codes.length) return new Map();
-  const { rows } = await sql.query<{ id: number; payee_code: string }>('select id, payee_code from accounts where payee_code = any($1)', [codes]);
+  const { rows } = await sql.query<{ id: number; payee_code: string }>(
+    'select id, payee_code from accounts where payee_code = any($1)',
+    [codes],
+  );
   return new Map(rows.map((r) => [r.payee_code, r.id]));
 }

@@ -39,18 +39,41 @@ export interface TransitionExtra {
 }
 
 /** Moves `charge` to `to` (or records its creation when `from` is 'none'). Mutates the row in memory too. */
-export async function transition(sql: Sql, charge: ChargeRow, from: ChargeStatus | 'none', to: ChargeStatus, now: Date, extra: TransitionExtra = {}): Promise<void> {
-  if (!TRANSITIONS[from].includes(to)) throw billingError(400, 'invalid_status_transition', `A cobrança não pode passar de ${from} para ${to}.`);
+export async function transition(
+  sql: Sql,
+  charge: ChargeRow,
+  from: ChargeStatus | 'none',
+  to: ChargeStatus,
+  now: Date,
+  extra: TransitionExtra = {},
+): Promise<void> {
+  if (!TRANSITIONS[from].includes(to))
+    throw billingError(400, 'invalid_status_transition', `A cobrança não pode passar de ${from} para ${to}.`);
   if (from !== 'none') await updateCharge(sql, charge.id, { status: to, ...extra.changes }, now);
   Object.assign(charge, { status: to, ...extra.changes });
   const message = extra.message ? `${MESSAGES[to]} ${extra.message}` : MESSAGES[to];
-  await insertHistory(sql, charge.id, { message, status: to, previous: from === 'none' ? null : from, valueCents: extra.valueCents, receivedByBankAt: extra.receivedByBankAt }, now);
+  await insertHistory(
+    sql,
+    charge.id,
+    {
+      message,
+      status: to,
+      previous: from === 'none' ? null : from,
+      valueCents: extra.valueCents,
+      receivedByBankAt: extra.receivedByBankAt,
+    },
+    now,
+  );
   await enqueueNotification(sql, charge, now);
 }
 
 /** Refuses with a clear error unless the charge is in one of `allowed`. */
 export function requireStatus(charge: ChargeRow, allowed: readonly ChargeStatus[], action: string): void {
   if (!allowed.includes(charge.status)) {
-    throw billingError(400, 'invalid_charge_status', `${action} exige a cobrança em ${allowed.join(' ou ')}; ela está em ${charge.status}.`);
+    throw billingError(
+      400,
+      'invalid_charge_status',
+      `${action} exige a cobrança em ${allowed.join(' ou ')}; ela está em ${charge.status}.`,
+    );
   }
 }

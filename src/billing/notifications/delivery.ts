@@ -31,7 +31,12 @@ interface NotificationPayload {
 }
 
 /** Called inside the transaction of a status change (or of a URL change). */
-export async function enqueueNotification(sql: Sql, charge: ChargeRow, now: Date, windowStartMs = now.getTime()): Promise<void> {
+export async function enqueueNotification(
+  sql: Sql,
+  charge: ChargeRow,
+  now: Date,
+  windowStartMs = now.getTime(),
+): Promise<void> {
   if (!charge.notification_url) return;
   const generation = charge.notification_generation + 1;
   await updateCharge(sql, charge.id, { notification_generation: generation }, now);
@@ -44,7 +49,12 @@ export async function enqueueNotification(sql: Sql, charge: ChargeRow, now: Date
  * After the notification URL changed: delivery continues to the new URL when the newest status event has not
  * been queried and was first sent at most 3 days ago (a new job, superseding the old one, tries at once).
  */
-export async function continueAfterUrlChange(sql: Sql, charge: ChargeRow, lastEventAt: Date | undefined, now: Date): Promise<void> {
+export async function continueAfterUrlChange(
+  sql: Sql,
+  charge: ChargeRow,
+  lastEventAt: Date | undefined,
+  now: Date,
+): Promise<void> {
   if (!lastEventAt || charge.notification_queried_event >= (await lastEventId(sql, charge.id))) return;
   if (now.getTime() - lastEventAt.getTime() > WINDOW_MS) return;
   await enqueueNotification(sql, charge, now, lastEventAt.getTime());
@@ -80,9 +90,17 @@ export function notificationHandler(dispatcher: WebhookDispatcher, db: Database)
     // This node is stopping: another one tries at once.
     if ('retryAt' in outcome) return outcome;
     const failed = 'giveUp' in outcome;
-    if (failed) await insertHistory(db, chargeId, { message: `Falha ao enviar a notificação para ${url}: ${outcome.giveUp.replace(/^.*última: /, '')}` }, dispatcher.clock.now());
+    if (failed)
+      await insertHistory(
+        db,
+        chargeId,
+        { message: `Falha ao enviar a notificação para ${url}: ${outcome.giveUp.replace(/^.*última: /, '')}` },
+        dispatcher.clock.now(),
+      );
     const next = nextSendAt(job.attempt, startedMs, windowStartMs);
     const state = failed ? 'falhou' : 'recebida, token ainda não consultado';
-    return next ? { retryAt: next, error: `tentativa ${job.attempt} ${state}` } : { giveUp: `tentativa ${job.attempt} ${state}; janela de 3 dias encerrada` };
+    return next
+      ? { retryAt: next, error: `tentativa ${job.attempt} ${state}` }
+      : { giveUp: `tentativa ${job.attempt} ${state}; janela de 3 dias encerrada` };
   };
 }

@@ -7,14 +7,27 @@ import { NOTIFICATION_TOPIC, notificationHandler } from './delivery.ts';
 import { NotificationList, TokenParams } from './schemas.ts';
 import { readNotification } from './service.ts';
 
-export const billingNotificationRoutes = (ctx: AppContext): FastifyPluginAsync => async (base) => {
-  const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  const dispatcher = webhookDispatcher(base, ctx);
-  dispatcher.register(NOTIFICATION_TOPIC, notificationHandler(dispatcher, ctx.db));
+export const billingNotificationRoutes =
+  (ctx: AppContext): FastifyPluginAsync =>
+  async (base) => {
+    const app = base.withTypeProvider<TypeBoxTypeProvider>();
+    const dispatcher = webhookDispatcher(base, ctx);
+    dispatcher.register(NOTIFICATION_TOPIC, notificationHandler(dispatcher, ctx.db));
 
-  app.get(
-    '/v1/notification/:token',
-    { config: { scope: 'charge.read' }, schema: { tags: ['Billing'], summary: 'Status changes of a charge (marks them delivered)', params: TokenParams, response: { 200: NotificationList } } },
-    async (request) => ({ code: 200, data: await readNotification(ctx.db, request.principal.accountId, request.params.token, ctx.clock.now()) }),
-  );
-};
+    app.get(
+      '/v1/notification/:token',
+      {
+        config: { scope: 'charge.read' },
+        schema: {
+          tags: ['Billing'],
+          summary: 'Status changes of a charge (marks them delivered)',
+          params: TokenParams,
+          response: { 200: NotificationList },
+        },
+      },
+      async (request) => ({
+        code: 200,
+        data: await readNotification(ctx.db, request.principal.accountId, request.params.token, ctx.clock.now()),
+      }),
+    );
+  };

@@ -16,15 +16,26 @@ export interface NotificationEvent {
   value?: number;
 }
 
-export async function readNotification(db: Database, accountId: number, token: string, now: Date): Promise<NotificationEvent[]> {
+export async function readNotification(
+  db: Database,
+  accountId: number,
+  token: string,
+  now: Date,
+): Promise<NotificationEvent[]> {
   return db.tx(async (sql) => {
     const charge = await findCharge(sql, { accountId, notificationToken: token });
-    if (!charge) throw billingError(404, 'notification_not_found', 'Token de notificação não encontrado para esta conta.');
-    const events = await historyOf(sql, charge.id, { eventsSince: new Date(now.getTime() - LIMITS.billingNotificationHistoryDays * DAY_MS) });
+    if (!charge)
+      throw billingError(404, 'notification_not_found', 'Token de notificação não encontrado para esta conta.');
+    const events = await historyOf(sql, charge.id, {
+      eventsSince: new Date(now.getTime() - LIMITS.billingNotificationHistoryDays * DAY_MS),
+    });
     const newest = Math.max(0, ...events.map((e) => e.event_id!));
     // Querying the token is what delivers the notification (spec: Billing notifications 3).
     if (newest > charge.notification_queried_event) {
-      await sql.query('update billing_charges set notification_queried_event = greatest(notification_queried_event, $2) where id = $1', [charge.id, newest]);
+      await sql.query(
+        'update billing_charges set notification_queried_event = greatest(notification_queried_event, $2) where id = $1',
+        [charge.id, newest],
+      );
       await updateCharge(sql, charge.id, {}, now);
     }
     return events.map((e) => ({

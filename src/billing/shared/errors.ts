@@ -1,7 +1,8 @@
 /** Billing errors: `{code, error, error_description}` (the family's format), thrown as ApiError. */
 import { ApiError } from '../../platform/errors.ts';
 
-export const billingError = (status: number, error: string, description: string) => new ApiError(status, error, description);
+export const billingError = (status: number, error: string, description: string) =>
+  new ApiError(status, error, description);
 export const chargeNotFound = () => billingError(404, 'charge_not_found', 'Cobrança não encontrada para esta conta.');
 /** Payment-token library codes (payment-token-efi): an unsupported brand is 3500056. */
 export const INVALID_BRAND_CODE = 3500056;

@@ -17,15 +17,25 @@ export interface Installment {
 
 export function installmentValue(totalCents: number, installment: number): number {
   if (installment === 1) return totalCents;
-  const withInterest = totalCents + percentHalfUp(totalCents, LIMITS.billingInstallmentInterestBasisPoints * installment);
+  const withInterest =
+    totalCents + percentHalfUp(totalCents, LIMITS.billingInstallmentInterestBasisPoints * installment);
   return divideHalfUp(withInterest, installment);
 }
 
-export function installmentTable(brand: Brand, totalCents: number): { rate: number; name: string; installments: Installment[] } {
+export function installmentTable(
+  brand: Brand,
+  totalCents: number,
+): { rate: number; name: string; installments: Installment[] } {
   const installments = Array.from({ length: LIMITS.billingInstallmentsMax }, (_, i) => {
     const installment = i + 1;
     const value = installmentValue(totalCents, installment);
-    return { installment, has_interest: installment > 1, value, currency: formatBrl(value), interest_percentage: installment > 1 ? LIMITS.billingInstallmentInterestBasisPoints : 0 };
+    return {
+      installment,
+      has_interest: installment > 1,
+      value,
+      currency: formatBrl(value),
+      interest_percentage: installment > 1 ? LIMITS.billingInstallmentInterestBasisPoints : 0,
+    };
   });
   return { rate: 0, name: brand, installments };
 }

@@ -28,7 +28,10 @@ export async function cardKeys(sql: Sql): Promise<CardKeys> {
       privateKeyPem: pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
       vaultKeyBase64: randomBytes(32).toString('base64'),
     };
-    await sql.query(`insert into service_state (name, value, updated_at) values ($1, $2::jsonb, now()) on conflict (name) do nothing`, [STATE_NAME, JSON.stringify(created)]);
+    await sql.query(
+      `insert into service_state (name, value, updated_at) values ($1, $2::jsonb, now()) on conflict (name) do nothing`,
+      [STATE_NAME, JSON.stringify(created)],
+    );
     keys = (await readState<CardKeys>(sql, STATE_NAME))!;
   }
   return keys;

@@ -10,7 +10,19 @@ export const InstallmentsQuery = Type.Object({
 // RSA-3072 ciphertext is 384 bytes: 512 base64 characters; the bound leaves room for URL encoding quirks.
 export const CardQuery = Type.Object({ data: Type.String({ minLength: 1, maxLength: 2048 }) });
 
-const Installment = Type.Object({ installment: Type.Integer(), has_interest: Type.Boolean(), value: Type.Integer(), currency: Type.String(), interest_percentage: Type.Integer() });
-export const InstallmentsView = Type.Object({ code: Type.Integer(), data: Type.Object({ rate: Type.Integer(), name: Type.String(), installments: Type.Array(Installment) }) });
+const Installment = Type.Object({
+  installment: Type.Integer(),
+  has_interest: Type.Boolean(),
+  value: Type.Integer(),
+  currency: Type.String(),
+  interest_percentage: Type.Integer(),
+});
+export const InstallmentsView = Type.Object({
+  code: Type.Integer(),
+  data: Type.Object({ rate: Type.Integer(), name: Type.String(), installments: Type.Array(Installment) }),
+});
 export const PubkeyView = Type.Object({ code: Type.Integer(), data: Type.String() });
-export const TokenView = Type.Object({ code: Type.Integer(), data: Type.Object({ payment_token: Type.String(), card_mask: Type.String() }) });
+export const TokenView = Type.Object({
+  code: Type.Integer(),
+  data: Type.Object({ payment_token: Type.String(), card_mask: Type.String() }),
+});

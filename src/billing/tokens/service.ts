@@ -17,15 +17,22 @@ import { accountIdByPayeeCode, findTokenByHash, insertToken, takeToken } from '.
 
 /** An error whose `code` in the body is a library code rather than the HTTP status (payment-token-efi shapes). */
 export class CodedBillingError extends ApiError {
-  constructor(readonly code: number, status: number, error: string, description: string) {
+  constructor(
+    readonly code: number,
+    status: number,
+    error: string,
+    description: string,
+  ) {
     super(status, error, description);
   }
 }
 
-const invalidBrand = () => new CodedBillingError(INVALID_BRAND_CODE, 400, 'invalid_brand', `Bandeira inválida: aceitas ${BRANDS.join(', ')}.`);
+const invalidBrand = () =>
+  new CodedBillingError(INVALID_BRAND_CODE, 400, 'invalid_brand', `Bandeira inválida: aceitas ${BRANDS.join(', ')}.`);
 const unknownAccount = () => billingError(401, 'invalid_account', 'Identificador de conta (payee_code) inválido.');
 // One answer for every undecryptable or malformed card payload, so the endpoint reveals nothing about why.
-const invalidCardData = () => billingError(400, 'invalid_card_data', 'Dados do cartão inválidos ou não cifrados com a chave pública desta conta.');
+const invalidCardData = () =>
+  billingError(400, 'invalid_card_data', 'Dados do cartão inválidos ou não cifrados com a chave pública desta conta.');
 
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -67,10 +74,15 @@ function parseCardData(plaintext: string, now: Date): CardData {
   }
   const text = (key: string) => (typeof data[key] === 'string' ? (data[key] as string) : '');
   const number = text('number').replace(/\s+/g, '');
-  if (!new RegExp(`^\\d{${CARD_NUMBER_DIGITS.min},${CARD_NUMBER_DIGITS.max}}$`).test(number) || !/^\d{3,4}$/.test(text('cvv'))) throw invalidCardData();
+  if (
+    !new RegExp(`^\\d{${CARD_NUMBER_DIGITS.min},${CARD_NUMBER_DIGITS.max}}$`).test(number) ||
+    !/^\d{3,4}$/.test(text('cvv'))
+  )
+    throw invalidCardData();
   const month = Number(text('expiration_month'));
   const year = Number(text('expiration_year'));
-  if (!/^\d{2}$/.test(text('expiration_month')) || month < 1 || month > 12 || !/^\d{4}$/.test(text('expiration_year'))) throw invalidCardData();
+  if (!/^\d{2}$/.test(text('expiration_month')) || month < 1 || month > 12 || !/^\d{4}$/.test(text('expiration_year')))
+    throw invalidCardData();
   if (Date.UTC(year, month, 1) <= now.getTime()) throw billingError(400, 'expired_card', 'Cartão vencido.');
   const brand = text('brand').toLowerCase();
   if (!isBrand(brand) || detectBrand(number) !== brand) throw invalidBrand();
@@ -85,7 +97,12 @@ function parseCardData(plaintext: string, now: Date): CardData {
   };
 }
 
-export async function createPaymentToken(sql: Sql, payeeCode: string, encrypted: string, now: Date): Promise<{ payment_token: string; card_mask: string }> {
+export async function createPaymentToken(
+  sql: Sql,
+  payeeCode: string,
+  encrypted: string,
+  now: Date,
+): Promise<{ payment_token: string; card_mask: string }> {
   const accountId = await accountIdByPayeeCode(sql, payeeCode);
   if (accountId === undefined) throw unknownAccount();
   const keys = await cardKeys(sql);
@@ -97,7 +114,9 @@ export async function createPaymentToken(sql: Sql, payeeCode: string, encrypted:
   }
   const card = parseCardData(plaintext, now);
   const token = randomBytes(20).toString('hex');
-  const lifetime = card.reuse ? LIMITS.billingReusableTokenLifetimeSeconds : LIMITS.billingSingleUseTokenLifetimeSeconds;
+  const lifetime = card.reuse
+    ? LIMITS.billingReusableTokenLifetimeSeconds
+    : LIMITS.billingSingleUseTokenLifetimeSeconds;
   const cardEnd = Date.UTC(Number(card.expiration_year), Number(card.expiration_month), 1);
   const { reuse, brand, ...vaulted } = card;
   await insertToken(
@@ -119,7 +138,12 @@ export async function createPaymentToken(sql: Sql, payeeCode: string, encrypted:
 /** Uses a token for a payment of `accountId` (single-use tokens are spent). */
 export async function spendPaymentToken(sql: Sql, accountId: number, token: string, now: Date) {
   const row = await takeToken(sql, hashToken(token), accountId, now);
-  if (!row) throw billingError(400, 'invalid_payment_token', 'payment_token inválido, expirado, já utilizado ou de outra conta.');
+  if (!row)
+    throw billingError(
+      400,
+      'invalid_payment_token',
+      'payment_token inválido, expirado, já utilizado ou de outra conta.',
+    );
   return { tokenRef: row.token_sha256, brand: row.brand, cardMask: row.card_mask };
 }
 

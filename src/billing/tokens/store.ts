@@ -18,7 +18,12 @@ export async function insertToken(sql: Sql, t: TokenRow & { expiresAt: Date }, n
 }
 
 /** Takes a usable token of the account in one statement: a single-use token can be taken once, whatever races. */
-export async function takeToken(sql: Sql, tokenSha256: string, accountId: number, now: Date): Promise<TokenRow | undefined> {
+export async function takeToken(
+  sql: Sql,
+  tokenSha256: string,
+  accountId: number,
+  now: Date,
+): Promise<TokenRow | undefined> {
   const { rows } = await sql.query<TokenRow>(
     `update billing_payment_tokens set used_at = $3
      where token_sha256 = $1 and account_id = $2 and expires_at > $3 and (reuse or used_at is null)
@@ -29,7 +34,10 @@ export async function takeToken(sql: Sql, tokenSha256: string, accountId: number
 }
 
 export async function findTokenByHash(sql: Sql, tokenSha256: string): Promise<TokenRow | undefined> {
-  const { rows } = await sql.query<TokenRow>('select token_sha256, account_id, brand, card_mask, vault_entry, reuse from billing_payment_tokens where token_sha256 = $1', [tokenSha256]);
+  const { rows } = await sql.query<TokenRow>(
+    'select token_sha256, account_id, brand, card_mask, vault_entry, reuse from billing_payment_tokens where token_sha256 = $1',
+    [tokenSha256],
+  );
   return rows[0];
 }
 

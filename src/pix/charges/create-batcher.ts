@@ -48,12 +48,19 @@ export class ChargeCreateBatcher {
     this.written.charges += batch.length;
     try {
       this.written.statements++;
-      const outcomes = await insertChargesOnNewLocations(this.sql, batch.map((p) => p.charge));
+      const outcomes = await insertChargesOnNewLocations(
+        this.sql,
+        batch.map((p) => p.charge),
+      );
       batch.forEach((p, n) => p.resolve(outcomes[n]));
     } catch (error) {
       if (batch.length > 1 && isUniqueViolation(error)) {
         this.written.statements += batch.length;
-        await Promise.all(batch.map((p) => insertChargesOnNewLocations(this.sql, [p.charge]).then(([outcome]) => p.resolve(outcome), p.reject)));
+        await Promise.all(
+          batch.map((p) =>
+            insertChargesOnNewLocations(this.sql, [p.charge]).then(([outcome]) => p.resolve(outcome), p.reject),
+          ),
+        );
         return;
       }
       for (const p of batch) p.reject(error);

@@ -15,7 +15,16 @@ import { receivedPixForCharges, refundsOf } from '../received/store.ts';
 import { pixView, type PixView } from '../received/view.ts';
 import { qualifiesForAutoPayment, scheduleAutoPayment } from '../../sandbox/settlement.ts';
 import { claimLocation, isUniqueViolation, keyStateViolations, keyViolations } from './rules.ts';
-import { findCharge, findRevision, insertCharge, insertChargesOnNewLocations, listCharges, reviseCharge, type ChargeListFilter, type ChargeWrite } from './store.ts';
+import {
+  findCharge,
+  findRevision,
+  insertCharge,
+  insertChargesOnNewLocations,
+  listCharges,
+  reviseCharge,
+  type ChargeListFilter,
+  type ChargeWrite,
+} from './store.ts';
 import { accountDisplay } from '../../accounts/store.ts';
 import { chargeView, type ChargeView } from './view.ts';
 import { ChargeCreateBatcher } from './create-batcher.ts';
@@ -52,7 +61,12 @@ export type ChargePatch<B> = ChargeChanges<B> & { status?: 'REMOVIDA_PELO_USUARI
 
 function mergeRevision<B extends ChargeBody>(body: B, changes: ChargeChanges<B>): B {
   // The nested spreads restore what a partial calendario/valor would otherwise drop, so the result is a whole B.
-  return { ...body, ...changes, calendario: { ...body.calendario, ...changes.calendario }, valor: { ...body.valor, ...changes.valor } } as B;
+  return {
+    ...body,
+    ...changes,
+    calendario: { ...body.calendario, ...changes.calendario },
+    valor: { ...body.valor, ...changes.valor },
+  } as B;
 }
 
 export function toWrite<B extends ChargeBody>(body: B, status: string, locationId: number | null): ChargeWrite<B> {
@@ -67,13 +81,24 @@ export function toWrite<B extends ChargeBody>(body: B, status: string, locationI
   };
 }
 
-async function assertValid<B extends ChargeBody>(sql: Sql, caller: Caller, def: ChargeKind<B>, body: B, createdAt: Date): Promise<void> {
-  const violations = [...def.rules(body, createdAt), ...(await keyViolations(sql, caller.accountId, body.chave, def.root))];
+async function assertValid<B extends ChargeBody>(
+  sql: Sql,
+  caller: Caller,
+  def: ChargeKind<B>,
+  body: B,
+  createdAt: Date,
+): Promise<void> {
+  const violations = [
+    ...def.rules(body, createdAt),
+    ...(await keyViolations(sql, caller.accountId, body.chave, def.root)),
+  ];
   if (violations.length) throw invalid(def.invalidName, def.invalidDetail, violations);
 }
 
 export function duplicateTxid(def: ChargeKind<ChargeBody>, txid: string): ApiError {
-  return invalid(def.invalidName, `O txid ${txid} já foi utilizado por outra cobrança.`, [{ property: 'txid', reason: 'txid já utilizado.', value: txid }]);
+  return invalid(def.invalidName, `O txid ${txid} já foi utilizado por outra cobrança.`, [
+    { property: 'txid', reason: 'txid já utilizado.', value: txid },
+  ]);
 }
 
 /**
@@ -82,10 +107,21 @@ export function duplicateTxid(def: ChargeKind<ChargeBody>, txid: string): ApiErr
  * The common case (a fresh location, nothing else to write) is one statement; a named location or the
  * sandbox's automatic payment need a transaction, opened here unless `sql` is already one.
  */
-export async function createCharge<B extends ChargeBody>(sql: Sql, caller: Caller, def: ChargeKind<B>, txid: string, body: B, locId: number | undefined): Promise<ChargeView<B>> {
+export async function createCharge<B extends ChargeBody>(
+  sql: Sql,
+  caller: Caller,
+  def: ChargeKind<B>,
+  txid: string,
+  body: B,
+  locId: number | undefined,
+): Promise<ChargeView<B>> {
   const ruleViolations = def.rules(body, caller.now);
   // Every problem is reported at once, the key's included; a refused request may cost an extra read.
-  if (ruleViolations.length) throw invalid(def.invalidName, def.invalidDetail, [...ruleViolations, ...(await keyViolations(sql, caller.accountId, body.chave, def.root))]);
+  if (ruleViolations.length)
+    throw invalid(def.invalidName, def.invalidDetail, [
+      ...ruleViolations,
+      ...(await keyViolations(sql, caller.accountId, body.chave, def.root)),
+    ]);
   const write = toWrite(body, 'ATIVA', null);
   // Spec, Environments: in the sandbox a charge of 0.01 to 10.00 is paid a moment later; in the same transaction.
   const autoPaid = caller.sandbox && qualifiesForAutoPayment(write.amountCents);
@@ -103,16 +139,37 @@ export async function createCharge<B extends ChargeBody>(sql: Sql, caller: Calle
   const account = await accountDisplay(sql, caller.accountId);
   return chargeView(
     {
-      kind: def.kind, txid, revisao: 0, status: 'ATIVA', created_at: caller.now, location_id: location.id, body,
-      loc_token: location.token, loc_created_at: location.created_at, account_nome: account.nome, account_cidade: account.cidade,
+      kind: def.kind,
+      txid,
+      revisao: 0,
+      status: 'ATIVA',
+      created_at: caller.now,
+      location_id: location.id,
+      body,
+      loc_token: location.token,
+      loc_created_at: location.created_at,
+      account_nome: account.nome,
+      account_cidade: account.cidade,
     },
     caller.publicUrl,
   );
 }
 
-async function createInTransaction<B extends ChargeBody>(sql: Sql, caller: Caller, def: ChargeKind<B>, txid: string, write: ChargeWrite<B>, locId: number | undefined, autoPaid: boolean): Promise<LocationRow> {
-  const location = locId === undefined ? await createOnNewLocation(sql, caller, def, txid, write) : await createOnNamedLocation(sql, caller, def, txid, write, locId);
-  if (autoPaid) await scheduleAutoPayment(sql, { accountId: caller.accountId, txid, amountCents: write.amountCents }, caller.now);
+async function createInTransaction<B extends ChargeBody>(
+  sql: Sql,
+  caller: Caller,
+  def: ChargeKind<B>,
+  txid: string,
+  write: ChargeWrite<B>,
+  locId: number | undefined,
+  autoPaid: boolean,
+): Promise<LocationRow> {
+  const location =
+    locId === undefined
+      ? await createOnNewLocation(sql, caller, def, txid, write)
+      : await createOnNamedLocation(sql, caller, def, txid, write, locId);
+  if (autoPaid)
+    await scheduleAutoPayment(sql, { accountId: caller.accountId, txid, amountCents: write.amountCents }, caller.now);
   return location;
 }
 
@@ -125,25 +182,59 @@ export function batcherFor(sql: Sql): ChargeCreateBatcher {
   return batcher;
 }
 
-async function createOnNewLocation<B extends ChargeBody>(sql: Sql, caller: Caller, def: ChargeKind<B>, txid: string, write: ChargeWrite<B>): Promise<LocationRow> {
-  const charge = { accountId: caller.accountId, kind: def.kind, txid, write, locationToken: newLocationToken(), now: caller.now };
-  const created = sql.inTransaction ? (await insertChargesOnNewLocations(sql, [charge]))[0] : await batcherFor(sql).create(charge);
-  if (!created.location) throw invalid(def.invalidName, def.invalidDetail, keyStateViolations(created.key, write.chave, def.root));
+async function createOnNewLocation<B extends ChargeBody>(
+  sql: Sql,
+  caller: Caller,
+  def: ChargeKind<B>,
+  txid: string,
+  write: ChargeWrite<B>,
+): Promise<LocationRow> {
+  const charge = {
+    accountId: caller.accountId,
+    kind: def.kind,
+    txid,
+    write,
+    locationToken: newLocationToken(),
+    now: caller.now,
+  };
+  const created = sql.inTransaction
+    ? (await insertChargesOnNewLocations(sql, [charge]))[0]
+    : await batcherFor(sql).create(charge);
+  if (!created.location)
+    throw invalid(def.invalidName, def.invalidDetail, keyStateViolations(created.key, write.chave, def.root));
   return created.location;
 }
 
-async function createOnNamedLocation<B extends ChargeBody>(sql: Sql, caller: Caller, def: ChargeKind<B>, txid: string, write: ChargeWrite<B>, locId: number): Promise<LocationRow> {
+async function createOnNamedLocation<B extends ChargeBody>(
+  sql: Sql,
+  caller: Caller,
+  def: ChargeKind<B>,
+  txid: string,
+  write: ChargeWrite<B>,
+  locId: number,
+): Promise<LocationRow> {
   const keyProblems = await keyViolations(sql, caller.accountId, write.chave, def.root);
   if (keyProblems.length) throw invalid(def.invalidName, def.invalidDetail, keyProblems);
-  const location = await claimLocation(sql, { accountId: caller.accountId, locId, tipoCob: def.kind, errorName: def.invalidName, root: def.root });
+  const location = await claimLocation(sql, {
+    accountId: caller.accountId,
+    locId,
+    tipoCob: def.kind,
+    errorName: def.invalidName,
+    root: def.root,
+  });
   await insertCharge(sql, caller.accountId, def.kind, txid, { ...write, locationId: location.id }, caller.now);
   return location;
 }
 
 /** Only ATIVA charges are revised (Bacen CobOperacaoInvalida / CobVOperacaoInvalida on `status`). */
-export function assertRevisable(def: Pick<ChargeKind<ChargeBody>, 'invalidName' | 'root'>, charge: { status: string }): void {
+export function assertRevisable(
+  def: Pick<ChargeKind<ChargeBody>, 'invalidName' | 'root'>,
+  charge: { status: string },
+): void {
   if (charge.status !== 'ATIVA') {
-    throw invalid(def.invalidName, `A cobrança não está ATIVA (status ${charge.status}) e não pode ser alterada.`, [{ property: `${def.root}.status`, reason: 'cobrança não está ATIVA.' }]);
+    throw invalid(def.invalidName, `A cobrança não está ATIVA (status ${charge.status}) e não pode ser alterada.`, [
+      { property: `${def.root}.status`, reason: 'cobrança não está ATIVA.' },
+    ]);
   }
 }
 
@@ -151,17 +242,30 @@ export function assertRevisable(def: Pick<ChargeKind<ChargeBody>, 'invalidName' 
  * Where a revision leads: the removal (status alone, body unchanged, nothing to check) or the changes
  * merged into the body, which must then pass the kind's rules; `locId` is a location to move to.
  */
-export function revisedState<B extends ChargeBody>(def: ChargeKind<B>, body: B, patch: ChargePatch<B>): { status: string; body: B; locId?: number; check: boolean } {
+export function revisedState<B extends ChargeBody>(
+  def: ChargeKind<B>,
+  body: B,
+  patch: ChargePatch<B>,
+): { status: string; body: B; locId?: number; check: boolean } {
   const { status, loc, ...changes } = patch;
-  if (!status) return { status: 'ATIVA', body: mergeRevision(body, changes as ChargeChanges<B>), locId: loc?.id, check: true };
+  if (!status)
+    return { status: 'ATIVA', body: mergeRevision(body, changes as ChargeChanges<B>), locId: loc?.id, check: true };
   if (Object.keys(changes).length || loc) {
-    throw invalid(def.invalidName, 'Não é possível remover a cobrança e alterá-la na mesma requisição.', [{ property: `${def.root}.status`, reason: 'remoção com outras alterações.' }]);
+    throw invalid(def.invalidName, 'Não é possível remover a cobrança e alterá-la na mesma requisição.', [
+      { property: `${def.root}.status`, reason: 'remoção com outras alterações.' },
+    ]);
   }
   return { status, body, check: false };
 }
 
 /** Writes revision N+1: either the removal (status alone) or the merged changes, checked as a whole. */
-export async function applyRevision<B extends ChargeBody>(sql: Sql, caller: Caller, def: ChargeKind<B>, txid: string, patch: ChargePatch<B>): Promise<void> {
+export async function applyRevision<B extends ChargeBody>(
+  sql: Sql,
+  caller: Caller,
+  def: ChargeKind<B>,
+  txid: string,
+  patch: ChargePatch<B>,
+): Promise<void> {
   const charge = await findCharge<B>(sql, caller.accountId, def.kind, txid, true);
   if (!charge) throw def.notFound(txid);
   assertRevisable(def, charge);
@@ -170,7 +274,16 @@ export async function applyRevision<B extends ChargeBody>(sql: Sql, caller: Call
   const locationId =
     next.locId === undefined
       ? charge.location_id
-      : (await claimLocation(sql, { accountId: caller.accountId, locId: next.locId, tipoCob: def.kind, chargeId: charge.id, errorName: def.invalidName, root: def.root })).id;
+      : (
+          await claimLocation(sql, {
+            accountId: caller.accountId,
+            locId: next.locId,
+            tipoCob: def.kind,
+            chargeId: charge.id,
+            errorName: def.invalidName,
+            root: def.root,
+          })
+        ).id;
   await reviseCharge(sql, charge.id, charge.revisao + 1, toWrite(next.body, next.status, locationId), caller.now);
 }
 
@@ -182,11 +295,20 @@ export type ChargeRead<B extends ChargeBody> = ChargeView<B> & { pix?: PixView[]
  * transaction that records its Pix, and only ATIVA charges are ever revised. So reading an unpaid charge
  * (the usual poll for payment) costs one round trip, not two. `status` is the charge's current one.
  */
-async function withReceivedPix<B extends ChargeBody>(sql: Sql, charges: { id: number; status: string; view: ChargeView<B> }[]): Promise<ChargeRead<B>[]> {
+async function withReceivedPix<B extends ChargeBody>(
+  sql: Sql,
+  charges: { id: number; status: string; view: ChargeView<B> }[],
+): Promise<ChargeRead<B>[]> {
   const paid = charges.filter((c) => c.status === 'CONCLUIDA');
-  const received = await receivedPixForCharges(sql, paid.map((c) => c.id));
+  const received = await receivedPixForCharges(
+    sql,
+    paid.map((c) => c.id),
+  );
   if (!received.length) return charges.map((c) => c.view);
-  const refunds = await refundsOf(sql, received.map((p) => p.id));
+  const refunds = await refundsOf(
+    sql,
+    received.map((p) => p.id),
+  );
   return charges.map(({ id, view }) => {
     const pix = received.filter((p) => p.charge_id === id).map((p) => pixView(p, refunds));
     return pix.length ? { ...view, pix } : view;
@@ -194,7 +316,13 @@ async function withReceivedPix<B extends ChargeBody>(sql: Sql, charges: { id: nu
 }
 
 /** The latest revision, or revision `revisao` as it was written (with the location it had then). */
-export async function readCharge<B extends ChargeBody>(sql: Sql, caller: Caller, def: ChargeKind<B>, txid: string, revisao?: number): Promise<ChargeRead<B>> {
+export async function readCharge<B extends ChargeBody>(
+  sql: Sql,
+  caller: Caller,
+  def: ChargeKind<B>,
+  txid: string,
+  revisao?: number,
+): Promise<ChargeRead<B>> {
   const charge = await findCharge<B>(sql, caller.accountId, def.kind, txid);
   if (!charge) throw def.notFound(txid);
   let source = charge;
@@ -203,7 +331,9 @@ export async function readCharge<B extends ChargeBody>(sql: Sql, caller: Caller,
     if (!revision) throw def.noRevision(txid, revisao);
     source = { ...charge, ...revision };
   }
-  const [read] = await withReceivedPix(sql, [{ id: charge.id, status: charge.status, view: chargeView(source, caller.publicUrl) }]);
+  const [read] = await withReceivedPix(sql, [
+    { id: charge.id, status: charge.status, view: chargeView(source, caller.publicUrl) },
+  ]);
   return read;
 }
 
@@ -219,22 +349,59 @@ export interface ChargeListQuery {
 }
 
 /** What every list checks the same way (charges and batches): the window, one document, the page. */
-export function listWindow(queryInvalidName: string, q: Pick<ChargeListQuery, 'inicio' | 'fim' | 'cpf' | 'cnpj' | 'paginacao.paginaAtual' | 'paginacao.itensPorPagina'>) {
+export function listWindow(
+  queryInvalidName: string,
+  q: Pick<ChargeListQuery, 'inicio' | 'fim' | 'cpf' | 'cnpj' | 'paginacao.paginaAtual' | 'paginacao.itensPorPagina'>,
+) {
   const inicio = new Date(q.inicio);
   const fim = new Date(q.fim);
   const violations: Violation[] = [];
   if (fim < inicio) violations.push({ property: 'fim', reason: 'fim é anterior a inicio.', value: q.fim });
   if (q.cpf && q.cnpj) violations.push({ property: 'cpf', reason: 'cpf e cnpj não podem ser informados juntos.' });
-  if (violations.length) throw invalid(queryInvalidName, 'Os parâmetros de consulta não respeitam o schema ou não fazem sentido.', violations);
-  return { inicio, fim, page: q['paginacao.paginaAtual'] ?? 0, pageSize: q['paginacao.itensPorPagina'] ?? LIMITS.pageSizeDefault };
+  if (violations.length)
+    throw invalid(
+      queryInvalidName,
+      'Os parâmetros de consulta não respeitam o schema ou não fazem sentido.',
+      violations,
+    );
+  return {
+    inicio,
+    fim,
+    page: q['paginacao.paginaAtual'] ?? 0,
+    pageSize: q['paginacao.itensPorPagina'] ?? LIMITS.pageSizeDefault,
+  };
 }
 
 /** One page of charges created in [inicio, fim], oldest first; `extra` carries a kind's own filter. */
-export async function listChargePage<B extends ChargeBody>(sql: Sql, caller: Caller, def: ChargeKind<B>, q: ChargeListQuery, extra?: ChargeListFilter['extra']) {
+export async function listChargePage<B extends ChargeBody>(
+  sql: Sql,
+  caller: Caller,
+  def: ChargeKind<B>,
+  q: ChargeListQuery,
+  extra?: ChargeListFilter['extra'],
+) {
   const { inicio, fim, page, pageSize } = listWindow(def.queryInvalidName, q);
-  const { rows, total } = await listCharges<B>(sql, { accountId: caller.accountId, kind: def.kind, inicio, fim, cpf: q.cpf, cnpj: q.cnpj, status: q.status, locationPresente: q.locationPresente, extra }, page, pageSize);
+  const { rows, total } = await listCharges<B>(
+    sql,
+    {
+      accountId: caller.accountId,
+      kind: def.kind,
+      inicio,
+      fim,
+      cpf: q.cpf,
+      cnpj: q.cnpj,
+      status: q.status,
+      locationPresente: q.locationPresente,
+      extra,
+    },
+    page,
+    pageSize,
+  );
   return {
     parametros: { inicio: q.inicio, fim: q.fim, paginacao: paginacao(page, pageSize, total) },
-    cobs: await withReceivedPix(sql, rows.map((row) => ({ id: row.id, status: row.status, view: chargeView(row, caller.publicUrl) }))),
+    cobs: await withReceivedPix(
+      sql,
+      rows.map((row) => ({ id: row.id, status: row.status, view: chargeView(row, caller.publicUrl) })),
+    ),
   };
 }

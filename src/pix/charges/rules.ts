@@ -8,13 +8,17 @@ import { chargeUsingLocation } from './store.ts';
 export type KeyState = { removed_at: Date | null } | undefined;
 
 export function keyStateViolations(key: KeyState, chave: string, root: string): Violation[] {
-  if (!key) return [{ property: `${root}.chave`, reason: 'a chave não pertence a este usuário recebedor.', value: chave }];
+  if (!key)
+    return [{ property: `${root}.chave`, reason: 'a chave não pertence a este usuário recebedor.', value: chave }];
   if (key.removed_at) return [{ property: `${root}.chave`, reason: 'a chave foi removida.', value: chave }];
   return [];
 }
 
 export async function keyViolations(sql: Sql, accountId: number, chave: string, root: string): Promise<Violation[]> {
-  const { rows } = await sql.query<{ removed_at: Date | null }>('select removed_at from pix_keys where chave = $1 and account_id = $2', [chave, accountId]);
+  const { rows } = await sql.query<{ removed_at: Date | null }>(
+    'select removed_at from pix_keys where chave = $1 and account_id = $2',
+    [chave, accountId],
+  );
   return keyStateViolations(rows[0], chave, root);
 }
 
@@ -32,9 +36,17 @@ export interface LocationClaim {
  * Why a charge may not use the location named by `loc.id` (`location` as locked, `user` the charge serving
  * it), or undefined: it must exist, be of the same type and serve no other charge.
  */
-export function locationRefusal(location: LocationRow | undefined, user: number | undefined, args: LocationClaim): { detail: string; violation: Violation } | undefined {
+export function locationRefusal(
+  location: LocationRow | undefined,
+  user: number | undefined,
+  args: LocationClaim,
+): { detail: string; violation: Violation } | undefined {
   const property = `${args.root}.loc.id`;
-  if (!location) return { detail: 'O location referenciado por loc.id inexiste.', violation: { property, reason: 'location inexistente.', value: args.locId } };
+  if (!location)
+    return {
+      detail: 'O location referenciado por loc.id inexiste.',
+      violation: { property, reason: 'location inexistente.', value: args.locId },
+    };
   if (location.tipo_cob !== args.tipoCob) {
     return {
       detail: `O location apresenta tipo "${location.tipo_cob}" (deveria ser "${args.tipoCob}").`,
@@ -42,7 +54,10 @@ export function locationRefusal(location: LocationRow | undefined, user: number 
     };
   }
   if (user !== undefined && user !== args.chargeId) {
-    return { detail: 'O location referenciado por loc.id já está sendo utilizado por outra cobrança.', violation: { property, reason: 'location em uso.', value: args.locId } };
+    return {
+      detail: 'O location referenciado por loc.id já está sendo utilizado por outra cobrança.',
+      violation: { property, reason: 'location em uso.', value: args.locId },
+    };
   }
   return undefined;
 }

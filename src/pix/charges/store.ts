@@ -43,7 +43,13 @@ const SELECT = `select c.id, c.account_id, c.txid, c.kind, c.revisao, c.status, 
   c.chave, c.location_id, c.body, l.token as loc_token, l.created_at as loc_created_at, a.nome as account_nome, a.cidade as account_cidade
   from charges c join accounts a on a.id = c.account_id left join locations l on l.id = c.location_id`;
 
-export async function findCharge<B>(sql: Sql, accountId: number, kind: TipoCob, txid: string, forUpdate = false): Promise<ChargeRow<B> | undefined> {
+export async function findCharge<B>(
+  sql: Sql,
+  accountId: number,
+  kind: TipoCob,
+  txid: string,
+  forUpdate = false,
+): Promise<ChargeRow<B> | undefined> {
   const { rows } = await sql.query<ChargeRow<B>>(
     `${SELECT} where c.account_id = $1 and c.kind = $2 and c.txid = $3${forUpdate ? ' for update of c' : ''}`,
     [accountId, kind, txid],
@@ -54,7 +60,10 @@ export async function findCharge<B>(sql: Sql, accountId: number, kind: TipoCob, 
 /** Several charges of one account by id, locked for revision (the batch job revises them together). */
 export async function lockCharges<B>(sql: Sql, accountId: number, ids: number[]): Promise<ChargeRow<B>[]> {
   if (!ids.length) return [];
-  const { rows } = await sql.query<ChargeRow<B>>(`${SELECT} where c.account_id = $1 and c.id = any($2::bigint[]) order by c.id for update of c`, [accountId, ids]);
+  const { rows } = await sql.query<ChargeRow<B>>(
+    `${SELECT} where c.account_id = $1 and c.id = any($2::bigint[]) order by c.id for update of c`,
+    [accountId, ids],
+  );
   return rows;
 }
 
@@ -68,12 +77,31 @@ export async function chargeUsingLocation(sql: Sql, locationId: number): Promise
   return rows[0]?.id;
 }
 
-export async function insertCharge<B>(sql: Sql, accountId: number, kind: TipoCob, txid: string, w: ChargeWrite<B>, now: Date): Promise<number> {
+export async function insertCharge<B>(
+  sql: Sql,
+  accountId: number,
+  kind: TipoCob,
+  txid: string,
+  w: ChargeWrite<B>,
+  now: Date,
+): Promise<number> {
   assertCents(w.amountCents);
   const { rows } = await sql.query<{ id: number }>(
     `insert into charges (account_id, txid, kind, revisao, status, created_at, updated_at, amount_cents, chave, devedor_cpf, devedor_cnpj, location_id, body)
      values ($1, $2, $3, 0, $4, $5, $5, $6, $7, $8, $9, $10, $11::jsonb) returning id`,
-    [accountId, txid, kind, w.status, now, w.amountCents, w.chave, w.devedorCpf ?? null, w.devedorCnpj ?? null, w.locationId, JSON.stringify(w.body)],
+    [
+      accountId,
+      txid,
+      kind,
+      w.status,
+      now,
+      w.amountCents,
+      w.chave,
+      w.devedorCpf ?? null,
+      w.devedorCnpj ?? null,
+      w.locationId,
+      JSON.stringify(w.body),
+    ],
   );
   return rows[0].id;
 }
@@ -102,15 +130,33 @@ export interface NewChargeOutcome {
  * Each accepted charge draws its location's id from the sequence first, so both inserts read it from the
  * same materialised row: nothing is joined back on the token (a nested loop over the batch, measured).
  */
-export async function insertChargesOnNewLocations<B>(sql: Sql, charges: NewChargeOnNewLocation<B>[]): Promise<NewChargeOutcome[]> {
+export async function insertChargesOnNewLocations<B>(
+  sql: Sql,
+  charges: NewChargeOnNewLocation<B>[],
+): Promise<NewChargeOutcome[]> {
   const input = charges.map((c, n) => {
     assertCents(c.write.amountCents);
     return {
-      n, account_id: c.accountId, txid: c.txid, kind: c.kind, status: c.write.status, created_at: c.now.toISOString(), amount_cents: c.write.amountCents,
-      chave: c.write.chave, devedor_cpf: c.write.devedorCpf ?? null, devedor_cnpj: c.write.devedorCnpj ?? null, body: c.write.body, token: c.locationToken,
+      n,
+      account_id: c.accountId,
+      txid: c.txid,
+      kind: c.kind,
+      status: c.write.status,
+      created_at: c.now.toISOString(),
+      amount_cents: c.write.amountCents,
+      chave: c.write.chave,
+      devedor_cpf: c.write.devedorCpf ?? null,
+      devedor_cnpj: c.write.devedorCnpj ?? null,
+      body: c.write.body,
+      token: c.locationToken,
     };
   });
-  const { rows } = await sql.query<{ n: number; key_found: boolean; key_removed_at: Date | null; location_id: number | null }>(
+  const { rows } = await sql.query<{
+    n: number;
+    key_found: boolean;
+    key_removed_at: Date | null;
+    location_id: number | null;
+  }>(
     `with input as (
        select * from jsonb_to_recordset($1::jsonb) as r(n int, account_id bigint, txid text, kind text, status text, created_at timestamptz,
          amount_cents bigint, chave text, devedor_cpf text, devedor_cnpj text, body jsonb, token text)),
@@ -132,27 +178,61 @@ export async function insertChargesOnNewLocations<B>(sql: Sql, charges: NewCharg
   for (const row of rows) {
     const key = row.key_found ? { removed_at: row.key_removed_at } : undefined;
     const c = charges[row.n];
-    outcomes[row.n] = row.location_id === null ? { key } : { key, location: { id: row.location_id, account_id: c.accountId, tipo_cob: c.kind, token: c.locationToken, created_at: c.now } };
+    outcomes[row.n] =
+      row.location_id === null
+        ? { key }
+        : {
+            key,
+            location: {
+              id: row.location_id,
+              account_id: c.accountId,
+              tipo_cob: c.kind,
+              token: c.locationToken,
+              created_at: c.now,
+            },
+          };
   }
   return outcomes;
 }
 
 /** Writes revision `revisao` (the current one + 1); the current one is kept whole in charge_revisions. */
-export async function reviseCharge<B>(sql: Sql, chargeId: number, revisao: number, w: ChargeWrite<B>, now: Date): Promise<void> {
+export async function reviseCharge<B>(
+  sql: Sql,
+  chargeId: number,
+  revisao: number,
+  w: ChargeWrite<B>,
+  now: Date,
+): Promise<void> {
   await reviseCharges(sql, [{ chargeId, revisao, write: w }], now);
 }
 
 /** A write as one record of `jsonb_to_recordset` (the bulk statements below). */
 function record<B>(w: ChargeWrite<B>) {
   assertCents(w.amountCents);
-  return { status: w.status, amount_cents: w.amountCents, chave: w.chave, devedor_cpf: w.devedorCpf ?? null, devedor_cnpj: w.devedorCnpj ?? null, location_id: w.locationId, body: w.body };
+  return {
+    status: w.status,
+    amount_cents: w.amountCents,
+    chave: w.chave,
+    devedor_cpf: w.devedorCpf ?? null,
+    devedor_cnpj: w.devedorCnpj ?? null,
+    location_id: w.locationId,
+    body: w.body,
+  };
 }
-const RECORD_COLUMNS = 'status text, amount_cents bigint, chave text, devedor_cpf text, devedor_cnpj text, location_id bigint, body jsonb';
+const RECORD_COLUMNS =
+  'status text, amount_cents bigint, chave text, devedor_cpf text, devedor_cnpj text, location_id bigint, body jsonb';
 
 /**
  * insertCharge for many charges in one round trip (batches of due charges). A txid taken meanwhile is skipped, not an error; returns the ids by txid of those written.
  */
-export async function insertCharges<B>(sql: Sql, accountId: number, kind: TipoCob, charges: { txid: string; write: ChargeWrite<B> }[], now: Date, batchId: number | null): Promise<Map<string, number>> {
+export async function insertCharges<B>(
+  sql: Sql,
+  accountId: number,
+  kind: TipoCob,
+  charges: { txid: string; write: ChargeWrite<B> }[],
+  now: Date,
+  batchId: number | null,
+): Promise<Map<string, number>> {
   if (!charges.length) return new Map();
   const input = charges.map(({ txid, write }) => ({ txid, ...record(write) }));
   const { rows } = await sql.query<{ id: number; txid: string }>(
@@ -174,7 +254,11 @@ export async function insertCharges<B>(sql: Sql, accountId: number, kind: TipoCo
  * update). A row written there by a node of an earlier version, which also kept the current revision, is
  * left as it is: it holds the same revision.
  */
-export async function reviseCharges<B>(sql: Sql, revisions: { chargeId: number; revisao: number; write: ChargeWrite<B> }[], now: Date): Promise<void> {
+export async function reviseCharges<B>(
+  sql: Sql,
+  revisions: { chargeId: number; revisao: number; write: ChargeWrite<B> }[],
+  now: Date,
+): Promise<void> {
   if (!revisions.length) return;
   const input = revisions.map(({ chargeId, revisao, write }) => ({ id: chargeId, revisao, ...record(write) }));
   const { rows } = await sql.query<{ revised: number }>(
@@ -191,7 +275,8 @@ export async function reviseCharges<B>(sql: Sql, revisions: { chargeId: number; 
     [now, JSON.stringify(input)],
   );
   // Revisions are consecutive: each write names the one after the charge's current revision.
-  if (rows[0].revised !== revisions.length) throw new Error(`revised ${rows[0].revised} of ${revisions.length} charges: a revision was not the next one`);
+  if (rows[0].revised !== revisions.length)
+    throw new Error(`revised ${rows[0].revised} of ${revisions.length} charges: a revision was not the next one`);
 }
 
 export interface RevisionRow<B> {
@@ -203,7 +288,11 @@ export interface RevisionRow<B> {
   loc_created_at: Date | null;
 }
 
-export async function findRevision<B>(sql: Sql, chargeId: number, revisao: number): Promise<RevisionRow<B> | undefined> {
+export async function findRevision<B>(
+  sql: Sql,
+  chargeId: number,
+  revisao: number,
+): Promise<RevisionRow<B> | undefined> {
   const { rows } = await sql.query<RevisionRow<B>>(
     `select r.revisao, r.status, r.location_id, r.body, l.token as loc_token, l.created_at as loc_created_at
      from charge_revisions r left join locations l on l.id = r.location_id where r.charge_id = $1 and r.revisao = $2`,
@@ -225,7 +314,12 @@ export interface ChargeListFilter {
   extra?: { where: string; params: unknown[] };
 }
 
-export async function listCharges<B>(sql: Sql, f: ChargeListFilter, page: number, pageSize: number): Promise<{ rows: ChargeRow<B>[]; total: number }> {
+export async function listCharges<B>(
+  sql: Sql,
+  f: ChargeListFilter,
+  page: number,
+  pageSize: number,
+): Promise<{ rows: ChargeRow<B>[]; total: number }> {
   const params: unknown[] = [f.accountId, f.kind, f.inicio, f.fim];
   let where = 'c.account_id = $1 and c.kind = $2 and c.created_at >= $3 and c.created_at <= $4';
   const add = (condition: string, value: unknown) => {

@@ -7,7 +7,17 @@ import type { ChargeRow } from './store.ts';
 
 type ViewSource<B> = Pick<
   ChargeRow<B>,
-  'kind' | 'txid' | 'revisao' | 'status' | 'created_at' | 'location_id' | 'body' | 'loc_token' | 'loc_created_at' | 'account_nome' | 'account_cidade'
+  | 'kind'
+  | 'txid'
+  | 'revisao'
+  | 'status'
+  | 'created_at'
+  | 'location_id'
+  | 'body'
+  | 'loc_token'
+  | 'loc_created_at'
+  | 'account_nome'
+  | 'account_cidade'
 >;
 
 /** The stored body with `calendario.criacao` added, the identity and state, and the location if any. */
@@ -32,7 +42,11 @@ export function chargeView<B extends { calendario: object }>(charge: ViewSource<
     const location = locationAddress(publicUrl, charge.loc_token, charge.kind);
     view.loc = { id: charge.location_id, location, tipoCob: charge.kind, criacao: charge.loc_created_at.toISOString() };
     view.location = location;
-    view.pixCopiaECola = dynamicBrCode({ locationUrl: location, merchantName: charge.account_nome, merchantCity: charge.account_cidade });
+    view.pixCopiaECola = dynamicBrCode({
+      locationUrl: location,
+      merchantName: charge.account_nome,
+      merchantCity: charge.account_cidade,
+    });
   }
   return view;
 }

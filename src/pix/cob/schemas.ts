@@ -2,15 +2,34 @@ import { Type, type Static } from '@sinclair/typebox';
 import { LIMITS } from '../../platform/limits.ts';
 import { PixView } from '../received/schemas.ts';
 import {
-  Amount, Chave, ChargeListQueryFields, Cnpj, Cpf, DevedorBase, InfoAdicionais, LocRef, LocView, SolicitacaoPagador,
-  StatusCobranca, Timestamp, Txid, pageEnvelope,
+  Amount,
+  Chave,
+  ChargeListQueryFields,
+  Cnpj,
+  Cpf,
+  DevedorBase,
+  InfoAdicionais,
+  LocRef,
+  LocView,
+  SolicitacaoPagador,
+  StatusCobranca,
+  Timestamp,
+  Txid,
+  pageEnvelope,
 } from '../shared/schemas.ts';
 
 const strict = { additionalProperties: false } as const;
 
-const Expiracao = Type.Integer({ minimum: 1, maximum: LIMITS.cobExpiracaoMaxSeconds, description: 'Seconds after criacao during which the charge can be paid.' });
+const Expiracao = Type.Integer({
+  minimum: 1,
+  maximum: LIMITS.cobExpiracaoMaxSeconds,
+  description: 'Seconds after criacao during which the charge can be paid.',
+});
 const Devedor = Type.Object(DevedorBase, strict);
-const Valor = Type.Object({ original: Amount, modalidadeAlteracao: Type.Optional(Type.Union([Type.Literal(0), Type.Literal(1)])) }, strict);
+const Valor = Type.Object(
+  { original: Amount, modalidadeAlteracao: Type.Optional(Type.Union([Type.Literal(0), Type.Literal(1)])) },
+  strict,
+);
 
 const cobFields = {
   calendario: Type.Optional(Type.Object({ expiracao: Type.Optional(Expiracao) }, strict)),
@@ -46,19 +65,21 @@ export interface CobBody {
 }
 
 export const CobView = Type.Object({
-    calendario: Type.Object({ criacao: Timestamp, expiracao: Type.Integer() }),
-    txid: Type.String(),
-    revisao: Type.Integer(),
-    loc: Type.Optional(LocView),
-    location: Type.Optional(Type.String()),
-    status: StatusCobranca,
-    devedor: Type.Optional(Type.Object({ cpf: Type.Optional(Cpf), cnpj: Type.Optional(Cnpj), nome: Type.Optional(Type.String()) })),
-    valor: Type.Object({ original: Type.String(), modalidadeAlteracao: Type.Optional(Type.Integer()) }),
-    chave: Type.String(),
-    solicitacaoPagador: Type.Optional(Type.String()),
-    infoAdicionais: Type.Optional(Type.Array(Type.Object({ nome: Type.String(), valor: Type.String() }))),
-    pixCopiaECola: Type.Optional(Type.String()),
-    pix: Type.Optional(Type.Array(PixView)),
+  calendario: Type.Object({ criacao: Timestamp, expiracao: Type.Integer() }),
+  txid: Type.String(),
+  revisao: Type.Integer(),
+  loc: Type.Optional(LocView),
+  location: Type.Optional(Type.String()),
+  status: StatusCobranca,
+  devedor: Type.Optional(
+    Type.Object({ cpf: Type.Optional(Cpf), cnpj: Type.Optional(Cnpj), nome: Type.Optional(Type.String()) }),
+  ),
+  valor: Type.Object({ original: Type.String(), modalidadeAlteracao: Type.Optional(Type.Integer()) }),
+  chave: Type.String(),
+  solicitacaoPagador: Type.Optional(Type.String()),
+  infoAdicionais: Type.Optional(Type.Array(Type.Object({ nome: Type.String(), valor: Type.String() }))),
+  pixCopiaECola: Type.Optional(Type.String()),
+  pix: Type.Optional(Type.Array(PixView)),
 });
 export type CobView = Static<typeof CobView>;
 

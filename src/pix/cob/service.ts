@@ -16,7 +16,11 @@ function rules(body: CobBody): Violation[] {
   const violations = devedorViolations(body.devedor, 'cob', false);
   // A zero amount only makes sense when the payer chooses the amount.
   if (parseAmount(body.valor.original) === 0 && body.valor.modalidadeAlteracao !== 1) {
-    violations.push({ property: 'cob.valor.original', reason: 'o valor da cobrança não pode ser 0.00.', value: body.valor.original });
+    violations.push({
+      property: 'cob.valor.original',
+      reason: 'o valor da cobrança não pode ser 0.00.',
+      value: body.valor.original,
+    });
   }
   return violations;
 }
@@ -25,7 +29,8 @@ export const COB: ChargeKind<CobBody> = {
   kind: 'cob',
   root: 'cob',
   invalidName: COB_INVALID,
-  invalidDetail: 'A requisição que busca alterar ou criar uma cobrança para pagamento imediato não respeita o schema ou está semanticamente errada.',
+  invalidDetail:
+    'A requisição que busca alterar ou criar uma cobrança para pagamento imediato não respeita o schema ou está semanticamente errada.',
   queryInvalidName: 'CobConsultaInvalida',
   notFound: () => notFound('Cobrança não encontrada para o txid informado.', 'CobNaoEncontrado'),
   noRevision: (txid, revisao) => notFound(`A cobrança ${txid} não possui a revisão ${revisao}.`, 'CobNaoEncontrado'),
@@ -38,7 +43,12 @@ function normalise(input: CobCreate): CobBody {
   return body;
 }
 
-export async function createCob(sql: Sql, caller: Caller, txid: string | undefined, input: CobCreate): Promise<CobView> {
+export async function createCob(
+  sql: Sql,
+  caller: Caller,
+  txid: string | undefined,
+  input: CobCreate,
+): Promise<CobView> {
   const chosenTxid = txid ?? newTxid();
   return createCharge(sql, caller, COB, chosenTxid, normalise(input), input.loc?.id);
 }

@@ -95,10 +95,17 @@ function jurosCents(juros: Modalidade, originalCents: bigint, due: number, pay: 
   const rule = JUROS[juros.modalidade];
   if (!rule) throw new RangeError(`unknown juros modalidade ${juros.modalidade}`);
   const days = daysBetween(due, pay, rule.businessDays);
-  return rule.periodDays === null ? moneyCents(juros.valorPerc, days) : percentCents(originalCents, juros.valorPerc, days, rule.periodDays);
+  return rule.periodDays === null
+    ? moneyCents(juros.valorPerc, days)
+    : percentCents(originalCents, juros.valorPerc, days, rule.periodDays);
 }
 
-function descontoCents(desconto: NonNullable<CobVValor['desconto']>, originalCents: bigint, due: number, pay: number): bigint {
+function descontoCents(
+  desconto: NonNullable<CobVValor['desconto']>,
+  originalCents: bigint,
+  due: number,
+  pay: number,
+): bigint {
   if (desconto.modalidade === 1 || desconto.modalidade === 2) {
     // The earliest tier whose date (moved off a weekend like the due date) the payment still meets.
     const tier = [...(desconto.descontoDataFixa ?? [])]
@@ -108,7 +115,8 @@ function descontoCents(desconto: NonNullable<CobVValor['desconto']>, originalCen
     return desconto.modalidade === 1 ? moneyCents(tier.valorPerc) : percentCents(originalCents, tier.valorPerc);
   }
   const rule = DESCONTO_POR_ANTECIPACAO[desconto.modalidade];
-  if (!rule || desconto.valorPerc === undefined) throw new RangeError(`desconto modalidade ${desconto.modalidade} without valorPerc`);
+  if (!rule || desconto.valorPerc === undefined)
+    throw new RangeError(`desconto modalidade ${desconto.modalidade} without valorPerc`);
   const days = daysBetween(pay, due, rule.businessDays);
   return rule.percent ? percentCents(originalCents, desconto.valorPerc, days) : moneyCents(desconto.valorPerc, days);
 }
@@ -140,7 +148,10 @@ export function dueAmountOn(body: CobVBody, paymentDate: string): DueAmount {
   const abatimento = valor.abatimento ? fixedOrPercent(valor.abatimento, original) : 0n;
   const multa = late && valor.multa ? fixedOrPercent(valor.multa, original) : 0n;
   const juros = late && valor.juros ? jurosCents(valor.juros, original, due, pay) : 0n;
-  const desconto = !late && valor.desconto ? min(descontoCents(valor.desconto, original, due, pay), max(0n, original - abatimento)) : 0n;
+  const desconto =
+    !late && valor.desconto
+      ? min(descontoCents(valor.desconto, original, due, pay), max(0n, original - abatimento))
+      : 0n;
   return {
     originalCents: toCents(original, 'original'),
     multaCents: toCents(multa, 'multa'),

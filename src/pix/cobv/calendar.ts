@@ -13,7 +13,8 @@ const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
 export function toEpochDay(date: string): number {
   const ms = DATE_RE.test(date) ? Date.parse(`${date}T00:00:00Z`) : NaN;
   // The round trip refuses dates the parser would roll over into the next month.
-  if (Number.isNaN(ms) || fromEpochDay(ms / DAY_MS) !== date) throw new RangeError(`not a calendar date YYYY-MM-DD: "${date}"`);
+  if (Number.isNaN(ms) || fromEpochDay(ms / DAY_MS) !== date)
+    throw new RangeError(`not a calendar date YYYY-MM-DD: "${date}"`);
   return ms / DAY_MS;
 }
 

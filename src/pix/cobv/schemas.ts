@@ -4,7 +4,17 @@ import { LIMITS } from '../../platform/limits.ts';
 import { PixView } from '../received/schemas.ts';
 import { AMOUNT_PATTERN } from '../../platform/money.ts';
 import {
-  Amount, Chave, ChargeListQueryFields, DevedorBase, InfoAdicionais, LocRef, LocView, SolicitacaoPagador, StatusCobranca, Timestamp, pageEnvelope,
+  Amount,
+  Chave,
+  ChargeListQueryFields,
+  DevedorBase,
+  InfoAdicionais,
+  LocRef,
+  LocView,
+  SolicitacaoPagador,
+  StatusCobranca,
+  Timestamp,
+  pageEnvelope,
 } from '../shared/schemas.ts';
 
 const strict = { additionalProperties: false } as const;
@@ -40,10 +50,16 @@ export const DevedorCobV = Type.Object(
 );
 
 /** Bacen writes money and percentages alike as \d{1,10}\.\d{2}; the modalidade says which it is. */
-const ValorPerc = Type.String({ pattern: AMOUNT_PATTERN, description: 'Amount or percentage with two decimals, per modalidade.' });
+const ValorPerc = Type.String({
+  pattern: AMOUNT_PATTERN,
+  description: 'Amount or percentage with two decimals, per modalidade.',
+});
 const modalidade = (maximum: number, description: string) => Type.Integer({ minimum: 1, maximum, description });
 
-export const Multa = Type.Object({ modalidade: modalidade(2, '1 fixed value, 2 percentage of valor.original.'), valorPerc: ValorPerc }, strict);
+export const Multa = Type.Object(
+  { modalidade: modalidade(2, '1 fixed value, 2 percentage of valor.original.'), valorPerc: ValorPerc },
+  strict,
+);
 export const Juros = Type.Object(
   {
     modalidade: modalidade(
@@ -54,7 +70,10 @@ export const Juros = Type.Object(
   },
   strict,
 );
-export const Abatimento = Type.Object({ modalidade: modalidade(2, '1 fixed value, 2 percentage of valor.original.'), valorPerc: ValorPerc }, strict);
+export const Abatimento = Type.Object(
+  { modalidade: modalidade(2, '1 fixed value, 2 percentage of valor.original.'), valorPerc: ValorPerc },
+  strict,
+);
 export const Desconto = Type.Object(
   {
     modalidade: modalidade(
@@ -63,7 +82,10 @@ export const Desconto = Type.Object(
     ),
     valorPerc: Type.Optional(ValorPerc),
     descontoDataFixa: Type.Optional(
-      Type.Array(Type.Object({ data: CalendarDate, valorPerc: ValorPerc }, strict), { minItems: 1, maxItems: LIMITS.cobvDescontoDataFixaMaxItems }),
+      Type.Array(Type.Object({ data: CalendarDate, valorPerc: ValorPerc }, strict), {
+        minItems: 1,
+        maxItems: LIMITS.cobvDescontoDataFixaMaxItems,
+      }),
     ),
   },
   strict,
@@ -121,7 +143,11 @@ export interface CobVBody {
 
 /** Bacen CobVCompleta without `recebedor` (added by the split feature); `pix` once paid. */
 export const CobVView = Type.Object({
-  calendario: Type.Object({ criacao: Timestamp, dataDeVencimento: Type.String(), validadeAposVencimento: Type.Integer() }),
+  calendario: Type.Object({
+    criacao: Timestamp,
+    dataDeVencimento: Type.String(),
+    validadeAposVencimento: Type.Integer(),
+  }),
   txid: Type.String(),
   revisao: Type.Integer(),
   loc: Type.Optional(LocView),

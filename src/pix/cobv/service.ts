@@ -14,12 +14,15 @@ export const COBV: ChargeKind<CobVBody> = {
   kind: 'cobv',
   root: ROOT,
   invalidName: COBV_INVALID,
-  invalidDetail: 'A requisição que busca alterar ou criar uma cobrança com vencimento não respeita o schema ou está semanticamente errada.',
+  invalidDetail:
+    'A requisição que busca alterar ou criar uma cobrança com vencimento não respeita o schema ou está semanticamente errada.',
   queryInvalidName: COBV_QUERY_INVALID,
   notFound: () => notFound('Cobrança com vencimento não encontrada para o txid informado.', 'CobVNaoEncontrada'),
   // Bacen lists an unknown revisao under CobVConsultaInvalida (a bad query), not as a missing charge.
   noRevision: (txid, revisao) =>
-    invalid(COBV_QUERY_INVALID, `A cobrança ${txid} não possui a revisão ${revisao}.`, [{ property: 'revisao', reason: 'revisão inexistente.', value: revisao }]),
+    invalid(COBV_QUERY_INVALID, `A cobrança ${txid} não possui a revisão ${revisao}.`, [
+      { property: 'revisao', reason: 'revisão inexistente.', value: revisao },
+    ]),
   rules: cobvRules,
 };
 
@@ -56,9 +59,17 @@ export function readCobV(sql: Sql, caller: Caller, txid: string, revisao?: numbe
 export function listCobVs(sql: Sql, caller: Caller, q: CobVListQuery) {
   const { loteCobVId, loteCobvId, ...common } = q;
   if (loteCobVId !== undefined && loteCobvId !== undefined && loteCobVId !== loteCobvId) {
-    throw invalid(COBV_QUERY_INVALID, 'loteCobVId e loteCobvId nomeiam lotes diferentes.', [{ property: 'loteCobvId', reason: 'difere de loteCobVId.', value: loteCobvId }]);
+    throw invalid(COBV_QUERY_INVALID, 'loteCobVId e loteCobvId nomeiam lotes diferentes.', [
+      { property: 'loteCobvId', reason: 'difere de loteCobVId.', value: loteCobvId },
+    ]);
   }
   const batch = loteCobVId ?? loteCobvId;
-  const batchFilter = batch === undefined ? undefined : { where: 'c.batch_id = (select b.id from cobv_batches b where b.account_id = c.account_id and b.public_id = ?)', params: [batch] };
+  const batchFilter =
+    batch === undefined
+      ? undefined
+      : {
+          where: 'c.batch_id = (select b.id from cobv_batches b where b.account_id = c.account_id and b.public_id = ?)',
+          params: [batch],
+        };
   return listChargePage(sql, caller, COBV, common, batchFilter);
 }

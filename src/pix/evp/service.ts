@@ -4,7 +4,13 @@ import type { Database, Sql } from '../../platform/db/database.ts';
 import { ApiError } from '../../platform/errors.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import type { Caller } from '../shared/caller.ts';
-import { activeRandomKeys, countActiveKeys, insertRandomKey, lockAccountForKeys, markRandomKeyRemoved } from './store.ts';
+import {
+  activeRandomKeys,
+  countActiveKeys,
+  insertRandomKey,
+  lockAccountForKeys,
+  markRandomKeyRemoved,
+} from './store.ts';
 
 /**
  * UUIDs to try before giving up. A v4 UUID colliding with an existing (or removed) key is a 2^-122 event;
@@ -23,7 +29,11 @@ export async function createRandomKey(db: Database, caller: Caller): Promise<{ c
     if (!account) throw new ApiError(500, 'erro_aplicacao', 'Conta do usuário recebedor inexistente.');
     const limit = keyLimitOf(account.documento);
     if ((await countActiveKeys(sql, caller.accountId)) >= limit) {
-      throw new ApiError(400, 'limite_criacao_chave_atingido', `A conta já tem ${limit} chaves Pix ativas, o máximo permitido. Remova uma chave para criar outra.`);
+      throw new ApiError(
+        400,
+        'limite_criacao_chave_atingido',
+        `A conta já tem ${limit} chaves Pix ativas, o máximo permitido. Remova uma chave para criar outra.`,
+      );
     }
     for (let attempt = 0; attempt < NEW_KEY_ATTEMPTS; attempt++) {
       const chave = randomUUID();
@@ -44,6 +54,10 @@ export async function listRandomKeys(sql: Sql, caller: Caller): Promise<{ chaves
  */
 export async function removeRandomKey(sql: Sql, caller: Caller, chave: string): Promise<void> {
   if (!(await markRandomKeyRemoved(sql, caller.accountId, chave, caller.now))) {
-    throw new ApiError(404, 'chave_nao_encontrada', `A chave aleatória ${chave} não foi encontrada entre as chaves ativas da conta.`);
+    throw new ApiError(
+      404,
+      'chave_nao_encontrada',
+      `A chave aleatória ${chave} não foi encontrada entre as chaves ativas da conta.`,
+    );
   }
 }

@@ -6,13 +6,18 @@ import type { Sql } from '../../platform/db/database.ts';
  * account queue here, so counting the active keys and inserting one cannot race past the limit.
  */
 export async function lockAccountForKeys(sql: Sql, accountId: number): Promise<{ documento: string } | undefined> {
-  const { rows } = await sql.query<{ documento: string }>('select documento from accounts where id = $1 for update', [accountId]);
+  const { rows } = await sql.query<{ documento: string }>('select documento from accounts where id = $1 for update', [
+    accountId,
+  ]);
   return rows[0];
 }
 
 /** Every active key of the account, whatever its type: the DICT limit counts them all. */
 export async function countActiveKeys(sql: Sql, accountId: number): Promise<number> {
-  const { rows } = await sql.query<{ n: number }>('select count(*)::int as n from pix_keys where account_id = $1 and removed_at is null', [accountId]);
+  const { rows } = await sql.query<{ n: number }>(
+    'select count(*)::int as n from pix_keys where account_id = $1 and removed_at is null',
+    [accountId],
+  );
   return rows[0].n;
 }
 

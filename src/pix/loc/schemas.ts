@@ -27,7 +27,10 @@ export const LocListQuery = Type.Object(
 );
 export type LocListQuery = Static<typeof LocListQuery>;
 
-export const LocList = pageEnvelope('loc', LocCompleta, { txIdPresente: Type.Optional(Type.Boolean()), tipoCob: Type.Optional(TipoCob) });
+export const LocList = pageEnvelope('loc', LocCompleta, {
+  txIdPresente: Type.Optional(Type.Boolean()),
+  tipoCob: Type.Optional(TipoCob),
+});
 
 export const LocQrCode = Type.Object({
   qrcode: Type.String({ description: 'The dynamic BR code (copy and paste) pointing at the location.' }),

@@ -9,7 +9,16 @@ import { paginacao } from '../shared/schemas.ts';
 import { qrImageDataUrl, visualizationPage } from '../qrcodes/image.ts';
 import type { LocCompleta, LocListQuery, LocQrCode } from './schemas.ts';
 import {
-  findLocation, findLocationByToken, insertLocation, listLocations, lockLocation, locationAddress, unlinkLocation, type LinkedLocationRow, type LocationRow, type TipoCob,
+  findLocation,
+  findLocationByToken,
+  insertLocation,
+  listLocations,
+  lockLocation,
+  locationAddress,
+  unlinkLocation,
+  type LinkedLocationRow,
+  type LocationRow,
+  type TipoCob,
 } from './store.ts';
 
 export const LOC_NOT_FOUND = 'PayloadLocationNaoEncontrado';
@@ -57,10 +66,18 @@ export async function readLoc(sql: Sql, caller: Caller, id: string): Promise<Loc
 export async function listLocs(sql: Sql, caller: Caller, q: LocListQuery) {
   const inicio = new Date(q.inicio);
   const fim = new Date(q.fim);
-  if (fim < inicio) throw invalid(LOC_QUERY_INVALID, 'Os parâmetros de consulta não respeitam o schema ou não fazem sentido.', [{ property: 'fim', reason: 'fim é anterior a inicio.', value: q.fim }]);
+  if (fim < inicio)
+    throw invalid(LOC_QUERY_INVALID, 'Os parâmetros de consulta não respeitam o schema ou não fazem sentido.', [
+      { property: 'fim', reason: 'fim é anterior a inicio.', value: q.fim },
+    ]);
   const page = q['paginacao.paginaAtual'] ?? 0;
   const pageSize = q['paginacao.itensPorPagina'] ?? LIMITS.pageSizeDefault;
-  const { rows, total } = await listLocations(sql, { accountId: caller.accountId, inicio, fim, txIdPresente: q.txIdPresente, tipoCob: q.tipoCob }, page, pageSize);
+  const { rows, total } = await listLocations(
+    sql,
+    { accountId: caller.accountId, inicio, fim, txIdPresente: q.txIdPresente, tipoCob: q.tipoCob },
+    page,
+    pageSize,
+  );
   return {
     parametros: {
       inicio: q.inicio,
@@ -87,10 +104,18 @@ export async function unlinkLoc(sql: Sql, caller: Caller, id: string): Promise<L
 }
 
 /** The dynamic BR code of a location: merchant name and city are the receiving account's. */
-async function locationBrCode(sql: Sql, row: LocationRow, publicUrl: string): Promise<{ brCode: string; recebedor: string }> {
+async function locationBrCode(
+  sql: Sql,
+  row: LocationRow,
+  publicUrl: string,
+): Promise<{ brCode: string; recebedor: string }> {
   const account = await findAccount(sql, row.account_id);
   if (!account) throw new ApiError(500, 'ErroInternoDoServidor', 'Conta da location inexistente.');
-  const brCode = dynamicBrCode({ locationUrl: locationAddress(publicUrl, row.token, row.tipo_cob), merchantName: account.nome, merchantCity: account.cidade });
+  const brCode = dynamicBrCode({
+    locationUrl: locationAddress(publicUrl, row.token, row.tipo_cob),
+    merchantName: account.nome,
+    merchantCity: account.cidade,
+  });
   return { brCode, recebedor: account.nome };
 }
 
@@ -101,7 +126,11 @@ async function locationBrCode(sql: Sql, row: LocationRow, publicUrl: string): Pr
 export async function locQrCode(sql: Sql, caller: Caller, id: string): Promise<LocQrCode> {
   const row = await ownLocation(sql, caller, id);
   const { brCode } = await locationBrCode(sql, row, caller.publicUrl);
-  return { qrcode: brCode, imagemQrcode: await qrImageDataUrl(brCode), linkVisualizacao: `${caller.publicUrl}${VISUALIZATION_PATH}/${row.token}` };
+  return {
+    qrcode: brCode,
+    imagemQrcode: await qrImageDataUrl(brCode),
+    linkVisualizacao: `${caller.publicUrl}${VISUALIZATION_PATH}/${row.token}`,
+  };
 }
 
 /** The public page behind `linkVisualizacao`: anyone holding the link may see it, like the location itself. */

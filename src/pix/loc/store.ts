@@ -39,13 +39,19 @@ export async function insertLocation(sql: Sql, accountId: number, tipoCob: TipoC
 
 /** Locks the location row: two charges claiming the same location serialise here. */
 export async function lockLocation(sql: Sql, accountId: number, id: number): Promise<LocationRow | undefined> {
-  const { rows } = await sql.query<LocationRow>(`select ${COLUMNS} from locations where account_id = $1 and id = $2 for update`, [accountId, id]);
+  const { rows } = await sql.query<LocationRow>(
+    `select ${COLUMNS} from locations where account_id = $1 and id = $2 for update`,
+    [accountId, id],
+  );
   return rows[0];
 }
 
 /** Only the owner sees a location: another account's id reads as absent. */
 export async function findLocation(sql: Sql, accountId: number, id: number): Promise<LinkedLocationRow | undefined> {
-  const { rows } = await sql.query<LinkedLocationRow>(`${LINKED} where l.account_id = $1 and l.id = $2`, [accountId, id]);
+  const { rows } = await sql.query<LinkedLocationRow>(`${LINKED} where l.account_id = $1 and l.id = $2`, [
+    accountId,
+    id,
+  ]);
   return rows[0];
 }
 
@@ -63,7 +69,12 @@ export interface LocationListFilter {
   tipoCob?: TipoCob;
 }
 
-export async function listLocations(sql: Sql, f: LocationListFilter, page: number, pageSize: number): Promise<{ rows: LinkedLocationRow[]; total: number }> {
+export async function listLocations(
+  sql: Sql,
+  f: LocationListFilter,
+  page: number,
+  pageSize: number,
+): Promise<{ rows: LinkedLocationRow[]; total: number }> {
   const params: unknown[] = [f.accountId, f.inicio, f.fim];
   let where = 'l.account_id = $1 and l.created_at >= $2 and l.created_at <= $3';
   if (f.tipoCob) {
@@ -71,7 +82,10 @@ export async function listLocations(sql: Sql, f: LocationListFilter, page: numbe
     where += ` and l.tipo_cob = $${params.length}`;
   }
   if (f.txIdPresente !== undefined) where += f.txIdPresente ? ' and c.id is not null' : ' and c.id is null';
-  const count = await sql.query<{ n: number }>(`select count(*)::int as n from locations l left join charges c on c.location_id = l.id where ${where}`, params);
+  const count = await sql.query<{ n: number }>(
+    `select count(*)::int as n from locations l left join charges c on c.location_id = l.id where ${where}`,
+    params,
+  );
   const { rows } = await sql.query<LinkedLocationRow>(
     `${LINKED} where ${where} order by l.created_at, l.id limit $${params.length + 1} offset $${params.length + 2}`,
     [...params, pageSize, page * pageSize],

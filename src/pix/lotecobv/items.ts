@@ -15,19 +15,31 @@ import { ItemCreate, ItemPatch } from './schemas.ts';
 import type { PendingItemRow } from './store.ts';
 
 // The options of the service's body validator (server.ts): strict, no coercion, every error reported.
-const ajv = addFormats.default(new Ajv({ allErrors: true, removeAdditional: false, useDefaults: false, coerceTypes: false, strict: false }));
+const ajv = addFormats.default(
+  new Ajv({ allErrors: true, removeAdditional: false, useDefaults: false, coerceTypes: false, strict: false }),
+);
 const checkCreate = ajv.compile<ItemCreate>(ItemCreate);
 const checkPatch = ajv.compile<ItemPatch>(ItemPatch);
 
 /** Schema failures named from `cobv.` as PUT /v2/cobv/:txid names them (the same mapping). */
 function parse<T>(check: ValidateFunction<T>, value: unknown): T {
   if (check(value)) return value;
-  throw toApiError({ validation: check.errors, validationContext: 'body' }, 'problem', { invalidRequest: COBV_INVALID, propertyRoot: COBV.root });
+  throw toApiError({ validation: check.errors, validationContext: 'body' }, 'problem', {
+    invalidRequest: COBV_INVALID,
+    propertyRoot: COBV.root,
+  });
 }
 
 export type Plan =
   | { kind: 'create'; item: PendingItemRow; body: CobVBody; locId?: number }
-  | { kind: 'revise'; item: PendingItemRow; charge: ChargeRow<CobVBody>; body: CobVBody; status: string; locId?: number }
+  | {
+      kind: 'revise';
+      item: PendingItemRow;
+      charge: ChargeRow<CobVBody>;
+      body: CobVBody;
+      status: string;
+      locId?: number;
+    }
   /** A PUT that resends what the charge already is: nothing to write, no new revision. */
   | { kind: 'keep'; item: PendingItemRow }
   | { kind: 'deny'; item: PendingItemRow; error: ApiError };
@@ -56,7 +68,8 @@ async function decide(item: PendingItemRow, charge: ChargeRow<CobVBody> | undefi
     const { txid: _txid, ...input } = parse(checkCreate, item.request);
     const body = normaliseCobV(input);
     const locId = input.loc?.id;
-    if (isDeepStrictEqual(body, charge.body) && (locId === undefined || locId === charge.location_id)) return { kind: 'keep', item };
+    if (isDeepStrictEqual(body, charge.body) && (locId === undefined || locId === charge.location_id))
+      return { kind: 'keep', item };
     assertRevisable(COBV, charge);
     await assertBody(ctx, body, charge.created_at);
     return { kind: 'revise', item, charge, body, status: 'ATIVA', locId };
@@ -69,7 +82,11 @@ async function decide(item: PendingItemRow, charge: ChargeRow<CobVBody> | undefi
 }
 
 /** The plan for one waiting item; a refusal becomes a `deny` plan, anything else unexpected is thrown. */
-export async function planItem(item: PendingItemRow, charge: ChargeRow<CobVBody> | undefined, ctx: PlanContext): Promise<Plan> {
+export async function planItem(
+  item: PendingItemRow,
+  charge: ChargeRow<CobVBody> | undefined,
+  ctx: PlanContext,
+): Promise<Plan> {
   try {
     return await decide(item, charge, ctx);
   } catch (error) {

@@ -18,14 +18,28 @@ import type { CobVBody } from '../cobv/schemas.ts';
 import { scheduleAutoPayment } from '../../sandbox/settlement.ts';
 import { planItem, type Plan } from './items.ts';
 import {
-  deleteLocations, insertLocations, locationUsers, lockBatchById, lockLocations, pendingItems, settleItems, type BatchRow, type ItemOutcome,
+  deleteLocations,
+  insertLocations,
+  locationUsers,
+  lockBatchById,
+  lockLocations,
+  pendingItems,
+  settleItems,
+  type BatchRow,
+  type ItemOutcome,
 } from './store.ts';
 
 export const LOTECOBV_TOPIC = 'lotecobv.process';
 
 /** Written in the transaction that accepted the request; the batch's jobs run one at a time, in order. */
 export async function enqueueBatchJob(sql: Sql, batch: BatchRow, now: Date): Promise<void> {
-  await enqueue(sql, { topic: LOTECOBV_TOPIC, payload: { batchId: batch.id }, orderingKey: `lotecobv:${batch.id}`, availableAt: now, now });
+  await enqueue(sql, {
+    topic: LOTECOBV_TOPIC,
+    payload: { batchId: batch.id },
+    orderingKey: `lotecobv:${batch.id}`,
+    availableAt: now,
+    now,
+  });
 }
 
 export interface JobEnv {
@@ -51,13 +65,23 @@ export function batchJobHandler(env: JobEnv) {
 
 /** The last resort of a failing job: every waiting item NEGADA with a 500 problem, so the batch takes requests again. */
 async function denyWaiting(sql: Sql, batchId: number): Promise<void> {
-  const problema = problemObject(new ApiError(500, 'ErroInternoDoServidor', 'A cobrança não pôde ser processada; reenvie-a.'));
+  const problema = problemObject(
+    new ApiError(500, 'ErroInternoDoServidor', 'A cobrança não pôde ser processada; reenvie-a.'),
+  );
   const items = (await lockBatchById(sql, batchId)) ? await pendingItems(sql, batchId) : [];
-  await settleItems(sql, batchId, items.map((i) => ({ position: i.position, status: 'NEGADA', problema, chargeId: null })));
+  await settleItems(
+    sql,
+    batchId,
+    items.map((i) => ({ position: i.position, status: 'NEGADA', problema, chargeId: null })),
+  );
 }
 
 type Of<K extends Plan['kind']> = Extract<Plan, { kind: K }>;
-const deny = (plan: Plan, detail: string, violation: Violation): Of<'deny'> => ({ kind: 'deny', item: plan.item, error: invalid(COBV.invalidName, detail, [violation]) });
+const deny = (plan: Plan, detail: string, violation: Violation): Of<'deny'> => ({
+  kind: 'deny',
+  item: plan.item,
+  error: invalid(COBV.invalidName, detail, [violation]),
+});
 
 export async function processBatch(sql: Sql, env: JobEnv, batchId: number): Promise<void> {
   const batch = await lockBatchById(sql, batchId);
@@ -65,7 +89,15 @@ export async function processBatch(sql: Sql, env: JobEnv, batchId: number): Prom
   if (!batch || !items.length) return;
   const now = env.clock.now();
   const accountId = batch.account_id;
-  const charges = new Map((await lockCharges<CobVBody>(sql, accountId, items.flatMap((i) => i.charge_id ?? []))).map((c) => [c.id, c]));
+  const charges = new Map(
+    (
+      await lockCharges<CobVBody>(
+        sql,
+        accountId,
+        items.flatMap((i) => i.charge_id ?? []),
+      )
+    ).map((c) => [c.id, c]),
+  );
   const keys = new Map<string, Promise<Violation[]>>();
   const context = {
     now,
@@ -76,16 +108,34 @@ export async function processBatch(sql: Sql, env: JobEnv, batchId: number): Prom
     },
   };
   const planned: Plan[] = [];
-  for (const item of items) planned.push(await planItem(item, item.charge_id === null ? undefined : charges.get(item.charge_id), context));
+  for (const item of items)
+    planned.push(await planItem(item, item.charge_id === null ? undefined : charges.get(item.charge_id), context));
   const plans = await claimLocations(sql, accountId, planned);
 
   const outcomes: ItemOutcome[] = [
-    ...(await create(sql, env, batch, now, plans.filter((p): p is Of<'create'> => p.kind === 'create'))),
-    ...(await revise(sql, now, plans.filter((p): p is Of<'revise'> => p.kind === 'revise'))),
+    ...(await create(
+      sql,
+      env,
+      batch,
+      now,
+      plans.filter((p): p is Of<'create'> => p.kind === 'create'),
+    )),
+    ...(await revise(
+      sql,
+      now,
+      plans.filter((p): p is Of<'revise'> => p.kind === 'revise'),
+    )),
   ];
   for (const plan of plans) {
-    if (plan.kind === 'keep') outcomes.push({ position: plan.item.position, status: 'CRIADA', problema: null, chargeId: null });
-    if (plan.kind === 'deny') outcomes.push({ position: plan.item.position, status: 'NEGADA', problema: problemObject(plan.error), chargeId: null });
+    if (plan.kind === 'keep')
+      outcomes.push({ position: plan.item.position, status: 'CRIADA', problema: null, chargeId: null });
+    if (plan.kind === 'deny')
+      outcomes.push({
+        position: plan.item.position,
+        status: 'NEGADA',
+        problema: problemObject(plan.error),
+        chargeId: null,
+      });
   }
   await settleItems(sql, batch.id, outcomes);
 }
@@ -95,7 +145,8 @@ export async function processBatch(sql: Sql, env: JobEnv, batchId: number): Prom
  * (`locationRefusal`); within the batch, the first item naming a location gets it.
  */
 async function claimLocations(sql: Sql, accountId: number, plans: Plan[]): Promise<Plan[]> {
-  const claiming = (p: Plan): p is Of<'create'> | Of<'revise'> => (p.kind === 'create' || p.kind === 'revise') && p.locId !== undefined;
+  const claiming = (p: Plan): p is Of<'create'> | Of<'revise'> =>
+    (p.kind === 'create' || p.kind === 'revise') && p.locId !== undefined;
   const ids = [...new Set(plans.filter(claiming).map((p) => p.locId!))].sort((a, b) => a - b);
   if (!ids.length) return plans;
   const locations = await lockLocations(sql, accountId, ids);
@@ -108,32 +159,65 @@ async function claimLocations(sql: Sql, accountId: number, plans: Plan[]): Promi
     const locId = plan.locId!;
     const chargeId = plan.kind === 'revise' ? plan.charge.id : undefined;
     const user = claimed.has(locId) ? EARLIER_ITEM : users.get(locId);
-    const refusal = locationRefusal(locations.get(locId), user, { accountId, locId, tipoCob: 'cobv', chargeId, errorName: COBV.invalidName, root: COBV.root });
+    const refusal = locationRefusal(locations.get(locId), user, {
+      accountId,
+      locId,
+      tipoCob: 'cobv',
+      chargeId,
+      errorName: COBV.invalidName,
+      root: COBV.root,
+    });
     if (refusal) return deny(plan, refusal.detail, refusal.violation);
     claimed.add(locId);
     return plan;
   });
 }
 
-async function create(sql: Sql, env: JobEnv, batch: BatchRow, now: Date, plans: Of<'create'>[]): Promise<ItemOutcome[]> {
+async function create(
+  sql: Sql,
+  env: JobEnv,
+  batch: BatchRow,
+  now: Date,
+  plans: Of<'create'>[],
+): Promise<ItemOutcome[]> {
   const fresh = await insertLocations(sql, batch.account_id, plans.filter((p) => p.locId === undefined).length, now);
   let next = 0;
   const writes = plans.map((plan) => ({ plan, write: toWrite(plan.body, 'ATIVA', plan.locId ?? fresh[next++]) }));
-  const created = await insertCharges(sql, batch.account_id, 'cobv', writes.map((w) => ({ txid: w.plan.item.txid, write: w.write })), now, batch.id);
+  const created = await insertCharges(
+    sql,
+    batch.account_id,
+    'cobv',
+    writes.map((w) => ({ txid: w.plan.item.txid, write: w.write })),
+    now,
+    batch.id,
+  );
   // A txid taken by a charge created alone after the batch was accepted (the rules make it a rare race): the
   // item is refused as that PUT /cobv would have been, and the fresh location it was given goes away.
   const lost = writes.filter((w) => !created.has(w.plan.item.txid));
-  await deleteLocations(sql, lost.filter((w) => w.plan.locId === undefined).map((w) => w.write.locationId!));
+  await deleteLocations(
+    sql,
+    lost.filter((w) => w.plan.locId === undefined).map((w) => w.write.locationId!),
+  );
   const outcomes: ItemOutcome[] = [];
   for (const { plan, write } of writes) {
     const chargeId = created.get(plan.item.txid);
     if (chargeId === undefined) {
-      outcomes.push({ position: plan.item.position, status: 'NEGADA', problema: problemObject(duplicateTxid(COBV, plan.item.txid)), chargeId: null });
+      outcomes.push({
+        position: plan.item.position,
+        status: 'NEGADA',
+        problema: problemObject(duplicateTxid(COBV, plan.item.txid)),
+        chargeId: null,
+      });
       continue;
     }
     outcomes.push({ position: plan.item.position, status: 'CRIADA', problema: null, chargeId });
     // Spec, Environments: a batch's charge of 0.01 to 10.00 is paid a moment later, like any other.
-    if (env.sandbox) await scheduleAutoPayment(sql, { accountId: batch.account_id, txid: plan.item.txid, amountCents: write.amountCents }, now);
+    if (env.sandbox)
+      await scheduleAutoPayment(
+        sql,
+        { accountId: batch.account_id, txid: plan.item.txid, amountCents: write.amountCents },
+        now,
+      );
   }
   return outcomes;
 }
@@ -141,7 +225,11 @@ async function create(sql: Sql, env: JobEnv, batch: BatchRow, now: Date, plans: 
 async function revise(sql: Sql, now: Date, plans: Of<'revise'>[]): Promise<ItemOutcome[]> {
   await reviseCharges(
     sql,
-    plans.map((p) => ({ chargeId: p.charge.id, revisao: p.charge.revisao + 1, write: toWrite(p.body, p.status, p.locId ?? p.charge.location_id) })),
+    plans.map((p) => ({
+      chargeId: p.charge.id,
+      revisao: p.charge.revisao + 1,
+      write: toWrite(p.body, p.status, p.locId ?? p.charge.location_id),
+    })),
     now,
   );
   return plans.map((p) => ({ position: p.item.position, status: 'CRIADA', problema: null, chargeId: null }));

@@ -15,10 +15,16 @@ const strict = { additionalProperties: false } as const;
 
 /** Path id: an integer written in digits (Bacen LoteCobVConsultado.id is an int64). */
 export const LoteParams = Type.Object({
-  id: Type.String({ pattern: `^[0-9]{1,${LIMITS.lotecobvIdMaxDigits}}$`, description: 'Batch id, chosen by the caller: an integer of up to 15 digits.' }),
+  id: Type.String({
+    pattern: `^[0-9]{1,${LIMITS.lotecobvIdMaxDigits}}$`,
+    description: 'Batch id, chosen by the caller: an integer of up to 15 digits.',
+  }),
 });
 
-const Descricao = Type.String({ maxLength: LIMITS.lotecobvDescricaoMaxChars, description: 'Description of the batch.' });
+const Descricao = Type.String({
+  maxLength: LIMITS.lotecobvDescricaoMaxChars,
+  description: 'Description of the batch.',
+});
 
 /** An item as the envelope sees it: a txid plus fields the job checks (see the module comment). */
 const itemEnvelope = (description: string) => Type.Object({ txid: Txid }, { additionalProperties: true, description });
@@ -28,7 +34,10 @@ const items = (description: string, minItems: number) =>
 export const LotePut = Type.Object(
   {
     descricao: Descricao,
-    cobsv: items('A due-charge creation request as PUT /v2/cobv/:txid takes it, plus its txid. Checked by the batch job: an invalid item is NEGADA.', LIMITS.lotecobvItemsMin),
+    cobsv: items(
+      'A due-charge creation request as PUT /v2/cobv/:txid takes it, plus its txid. Checked by the batch job: an invalid item is NEGADA.',
+      LIMITS.lotecobvItemsMin,
+    ),
   },
   strict,
 );
@@ -37,7 +46,12 @@ export type LotePut = Static<typeof LotePut>;
 export const LotePatch = Type.Object(
   {
     descricao: Type.Optional(Descricao),
-    cobsv: Type.Optional(items('A revision as PATCH /v2/cobv/:txid takes it, plus its txid. Checked by the batch job: an invalid item is NEGADA.', 1)),
+    cobsv: Type.Optional(
+      items(
+        'A revision as PATCH /v2/cobv/:txid takes it, plus its txid. Checked by the batch job: an invalid item is NEGADA.',
+        1,
+      ),
+    ),
   },
   { ...strict, minProperties: 1 },
 );
@@ -55,11 +69,17 @@ export const Problema = Type.Object({
   title: Type.String(),
   status: Type.Integer(),
   detail: Type.String(),
-  violacoes: Type.Optional(Type.Array(Type.Object({ razao: Type.String(), propriedade: Type.String(), valor: Type.Optional(Type.String()) }))),
+  violacoes: Type.Optional(
+    Type.Array(Type.Object({ razao: Type.String(), propriedade: Type.String(), valor: Type.Optional(Type.String()) })),
+  ),
 });
 export type Problema = Static<typeof Problema>;
 
-export const ItemStatus = Type.Union([Type.Literal('EM_PROCESSAMENTO'), Type.Literal('CRIADA'), Type.Literal('NEGADA')]);
+export const ItemStatus = Type.Union([
+  Type.Literal('EM_PROCESSAMENTO'),
+  Type.Literal('CRIADA'),
+  Type.Literal('NEGADA'),
+]);
 export type ItemStatus = Static<typeof ItemStatus>;
 
 export const LoteView = Type.Object({
@@ -86,7 +106,9 @@ export const LoteListQuery = Type.Object(
     cnpj: Type.Optional(Cnpj),
     status: Type.Optional(ItemStatus),
     ...PaginationQuery,
-    'paginacao.itensPorPagina': Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.lotecobvPageSizeMax, default: LIMITS.pageSizeDefault })),
+    'paginacao.itensPorPagina': Type.Optional(
+      Type.Integer({ minimum: 1, maximum: LIMITS.lotecobvPageSizeMax, default: LIMITS.pageSizeDefault }),
+    ),
   },
   strict,
 );

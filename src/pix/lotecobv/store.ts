@@ -35,7 +35,10 @@ export interface PendingItemRow extends ItemRow {
 const BATCH = 'id, account_id, public_id, descricao, created_at';
 
 export async function lockBatch(sql: Sql, accountId: number, publicId: number): Promise<BatchRow | undefined> {
-  const { rows } = await sql.query<BatchRow>(`select ${BATCH} from cobv_batches where account_id = $1 and public_id = $2 for update`, [accountId, publicId]);
+  const { rows } = await sql.query<BatchRow>(
+    `select ${BATCH} from cobv_batches where account_id = $1 and public_id = $2 for update`,
+    [accountId, publicId],
+  );
   return rows[0];
 }
 
@@ -45,7 +48,13 @@ export async function lockBatchById(sql: Sql, id: number): Promise<BatchRow | un
 }
 
 /** Undefined when a concurrent request created the same id first (then lock it instead). */
-export async function insertBatch(sql: Sql, accountId: number, publicId: number, descricao: string, now: Date): Promise<BatchRow | undefined> {
+export async function insertBatch(
+  sql: Sql,
+  accountId: number,
+  publicId: number,
+  descricao: string,
+  now: Date,
+): Promise<BatchRow | undefined> {
   const { rows } = await sql.query<BatchRow>(
     `insert into cobv_batches (account_id, public_id, descricao, created_at, updated_at) values ($1, $2, $3, $4, $4)
      on conflict (account_id, public_id) do nothing returning ${BATCH}`,
@@ -59,7 +68,10 @@ export async function setDescricao(sql: Sql, batchId: number, descricao: string,
 }
 
 export async function batchItems(sql: Sql, batchId: number): Promise<ItemRow[]> {
-  const { rows } = await sql.query<ItemRow>('select position, txid, status, charge_id from cobv_batch_items where batch_id = $1 order by position', [batchId]);
+  const { rows } = await sql.query<ItemRow>(
+    'select position, txid, status, charge_id from cobv_batch_items where batch_id = $1 order by position',
+    [batchId],
+  );
   return rows;
 }
 
@@ -76,7 +88,10 @@ export async function txidsInUse(sql: Sql, accountId: number, txids: string[]): 
 
 /** Items of the account waiting for the batch job (backpressure). */
 export async function waitingItems(sql: Sql, accountId: number): Promise<number> {
-  const { rows } = await sql.query<{ n: number }>(`select count(*)::int as n from cobv_batch_items where account_id = $1 and status = 'EM_PROCESSAMENTO'`, [accountId]);
+  const { rows } = await sql.query<{ n: number }>(
+    `select count(*)::int as n from cobv_batch_items where account_id = $1 and status = 'EM_PROCESSAMENTO'`,
+    [accountId],
+  );
   return rows[0].n;
 }
 
@@ -91,7 +106,11 @@ export async function insertItems(sql: Sql, batch: BatchRow, requests: { txid: s
 }
 
 /** Marks items of an existing batch as waiting for `op`; a PUT also replaces the stored request. */
-export async function requestItems(sql: Sql, batchId: number, requests: { txid: string; op: PendingOp; request?: object; patch?: object }[]): Promise<void> {
+export async function requestItems(
+  sql: Sql,
+  batchId: number,
+  requests: { txid: string; op: PendingOp; request?: object; patch?: object }[],
+): Promise<void> {
   await sql.query(
     `update cobv_batch_items i set status = 'EM_PROCESSAMENTO', pending_op = r.op, request = coalesce(r.request, i.request), patch = r.patch
      from jsonb_to_recordset($2::jsonb) as r(txid text, op text, request jsonb, patch jsonb)
@@ -123,7 +142,12 @@ export async function settleItems(sql: Sql, batchId: number, outcomes: ItemOutco
     `update cobv_batch_items i set status = r.status, problema = r.problema, charge_id = coalesce(i.charge_id, r.charge_id), pending_op = null, patch = null
      from jsonb_to_recordset($2::jsonb) as r(position integer, status text, problema jsonb, charge_id bigint)
      where i.batch_id = $1 and i.position = r.position`,
-    [batchId, JSON.stringify(outcomes.map((o) => ({ position: o.position, status: o.status, problema: o.problema, charge_id: o.chargeId })))],
+    [
+      batchId,
+      JSON.stringify(
+        outcomes.map((o) => ({ position: o.position, status: o.status, problema: o.problema, charge_id: o.chargeId })),
+      ),
+    ],
   );
 }
 
@@ -140,7 +164,10 @@ export async function lockLocations(sql: Sql, accountId: number, ids: number[]):
 /** The charge serving each of these locations. */
 export async function locationUsers(sql: Sql, ids: number[]): Promise<Map<number, number>> {
   if (!ids.length) return new Map();
-  const { rows } = await sql.query<{ id: number; location_id: number }>('select id, location_id from charges where location_id = any($1::bigint[])', [ids]);
+  const { rows } = await sql.query<{ id: number; location_id: number }>(
+    'select id, location_id from charges where location_id = any($1::bigint[])',
+    [ids],
+  );
   return new Map(rows.map((r) => [r.location_id, r.id]));
 }
 
@@ -170,7 +197,10 @@ export interface ItemViewRow {
 }
 
 export async function findBatch(sql: Sql, accountId: number, publicId: number): Promise<BatchRow | undefined> {
-  const { rows } = await sql.query<BatchRow>(`select ${BATCH} from cobv_batches where account_id = $1 and public_id = $2`, [accountId, publicId]);
+  const { rows } = await sql.query<BatchRow>(
+    `select ${BATCH} from cobv_batches where account_id = $1 and public_id = $2`,
+    [accountId, publicId],
+  );
   return rows[0];
 }
 
@@ -196,7 +226,12 @@ export interface BatchListFilter {
 }
 
 /** Batches created in [inicio, fim], oldest first; each filter keeps batches with at least one matching item. */
-export async function listBatches(sql: Sql, f: BatchListFilter, page: number, pageSize: number): Promise<{ rows: BatchRow[]; total: number }> {
+export async function listBatches(
+  sql: Sql,
+  f: BatchListFilter,
+  page: number,
+  pageSize: number,
+): Promise<{ rows: BatchRow[]; total: number }> {
   const params: unknown[] = [f.accountId, f.inicio, f.fim];
   const conditions: string[] = [];
   const item = (condition: string, value: unknown) => {

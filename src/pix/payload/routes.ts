@@ -18,27 +18,64 @@ const PayloadQuery = Type.Object({
 });
 const tags = ['Payload'];
 
-export const payloadRoutes = (ctx: AppContext): FastifyPluginAsync => async (base) => {
-  const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  const signer = await payloadSigner(ctx.pki.jws, ctx.pki.ca.certPem, ctx.config.publicUrl);
+export const payloadRoutes =
+  (ctx: AppContext): FastifyPluginAsync =>
+  async (base) => {
+    const app = base.withTypeProvider<TypeBoxTypeProvider>();
+    const signer = await payloadSigner(ctx.pki.jws, ctx.pki.ca.certPem, ctx.config.publicUrl);
 
-  const serve = async (request: FastifyRequest<{ Params: Static<typeof TokenParams>; Querystring: Static<typeof PayloadQuery> }>, reply: FastifyReply) => {
-    const { payload } = await chargePayload(ctx.db, { token: request.params.token, now: ctx.clock.now(), ...request.query });
-    // Presentation time is part of the payload, so no cache may replay it.
-    return reply.type('application/jose').header('cache-control', 'no-store').send(await signer.sign(payload));
+    const serve = async (
+      request: FastifyRequest<{ Params: Static<typeof TokenParams>; Querystring: Static<typeof PayloadQuery> }>,
+      reply: FastifyReply,
+    ) => {
+      const { payload } = await chargePayload(ctx.db, {
+        token: request.params.token,
+        now: ctx.clock.now(),
+        ...request.query,
+      });
+      // Presentation time is part of the payload, so no cache may replay it.
+      return reply
+        .type('application/jose')
+        .header('cache-control', 'no-store')
+        .send(await signer.sign(payload));
+    };
+    const options = {
+      config: { invalidRequest: PAYLOAD_INVALID },
+      schema: { tags, params: TokenParams, querystring: PayloadQuery, produces: ['application/jose'] },
+    };
+    app.get(
+      '/qr/v2/:token',
+      {
+        ...options,
+        schema: { ...options.schema, summary: 'Payload (JWS) of the immediate or due charge served by a location' },
+      },
+      serve,
+    );
+    app.get(
+      '/qr/v2/cobv/:token',
+      { ...options, schema: { ...options.schema, summary: 'Payload (JWS) of the due charge served by a location' } },
+      serve,
+    );
+
+    app.get(
+      JWKS_PATH,
+      { schema: { tags, summary: 'JWK Set verifying the payload signatures (jku)' } },
+      async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(signer.jwks),
+    );
+
+    app.get(
+      `${VISUALIZATION_PATH}/:token`,
+      {
+        schema: {
+          tags,
+          summary: 'Page showing the QR code of a location',
+          params: TokenParams,
+          produces: ['text/html'],
+        },
+      },
+      async (request, reply) =>
+        reply
+          .type('text/html; charset=utf-8')
+          .send(await locationPage(ctx.db, request.params.token, ctx.config.publicUrl)),
+    );
   };
-  const options = {
-    config: { invalidRequest: PAYLOAD_INVALID },
-    schema: { tags, params: TokenParams, querystring: PayloadQuery, produces: ['application/jose'] },
-  };
-  app.get('/qr/v2/:token', { ...options, schema: { ...options.schema, summary: 'Payload (JWS) of the immediate or due charge served by a location' } }, serve);
-  app.get('/qr/v2/cobv/:token', { ...options, schema: { ...options.schema, summary: 'Payload (JWS) of the due charge served by a location' } }, serve);
-
-  app.get(JWKS_PATH, { schema: { tags, summary: 'JWK Set verifying the payload signatures (jku)' } }, async (_request, reply) =>
-    reply.header('cache-control', 'public, max-age=300').send(signer.jwks),
-  );
-
-  app.get(`${VISUALIZATION_PATH}/:token`, { schema: { tags, summary: 'Page showing the QR code of a location', params: TokenParams, produces: ['text/html'] } }, async (request, reply) =>
-    reply.type('text/html; charset=utf-8').send(await locationPage(ctx.db, request.params.token, ctx.config.publicUrl)),
-  );
-};

@@ -41,10 +41,15 @@ interface PayloadSource<B> {
   request: PayloadRequest;
 }
 
-const notServing = () => notFound('A cobrança em questão não foi encontrada para a location requisitada.', PAYLOAD_NOT_FOUND);
+const notServing = () =>
+  notFound('A cobrança em questão não foi encontrada para a location requisitada.', PAYLOAD_NOT_FOUND);
 
 /** What both payloads share: the stored request fields, identity, status and the calendar with `apresentacao`. */
-function basePayload<B extends { calendario: object }>({ charge, status, request }: PayloadSource<B>): Record<string, unknown> {
+function basePayload<B extends { calendario: object }>({
+  charge,
+  status,
+  request,
+}: PayloadSource<B>): Record<string, unknown> {
   const { calendario, ...body } = charge.body;
   return {
     calendario: { criacao: charge.created_at.toISOString(), apresentacao: request.now.toISOString(), ...calendario },
@@ -59,7 +64,11 @@ function basePayload<B extends { calendario: object }>({ charge, status, request
 async function recebedor(sql: Sql, accountId: number): Promise<Record<string, string>> {
   const account = await findAccount(sql, accountId);
   if (!account) throw new ApiError(500, 'ErroInternoDoServidor', 'Conta recebedora inexistente.');
-  return { nome: account.nome, [account.documento.length === 14 ? 'cnpj' : 'cpf']: account.documento, cidade: account.cidade };
+  return {
+    nome: account.nome,
+    [account.documento.length === 14 ? 'cnpj' : 'cpf']: account.documento,
+    cidade: account.cidade,
+  };
 }
 
 /**
@@ -67,13 +76,24 @@ async function recebedor(sql: Sql, accountId: number): Promise<Record<string, st
  * before today or past the last payable day is refused as the standard lists; a charge shown only for
  * information (paid, removed) is priced on its last payable day when the DPP lies beyond it.
  */
-async function cobvPayload({ sql, charge, status, payable, request }: PayloadSource<CobVBody>): Promise<Record<string, unknown>> {
+async function cobvPayload({
+  sql,
+  charge,
+  status,
+  payable,
+  request,
+}: PayloadSource<CobVBody>): Promise<Record<string, unknown>> {
   const today = brasiliaDate(request.now);
   const last = lastPayableDate(charge.body);
   const requested = request.DPP ?? today;
   if (payable && (requested < today || requested > last)) {
-    const reason = requested < today ? `DPP anterior à data presente (${today}).` : `DPP posterior ao último dia de pagamento da cobrança (${last}).`;
-    throw invalid(PAYLOAD_INVALID, 'A cobrança existe, mas a requisição é inválida.', [{ property: 'DPP', reason, value: requested }]);
+    const reason =
+      requested < today
+        ? `DPP anterior à data presente (${today}).`
+        : `DPP posterior ao último dia de pagamento da cobrança (${last}).`;
+    throw invalid(PAYLOAD_INVALID, 'A cobrança existe, mas a requisição é inválida.', [
+      { property: 'DPP', reason, value: requested },
+    ]);
   }
   const due = dueAmountOn(charge.body, requested > last ? last : requested);
   const component = (name: string, cents: number) => (cents > 0 ? { [name]: formatAmount(cents) } : {});
@@ -92,7 +112,10 @@ async function cobvPayload({ sql, charge, status, payable, request }: PayloadSou
 }
 
 async function keyRemovedAt(sql: Sql, accountId: number, chave: string): Promise<Date | null> {
-  const { rows } = await sql.query<{ removed_at: Date | null }>('select removed_at from pix_keys where chave = $1 and account_id = $2', [chave, accountId]);
+  const { rows } = await sql.query<{ removed_at: Date | null }>(
+    'select removed_at from pix_keys where chave = $1 and account_id = $2',
+    [chave, accountId],
+  );
   return rows[0]?.removed_at ?? null;
 }
 
@@ -108,10 +131,15 @@ export async function chargePayload(sql: Sql, request: PayloadRequest): Promise<
   const charge = await findCharge<unknown>(sql, location.account_id, location.tipo_cob, location.txid);
   if (!charge) throw notServing();
   const refused = unpayableReason(
-    { ...charge, body: charge.body as CobBody | CobVBody, key_removed_at: await keyRemovedAt(sql, charge.account_id, charge.chave) },
+    {
+      ...charge,
+      body: charge.body as CobBody | CobVBody,
+      key_removed_at: await keyRemovedAt(sql, charge.account_id, charge.chave),
+    },
     request.now,
   );
-  if (refused?.code === 'cobranca_expirada') throw new ApiError(410, PAYLOAD_NOT_FOUND, `${refused.message} A location não a apresentará mais.`);
+  if (refused?.code === 'cobranca_expirada')
+    throw new ApiError(410, PAYLOAD_NOT_FOUND, `${refused.message} A location não a apresentará mais.`);
   const status = refused?.code === 'chave_removida' ? 'REMOVIDA_PELO_PSP' : (charge.status as StatusCobranca);
   const source = { sql, status, payable: !refused, request };
   const payload =

@@ -30,6 +30,7 @@ export async function payloadSigner(pair: KeyPairPem, caCertPem: string, publicU
   const header = { alg: JWS_ALG, typ: 'JWS', kid, jku: `${publicUrl}${JWKS_PATH}`, x5t };
   return {
     jwks: { keys: [{ ...publicJwk, kid, use: 'sig', alg: JWS_ALG, x5c, x5t }] },
-    sign: (payload) => new CompactSign(Buffer.from(JSON.stringify(payload), 'utf8')).setProtectedHeader(header).sign(privateKey),
+    sign: (payload) =>
+      new CompactSign(Buffer.from(JSON.stringify(payload), 'utf8')).setProtectedHeader(header).sign(privateKey),
   };
 }

@@ -40,7 +40,10 @@ export interface IncomingPix {
 
 /** A payment the receiving side refuses; `code` is stable for clients and tests. */
 export class PaymentRefused extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -63,18 +66,27 @@ const CHARGE_FOR_PAYMENT = `select c.id, c.account_id, c.txid, c.kind, c.status,
 
 async function lockCharge(sql: Sql, target: PaymentTarget): Promise<PayableCharge | undefined> {
   if (target.kind === 'charge') {
-    const { rows } = await sql.query<PayableCharge>(`${CHARGE_FOR_PAYMENT} where c.account_id = $1 and c.txid = $2 for update of c`, [target.accountId, target.txid]);
+    const { rows } = await sql.query<PayableCharge>(
+      `${CHARGE_FOR_PAYMENT} where c.account_id = $1 and c.txid = $2 for update of c`,
+      [target.accountId, target.txid],
+    );
     return rows[0];
   }
   if (target.kind === 'location') {
-    const { rows } = await sql.query<PayableCharge>(`${CHARGE_FOR_PAYMENT} join locations l on l.id = c.location_id where l.token = $1 for update of c`, [target.token]);
+    const { rows } = await sql.query<PayableCharge>(
+      `${CHARGE_FOR_PAYMENT} join locations l on l.id = c.location_id where l.token = $1 for update of c`,
+      [target.token],
+    );
     return rows[0];
   }
   return undefined;
 }
 
 /** Amount the charge asks for at `now`, and its components for due charges. */
-export function amountDue(charge: Pick<PayableCharge, 'kind' | 'amount_cents' | 'body'>, now: Date): { cents: number; components?: Record<string, number>; anyAmount: boolean } {
+export function amountDue(
+  charge: Pick<PayableCharge, 'kind' | 'amount_cents' | 'body'>,
+  now: Date,
+): { cents: number; components?: Record<string, number>; anyAmount: boolean } {
   if (charge.kind === 'cob') {
     return { cents: charge.amount_cents, anyAmount: (charge.body as CobBody).valor.modalidadeAlteracao === 1 };
   }
@@ -82,26 +94,43 @@ export function amountDue(charge: Pick<PayableCharge, 'kind' | 'amount_cents' | 
   return {
     cents: due.finalCents,
     anyAmount: false,
-    components: { original: due.originalCents, juros: due.jurosCents, multa: due.multaCents, abatimento: due.abatimentoCents, desconto: due.descontoCents },
+    components: {
+      original: due.originalCents,
+      juros: due.jurosCents,
+      multa: due.multaCents,
+      abatimento: due.abatimentoCents,
+      desconto: due.descontoCents,
+    },
   };
 }
 
 /** Why a charge cannot be paid at `now`, or undefined when it can. */
 export function unpayableReason(charge: PayableCharge, now: Date): PaymentRefused | undefined {
-  if (charge.status === 'CONCLUIDA') return new PaymentRefused('cobranca_paga', `A cobrança ${charge.txid} já foi paga.`);
-  if (charge.status !== 'ATIVA') return new PaymentRefused('cobranca_removida', `A cobrança ${charge.txid} não está ativa (${charge.status}).`);
-  if (charge.key_removed_at) return new PaymentRefused('chave_removida', `A chave ${charge.chave} da cobrança foi removida.`);
+  if (charge.status === 'CONCLUIDA')
+    return new PaymentRefused('cobranca_paga', `A cobrança ${charge.txid} já foi paga.`);
+  if (charge.status !== 'ATIVA')
+    return new PaymentRefused('cobranca_removida', `A cobrança ${charge.txid} não está ativa (${charge.status}).`);
+  if (charge.key_removed_at)
+    return new PaymentRefused('chave_removida', `A chave ${charge.chave} da cobrança foi removida.`);
   if (charge.kind === 'cob') {
     const expiresAtMs = charge.created_at.getTime() + (charge.body as CobBody).calendario.expiracao * 1000;
-    if (now.getTime() >= expiresAtMs) return new PaymentRefused('cobranca_expirada', `A cobrança ${charge.txid} expirou em ${new Date(expiresAtMs).toISOString()}.`);
+    if (now.getTime() >= expiresAtMs)
+      return new PaymentRefused(
+        'cobranca_expirada',
+        `A cobrança ${charge.txid} expirou em ${new Date(expiresAtMs).toISOString()}.`,
+      );
   } else if (brasiliaDate(now) > lastPayableDate(charge.body as CobVBody)) {
-    return new PaymentRefused('cobranca_expirada', `A cobrança ${charge.txid} só podia ser paga até ${lastPayableDate(charge.body as CobVBody)}.`);
+    return new PaymentRefused(
+      'cobranca_expirada',
+      `A cobrança ${charge.txid} só podia ser paga até ${lastPayableDate(charge.body as CobVBody)}.`,
+    );
   }
   return undefined;
 }
 
 export async function receivePix(sql: Sql, now: Date, incoming: IncomingPix): Promise<ReceivedPixRow> {
-  if (!Number.isSafeInteger(incoming.amountCents) || incoming.amountCents <= 0) throw new PaymentRefused('valor_invalido', 'O valor do Pix deve ser positivo.');
+  if (!Number.isSafeInteger(incoming.amountCents) || incoming.amountCents <= 0)
+    throw new PaymentRefused('valor_invalido', 'O valor do Pix deve ser positivo.');
   const charge = await lockCharge(sql, incoming.target);
   let accountId: number;
   let chave: string | null;
@@ -112,21 +141,34 @@ export async function receivePix(sql: Sql, now: Date, incoming: IncomingPix): Pr
     if (refused) throw refused;
     const due = amountDue(charge, now);
     if (!due.anyAmount && incoming.amountCents !== due.cents) {
-      throw new PaymentRefused('valor_divergente', `O valor ${formatAmount(incoming.amountCents)} difere do valor devido ${formatAmount(due.cents)}.`);
+      throw new PaymentRefused(
+        'valor_divergente',
+        `O valor ${formatAmount(incoming.amountCents)} difere do valor devido ${formatAmount(due.cents)}.`,
+      );
     }
     components = due.components;
     accountId = charge.account_id;
     chave = charge.chave;
     txid = charge.txid;
   } else if (incoming.target.kind === 'key') {
-    const { rows } = await sql.query<{ account_id: number; removed_at: Date | null }>('select account_id, removed_at from pix_keys where chave = $1', [incoming.target.chave]);
-    if (!rows.length || rows[0].removed_at) throw new PaymentRefused('chave_inexistente', `A chave ${incoming.target.chave} não está registrada nesta instituição.`);
+    const { rows } = await sql.query<{ account_id: number; removed_at: Date | null }>(
+      'select account_id, removed_at from pix_keys where chave = $1',
+      [incoming.target.chave],
+    );
+    if (!rows.length || rows[0].removed_at)
+      throw new PaymentRefused(
+        'chave_inexistente',
+        `A chave ${incoming.target.chave} não está registrada nesta instituição.`,
+      );
     accountId = rows[0].account_id;
     chave = incoming.target.chave;
     txid = incoming.target.txid ?? null;
   } else if (incoming.target.kind === 'account') {
-    const { rows } = await sql.query<{ id: number }>('select id from accounts where conta = $1', [incoming.target.conta]);
-    if (!rows.length) throw new PaymentRefused('conta_inexistente', `A conta ${incoming.target.conta} não existe nesta instituição.`);
+    const { rows } = await sql.query<{ id: number }>('select id from accounts where conta = $1', [
+      incoming.target.conta,
+    ]);
+    if (!rows.length)
+      throw new PaymentRefused('conta_inexistente', `A conta ${incoming.target.conta} não existe nesta instituição.`);
     accountId = rows[0].id;
     chave = null;
   } else {
@@ -134,7 +176,13 @@ export async function receivePix(sql: Sql, now: Date, incoming: IncomingPix): Pr
   }
   // The receiver's settings (PUT /v2/gn/config) may refuse what the charge or the key alone would accept.
   const fromStaticQrCode = incoming.target.kind === 'key' && incoming.target.fromStaticQrCode === true;
-  const settingsRefusal = await receivingRefusal(sql, { accountId, chave, txid, payer: incoming.payer, fromStaticQrCode });
+  const settingsRefusal = await receivingRefusal(sql, {
+    accountId,
+    chave,
+    txid,
+    payer: incoming.payer,
+    fromStaticQrCode,
+  });
   if (settingsRefusal) throw new PaymentRefused(settingsRefusal.code, settingsRefusal.message);
 
   let received: ReceivedPixRow;
@@ -156,10 +204,12 @@ export async function receivePix(sql: Sql, now: Date, incoming: IncomingPix): Pr
     });
   } catch (error) {
     // The unique indexes are the last line: a duplicate end-to-end id, or a second payment of one charge.
-    if (isUniqueViolation(error)) throw new PaymentRefused('pix_duplicado', 'Pix já registrado (endToEndId ou cobrança já paga).');
+    if (isUniqueViolation(error))
+      throw new PaymentRefused('pix_duplicado', 'Pix já registrado (endToEndId ou cobrança já paga).');
     throw error;
   }
-  if (charge) await sql.query(`update charges set status = 'CONCLUIDA', updated_at = $2 where id = $1`, [charge.id, now]);
+  if (charge)
+    await sql.query(`update charges set status = 'CONCLUIDA', updated_at = $2 where id = $1`, [charge.id, now]);
   await transfer(sql, {
     kind: 'pix_recebido',
     reference: received.end_to_end_id,

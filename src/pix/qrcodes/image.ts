@@ -4,7 +4,12 @@ import { LIMITS } from '../../platform/limits.ts';
 
 /** PNG data URL (`imagemQrcode`). Level M: the redundancy payer apps' scanners are tuned for. */
 export function qrImageDataUrl(brCode: string): Promise<string> {
-  return QRCode.toDataURL(brCode, { type: 'image/png', errorCorrectionLevel: 'M', margin: 2, width: LIMITS.qrImageSidePixels });
+  return QRCode.toDataURL(brCode, {
+    type: 'image/png',
+    errorCorrectionLevel: 'M',
+    margin: 2,
+    width: LIMITS.qrImageSidePixels,
+  });
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };

@@ -10,8 +10,19 @@ export const StaticCreate = Type.Object(
   {
     chave: Chave,
     valor: Type.Optional(Amount),
-    txid: Type.Optional(Type.String({ pattern: `^[a-zA-Z0-9]{1,${STATIC_TXID_MAX_CHARS}}$`, description: 'Up to 25 letters and digits (BR code ID 62-05).' })),
-    infoAdicional: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.staticInfoAdicionalMaxChars, description: 'Shown to the payer (BR code ID 26-02).' })),
+    txid: Type.Optional(
+      Type.String({
+        pattern: `^[a-zA-Z0-9]{1,${STATIC_TXID_MAX_CHARS}}$`,
+        description: 'Up to 25 letters and digits (BR code ID 62-05).',
+      }),
+    ),
+    infoAdicional: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: LIMITS.staticInfoAdicionalMaxChars,
+        description: 'Shown to the payer (BR code ID 26-02).',
+      }),
+    ),
   },
   strict,
 );
@@ -20,7 +31,10 @@ export type StaticCreate = Static<typeof StaticCreate>;
 export const StaticView = Type.Object({ qrcode: Type.String(), imagemQrcode: Type.String() });
 export type StaticView = Static<typeof StaticView>;
 
-export const DetailRequest = Type.Object({ pixCopiaECola: Type.String({ minLength: 1, maxLength: LIMITS.pixCopiaEColaMaxChars }) }, strict);
+export const DetailRequest = Type.Object(
+  { pixCopiaECola: Type.String({ minLength: 1, maxLength: LIMITS.pixCopiaEColaMaxChars }) },
+  strict,
+);
 export type DetailRequest = Static<typeof DetailRequest>;
 
 const Recebedor = Type.Object({ nome: Type.String(), cidade: Type.String() });

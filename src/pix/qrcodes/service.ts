@@ -17,19 +17,40 @@ const rejected = (detail: string, property: string, reason: string, value?: unkn
   invalid(QRCODE_INVALID, detail, [{ property, reason, value }]);
 
 export async function createStaticQrCode(sql: Sql, caller: Caller, body: StaticCreate): Promise<StaticView> {
-  const violations: Violation[] = (await keyViolations(sql, caller.accountId, body.chave, 'qrcode')).map((v) => ({ ...v, property: 'chave' }));
-  if (violations.length) throw invalid('chave_invalida', 'A chave informada não é uma chave ativa deste usuário recebedor.', violations);
+  const violations: Violation[] = (await keyViolations(sql, caller.accountId, body.chave, 'qrcode')).map((v) => ({
+    ...v,
+    property: 'chave',
+  }));
+  if (violations.length)
+    throw invalid('chave_invalida', 'A chave informada não é uma chave ativa deste usuário recebedor.', violations);
   const amountCents = body.valor === undefined ? undefined : parseAmount(body.valor);
-  if (amountCents === 0) throw rejected('O valor de um QR Code estático, quando informado, deve ser positivo.', 'valor', 'valor deve ser maior que 0.00.', body.valor);
+  if (amountCents === 0)
+    throw rejected(
+      'O valor de um QR Code estático, quando informado, deve ser positivo.',
+      'valor',
+      'valor deve ser maior que 0.00.',
+      body.valor,
+    );
   const account = await findAccount(sql, caller.accountId);
   if (!account) throw new ApiError(500, 'erro_aplicacao', 'Conta do usuário recebedor inexistente.');
   let qrcode: string;
   try {
-    qrcode = staticBrCode({ chave: body.chave, amountCents, txid: body.txid, infoAdicional: body.infoAdicional, merchantName: account.nome, merchantCity: account.cidade });
+    qrcode = staticBrCode({
+      chave: body.chave,
+      amountCents,
+      txid: body.txid,
+      infoAdicional: body.infoAdicional,
+      merchantName: account.nome,
+      merchantCity: account.cidade,
+    });
   } catch (error) {
     // The only limit left is the 99 characters the key and infoAdicional share in the BR code (ID 26).
     if (!(error instanceof RangeError)) throw error;
-    throw rejected('Chave e infoAdicional não cabem juntas no campo 26 do BR Code (99 caracteres).', body.infoAdicional ? 'infoAdicional' : 'chave', error.message);
+    throw rejected(
+      'Chave e infoAdicional não cabem juntas no campo 26 do BR Code (99 caracteres).',
+      body.infoAdicional ? 'infoAdicional' : 'chave',
+      error.message,
+    );
   }
   return { qrcode, imagemQrcode: await qrImageDataUrl(qrcode) };
 }
@@ -54,9 +75,15 @@ export async function detailQrCode(sql: Sql, caller: Caller, { pixCopiaECola }: 
   } catch (error) {
     throw rejected('O pixCopiaECola informado não é um BR Code válido.', property, (error as Error).message);
   }
-  if (!parsed.valid) throw rejected('O pixCopiaECola informado não é um BR Code válido: CRC ausente ou incorreto.', property, 'CRC16 (ID 63) não confere.');
+  if (!parsed.valid)
+    throw rejected(
+      'O pixCopiaECola informado não é um BR Code válido: CRC ausente ou incorreto.',
+      property,
+      'CRC16 (ID 63) não confere.',
+    );
   const account = parsed.merchantAccount;
-  if (account.get('00')?.toLowerCase() !== PIX_GUI) throw rejected('O BR Code informado não é um Pix.', property, `GUI (ID 26-00) diferente de ${PIX_GUI}.`);
+  if (account.get('00')?.toLowerCase() !== PIX_GUI)
+    throw rejected('O BR Code informado não é um Pix.', property, `GUI (ID 26-00) diferente de ${PIX_GUI}.`);
   const url = account.get('25');
   if (url === undefined) {
     const chave = account.get('01');
@@ -73,7 +100,12 @@ export async function detailQrCode(sql: Sql, caller: Caller, { pixCopiaECola }: 
     return detail;
   }
   const token = tokenFromAddress(caller.publicUrl, url);
-  if (!token) throw invalid('qrcode_nao_suportado', `O BR Code dinâmico aponta para ${url}, que não é uma location deste serviço.`, [{ property, reason: 'location de outra instituição.', value: url }]);
+  if (!token)
+    throw invalid(
+      'qrcode_nao_suportado',
+      `O BR Code dinâmico aponta para ${url}, que não é uma location deste serviço.`,
+      [{ property, reason: 'location de outra instituição.', value: url }],
+    );
   const { tipoCob, payload } = await chargePayload(sql, { token, now: caller.now });
   return { tipo: 'dinamico' as const, tipoCob, ...payload };
 }

@@ -34,7 +34,9 @@ export function refundSettlementHandler(db: Database, clock: Clock) {
       } else {
         await settleRefund(sql, refund.id, 'NAO_REALIZADO', now, INSUFFICIENT_BALANCE);
       }
-      const { rows } = await sql.query<ReceivedPixRow>('select * from received_pix where id = $1', [refund.received_pix_id]);
+      const { rows } = await sql.query<ReceivedPixRow>('select * from received_pix where id = $1', [
+        refund.received_pix_id,
+      ]);
       // One event per settled refund, carrying the Pix with its whole refunds array.
       await enqueuePixEvent(sql, rows[0], await refundsOf(sql, [rows[0].id]), now);
     });

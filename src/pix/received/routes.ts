@@ -9,32 +9,58 @@ import { refundSettlementHandler } from './jobs.ts';
 const tags = ['Pix recebidos'];
 const read = { scope: 'pix.read', invalidRequest: 'PixConsultaInvalida' } as const;
 
-export const receivedPixRoutes = (ctx: AppContext, refundGuards: RefundGuard[] = []): FastifyPluginAsync => async (base) => {
-  const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  ctx.outbox.register('refund.settle', refundSettlementHandler(ctx.db, ctx.clock));
+export const receivedPixRoutes =
+  (ctx: AppContext, refundGuards: RefundGuard[] = []): FastifyPluginAsync =>
+  async (base) => {
+    const app = base.withTypeProvider<TypeBoxTypeProvider>();
+    ctx.outbox.register('refund.settle', refundSettlementHandler(ctx.db, ctx.clock));
 
-  app.get('/v2/pix/:e2eid', { config: read, schema: { tags, summary: 'Read a received Pix', params: E2eParams, response: { 200: PixView } } }, async (request) =>
-    readPix(ctx.db, callerOf(ctx, request), request.params.e2eid),
-  );
+    app.get(
+      '/v2/pix/:e2eid',
+      { config: read, schema: { tags, summary: 'Read a received Pix', params: E2eParams, response: { 200: PixView } } },
+      async (request) => readPix(ctx.db, callerOf(ctx, request), request.params.e2eid),
+    );
 
-  app.get('/v2/pix', { config: read, schema: { tags, summary: 'List received Pix', querystring: PixListQuery, response: { 200: PixList } } }, async (request) =>
-    listPix(ctx.db, callerOf(ctx, request), request.query),
-  );
+    app.get(
+      '/v2/pix',
+      {
+        config: read,
+        schema: { tags, summary: 'List received Pix', querystring: PixListQuery, response: { 200: PixList } },
+      },
+      async (request) => listPix(ctx.db, callerOf(ctx, request), request.query),
+    );
 
-  app.put(
-    '/v2/pix/:e2eid/devolucao/:id',
-    {
-      config: { scope: 'pix.write', rateLimited: true, invalidRequest: REFUND_INVALID },
-      schema: { tags, summary: 'Request a refund (idempotent per id); it settles asynchronously', params: RefundParams, body: RefundRequest, response: { 201: RefundView } },
-    },
-    async (request, reply) => {
-      const result = await ctx.db.tx((sql) => requestRefund(sql, callerOf(ctx, request), request.params.e2eid, request.params.id, request.body, refundGuards));
-      if (result.created) ctx.outbox.wake();
-      return reply.status(201).send(result.view);
-    },
-  );
+    app.put(
+      '/v2/pix/:e2eid/devolucao/:id',
+      {
+        config: { scope: 'pix.write', rateLimited: true, invalidRequest: REFUND_INVALID },
+        schema: {
+          tags,
+          summary: 'Request a refund (idempotent per id); it settles asynchronously',
+          params: RefundParams,
+          body: RefundRequest,
+          response: { 201: RefundView },
+        },
+      },
+      async (request, reply) => {
+        const result = await ctx.db.tx((sql) =>
+          requestRefund(
+            sql,
+            callerOf(ctx, request),
+            request.params.e2eid,
+            request.params.id,
+            request.body,
+            refundGuards,
+          ),
+        );
+        if (result.created) ctx.outbox.wake();
+        return reply.status(201).send(result.view);
+      },
+    );
 
-  app.get('/v2/pix/:e2eid/devolucao/:id', { config: read, schema: { tags, summary: 'Read a refund', params: RefundParams, response: { 200: RefundView } } }, async (request) =>
-    readRefund(ctx.db, callerOf(ctx, request), request.params.e2eid, request.params.id),
-  );
-};
+    app.get(
+      '/v2/pix/:e2eid/devolucao/:id',
+      { config: read, schema: { tags, summary: 'Read a refund', params: RefundParams, response: { 200: RefundView } } },
+      async (request) => readRefund(ctx.db, callerOf(ctx, request), request.params.e2eid, request.params.id),
+    );
+  };

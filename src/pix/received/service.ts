@@ -7,7 +7,14 @@ import { newReturnId } from '../../platform/institution.ts';
 import { enqueue } from '../../platform/outbox/outbox.ts';
 import { paginacao } from '../shared/schemas.ts';
 import type { Caller } from '../shared/caller.ts';
-import { findReceivedPix, findRefund, insertRefund, listReceivedPix, refundedOrPendingCents, refundsOf } from './store.ts';
+import {
+  findReceivedPix,
+  findRefund,
+  insertRefund,
+  listReceivedPix,
+  refundedOrPendingCents,
+  refundsOf,
+} from './store.ts';
 import { pixView, refundView } from './view.ts';
 import type { PixListQuery, RefundRequest } from './schemas.ts';
 
@@ -27,11 +34,33 @@ export async function listPix(sql: Sql, caller: Caller, q: PixListQuery) {
   const violations: Violation[] = [];
   if (fim < inicio) violations.push({ property: 'fim', reason: 'fim é anterior a inicio.', value: q.fim });
   if (q.cpf && q.cnpj) violations.push({ property: 'cpf', reason: 'cpf e cnpj não podem ser informados juntos.' });
-  if (violations.length) throw invalid('PixConsultaInvalida', 'Os parâmetros de consulta não respeitam o schema ou não fazem sentido.', violations);
+  if (violations.length)
+    throw invalid(
+      'PixConsultaInvalida',
+      'Os parâmetros de consulta não respeitam o schema ou não fazem sentido.',
+      violations,
+    );
   const page = q['paginacao.paginaAtual'] ?? 0;
   const pageSize = q['paginacao.itensPorPagina'] ?? LIMITS.pageSizeDefault;
-  const { rows, total } = await listReceivedPix(sql, { accountId: caller.accountId, inicio, fim, txid: q.txid, txIdPresente: q.txIdPresente, devolucaoPresente: q.devolucaoPresente, cpf: q.cpf, cnpj: q.cnpj }, page, pageSize);
-  const refunds = await refundsOf(sql, rows.map((r) => r.id));
+  const { rows, total } = await listReceivedPix(
+    sql,
+    {
+      accountId: caller.accountId,
+      inicio,
+      fim,
+      txid: q.txid,
+      txIdPresente: q.txIdPresente,
+      devolucaoPresente: q.devolucaoPresente,
+      cpf: q.cpf,
+      cnpj: q.cnpj,
+    },
+    page,
+    pageSize,
+  );
+  const refunds = await refundsOf(
+    sql,
+    rows.map((r) => r.id),
+  );
   return {
     parametros: { inicio: q.inicio, fim: q.fim, paginacao: paginacao(page, pageSize, total) },
     pix: rows.map((row) => pixView(row, refunds)),
@@ -41,7 +70,14 @@ export async function listPix(sql: Sql, caller: Caller, q: PixListQuery) {
 /** Hooks other features add to refuse refunds (e.g. a Pix passed on through a split). */
 export type RefundGuard = (sql: Sql, receivedPixId: number) => Promise<string | undefined>;
 
-export async function requestRefund(sql: Sql, caller: Caller, e2eid: string, refundId: string, body: RefundRequest, guards: RefundGuard[] = []) {
+export async function requestRefund(
+  sql: Sql,
+  caller: Caller,
+  e2eid: string,
+  refundId: string,
+  body: RefundRequest,
+  guards: RefundGuard[] = [],
+) {
   // Locking the received Pix serialises refunds of one payment: their sum is checked against one state.
   const pix = await findReceivedPix(sql, caller.accountId, e2eid, true);
   if (!pix) throw pixNotFound(e2eid);
@@ -50,16 +86,27 @@ export async function requestRefund(sql: Sql, caller: Caller, e2eid: string, ref
   if (existing) {
     // Idempotent per id: the same request answers the same refund; a different one is a conflict.
     if (existing.amount_cents === amountCents) return { created: false, view: refundView(existing) };
-    throw invalid(REFUND_INVALID, `A devolução ${refundId} já existe com outro valor (${formatAmount(existing.amount_cents)}).`, [{ property: 'id', reason: 'id já utilizado.', value: refundId }]);
+    throw invalid(
+      REFUND_INVALID,
+      `A devolução ${refundId} já existe com outro valor (${formatAmount(existing.amount_cents)}).`,
+      [{ property: 'id', reason: 'id já utilizado.', value: refundId }],
+    );
   }
-  if (amountCents === 0) throw invalid(REFUND_INVALID, 'O valor da devolução deve ser positivo.', [{ property: 'valor', reason: 'valor zero.', value: body.valor }]);
+  if (amountCents === 0)
+    throw invalid(REFUND_INVALID, 'O valor da devolução deve ser positivo.', [
+      { property: 'valor', reason: 'valor zero.', value: body.valor },
+    ]);
   for (const guard of guards) {
     const refusal = await guard(sql, pix.id);
     if (refusal) throw invalid(REFUND_INVALID, refusal, [{ property: 'e2eid', reason: refusal, value: e2eid }]);
   }
   const availableCents = pix.amount_cents - (await refundedOrPendingCents(sql, pix.id));
   if (amountCents > availableCents) {
-    throw invalid(REFUND_INVALID, `O valor ${body.valor} excede o disponível para devolução (${formatAmount(availableCents)}).`, [{ property: 'valor', reason: 'valor acima do disponível para devolução.', value: body.valor }]);
+    throw invalid(
+      REFUND_INVALID,
+      `O valor ${body.valor} excede o disponível para devolução (${formatAmount(availableCents)}).`,
+      [{ property: 'valor', reason: 'valor acima do disponível para devolução.', value: body.valor }],
+    );
   }
   const refund = await insertRefund(sql, {
     received_pix_id: pix.id,
@@ -72,7 +119,12 @@ export async function requestRefund(sql: Sql, caller: Caller, e2eid: string, ref
     descricao: body.descricao ?? null,
     requested_at: caller.now,
   });
-  await enqueue(sql, { topic: 'refund.settle', payload: { refundId: refund.id }, availableAt: caller.now, now: caller.now });
+  await enqueue(sql, {
+    topic: 'refund.settle',
+    payload: { refundId: refund.id },
+    availableAt: caller.now,
+    now: caller.now,
+  });
   return { created: true, view: refundView(refund) };
 }
 

@@ -37,20 +37,39 @@ export interface RefundRow {
 
 const PIX_COLUMNS = `id, end_to_end_id, account_id, charge_id, txid, chave, amount_cents, received_at, pagador_cpf, pagador_cnpj,
   pagador_nome, info_pagador, components, origin`;
-const REFUND_COLUMNS = 'id, received_pix_id, account_id, refund_id, rtr_id, amount_cents, status, natureza, descricao, requested_at, settled_at, motivo';
+const REFUND_COLUMNS =
+  'id, received_pix_id, account_id, refund_id, rtr_id, amount_cents, status, natureza, descricao, requested_at, settled_at, motivo';
 
 export async function insertReceivedPix(sql: Sql, row: Omit<ReceivedPixRow, 'id'>): Promise<ReceivedPixRow> {
   const { rows } = await sql.query<ReceivedPixRow>(
     `insert into received_pix (end_to_end_id, account_id, charge_id, txid, chave, amount_cents, received_at, pagador_cpf, pagador_cnpj,
        pagador_nome, info_pagador, components, origin)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13) returning ${PIX_COLUMNS}`,
-    [row.end_to_end_id, row.account_id, row.charge_id, row.txid, row.chave, row.amount_cents, row.received_at, row.pagador_cpf, row.pagador_cnpj,
-      row.pagador_nome, row.info_pagador, row.components ? JSON.stringify(row.components) : null, row.origin],
+    [
+      row.end_to_end_id,
+      row.account_id,
+      row.charge_id,
+      row.txid,
+      row.chave,
+      row.amount_cents,
+      row.received_at,
+      row.pagador_cpf,
+      row.pagador_cnpj,
+      row.pagador_nome,
+      row.info_pagador,
+      row.components ? JSON.stringify(row.components) : null,
+      row.origin,
+    ],
   );
   return rows[0];
 }
 
-export async function findReceivedPix(sql: Sql, accountId: number, endToEndId: string, forUpdate = false): Promise<ReceivedPixRow | undefined> {
+export async function findReceivedPix(
+  sql: Sql,
+  accountId: number,
+  endToEndId: string,
+  forUpdate = false,
+): Promise<ReceivedPixRow | undefined> {
   const { rows } = await sql.query<ReceivedPixRow>(
     `select ${PIX_COLUMNS} from received_pix where account_id = $1 and end_to_end_id = $2${forUpdate ? ' for update' : ''}`,
     [accountId, endToEndId],
@@ -69,7 +88,12 @@ export interface ReceivedPixFilter {
   cnpj?: string;
 }
 
-export async function listReceivedPix(sql: Sql, f: ReceivedPixFilter, page: number, pageSize: number): Promise<{ rows: ReceivedPixRow[]; total: number }> {
+export async function listReceivedPix(
+  sql: Sql,
+  f: ReceivedPixFilter,
+  page: number,
+  pageSize: number,
+): Promise<{ rows: ReceivedPixRow[]; total: number }> {
   const params: unknown[] = [f.accountId, f.inicio, f.fim];
   const conditions = ['account_id = $1', 'received_at >= $2', 'received_at <= $3'];
   const add = (condition: string, value?: unknown) => {
@@ -79,7 +103,10 @@ export async function listReceivedPix(sql: Sql, f: ReceivedPixFilter, page: numb
   };
   if (f.txid) add('txid = ?', f.txid);
   if (f.txIdPresente !== undefined) add(f.txIdPresente ? 'txid is not null' : 'txid is null');
-  if (f.devolucaoPresente !== undefined) add(`${f.devolucaoPresente ? '' : 'not '}exists (select 1 from refunds r where r.received_pix_id = received_pix.id)`);
+  if (f.devolucaoPresente !== undefined)
+    add(
+      `${f.devolucaoPresente ? '' : 'not '}exists (select 1 from refunds r where r.received_pix_id = received_pix.id)`,
+    );
   if (f.cpf) add('pagador_cpf = ?', f.cpf);
   if (f.cnpj) add('pagador_cnpj = ?', f.cnpj);
   const where = conditions.join(' and ');
@@ -94,17 +121,28 @@ export async function listReceivedPix(sql: Sql, f: ReceivedPixFilter, page: numb
 
 export async function receivedPixForCharges(sql: Sql, chargeIds: number[]): Promise<ReceivedPixRow[]> {
   if (!chargeIds.length) return [];
-  const { rows } = await sql.query<ReceivedPixRow>(`select ${PIX_COLUMNS} from received_pix where charge_id = any($1) order by id`, [chargeIds]);
+  const { rows } = await sql.query<ReceivedPixRow>(
+    `select ${PIX_COLUMNS} from received_pix where charge_id = any($1) order by id`,
+    [chargeIds],
+  );
   return rows;
 }
 
 export async function refundsOf(sql: Sql, receivedPixIds: number[]): Promise<RefundRow[]> {
   if (!receivedPixIds.length) return [];
-  const { rows } = await sql.query<RefundRow>(`select ${REFUND_COLUMNS} from refunds where received_pix_id = any($1) order by id`, [receivedPixIds]);
+  const { rows } = await sql.query<RefundRow>(
+    `select ${REFUND_COLUMNS} from refunds where received_pix_id = any($1) order by id`,
+    [receivedPixIds],
+  );
   return rows;
 }
 
-export async function findRefund(sql: Sql, receivedPixId: number, refundId: string, forUpdate = false): Promise<RefundRow | undefined> {
+export async function findRefund(
+  sql: Sql,
+  receivedPixId: number,
+  refundId: string,
+  forUpdate = false,
+): Promise<RefundRow | undefined> {
   const { rows } = await sql.query<RefundRow>(
     `select ${REFUND_COLUMNS} from refunds where received_pix_id = $1 and refund_id = $2${forUpdate ? ' for update' : ''}`,
     [receivedPixId, refundId],
@@ -113,7 +151,10 @@ export async function findRefund(sql: Sql, receivedPixId: number, refundId: stri
 }
 
 export async function findRefundById(sql: Sql, id: number, forUpdate = false): Promise<RefundRow | undefined> {
-  const { rows } = await sql.query<RefundRow>(`select ${REFUND_COLUMNS} from refunds where id = $1${forUpdate ? ' for update' : ''}`, [id]);
+  const { rows } = await sql.query<RefundRow>(
+    `select ${REFUND_COLUMNS} from refunds where id = $1${forUpdate ? ' for update' : ''}`,
+    [id],
+  );
   return rows[0];
 }
 
@@ -121,13 +162,34 @@ export async function insertRefund(sql: Sql, row: Omit<RefundRow, 'id' | 'settle
   const { rows } = await sql.query<RefundRow>(
     `insert into refunds (received_pix_id, account_id, refund_id, rtr_id, amount_cents, status, natureza, descricao, requested_at)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning ${REFUND_COLUMNS}`,
-    [row.received_pix_id, row.account_id, row.refund_id, row.rtr_id, row.amount_cents, row.status, row.natureza, row.descricao, row.requested_at],
+    [
+      row.received_pix_id,
+      row.account_id,
+      row.refund_id,
+      row.rtr_id,
+      row.amount_cents,
+      row.status,
+      row.natureza,
+      row.descricao,
+      row.requested_at,
+    ],
   );
   return rows[0];
 }
 
-export async function settleRefund(sql: Sql, id: number, status: 'DEVOLVIDO' | 'NAO_REALIZADO', at: Date, motivo: string | null): Promise<void> {
-  await sql.query('update refunds set status = $2, settled_at = $3, motivo = $4 where id = $1', [id, status, at, motivo]);
+export async function settleRefund(
+  sql: Sql,
+  id: number,
+  status: 'DEVOLVIDO' | 'NAO_REALIZADO',
+  at: Date,
+  motivo: string | null,
+): Promise<void> {
+  await sql.query('update refunds set status = $2, settled_at = $3, motivo = $4 where id = $1', [
+    id,
+    status,
+    at,
+    motivo,
+  ]);
 }
 
 /** What is already committed to go back: refunds in process or done (refused ones free their amount). */

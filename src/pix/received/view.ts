@@ -8,7 +8,10 @@ export function refundView(r: RefundRow) {
     valor: formatAmount(r.amount_cents),
     natureza: r.natureza,
     ...(r.descricao && { descricao: r.descricao }),
-    horario: { solicitacao: r.requested_at.toISOString(), ...(r.settled_at && { liquidacao: r.settled_at.toISOString() }) },
+    horario: {
+      solicitacao: r.requested_at.toISOString(),
+      ...(r.settled_at && { liquidacao: r.settled_at.toISOString() }),
+    },
     status: r.status,
     ...(r.motivo && { motivo: r.motivo }),
   };
@@ -21,7 +24,12 @@ const COMPONENT_NAMES = ['original', 'juros', 'multa', 'abatimento', 'desconto']
 /** Bacen `Pix`: the received payment with its refunds. */
 export function pixView(p: ReceivedPixRow, refunds: RefundRow[]) {
   const components = p.components
-    ? Object.fromEntries(COMPONENT_NAMES.filter((name) => p.components![name]).map((name) => [name, { valor: formatAmount(p.components![name]) }]))
+    ? Object.fromEntries(
+        COMPONENT_NAMES.filter((name) => p.components![name]).map((name) => [
+          name,
+          { valor: formatAmount(p.components![name]) },
+        ]),
+      )
     : undefined;
   return {
     endToEndId: p.end_to_end_id,
@@ -30,7 +38,10 @@ export function pixView(p: ReceivedPixRow, refunds: RefundRow[]) {
     ...(components && { componentesValor: components }),
     ...(p.chave && { chave: p.chave }),
     horario: p.received_at.toISOString(),
-    pagador: { ...(p.pagador_cpf ? { cpf: p.pagador_cpf } : { cnpj: p.pagador_cnpj ?? undefined }), nome: p.pagador_nome },
+    pagador: {
+      ...(p.pagador_cpf ? { cpf: p.pagador_cpf } : { cnpj: p.pagador_cnpj ?? undefined }),
+      nome: p.pagador_nome,
+    },
     ...(p.info_pagador && { infoPagador: p.info_pagador }),
     devolucoes: refunds.filter((r) => r.received_pix_id === p.id).map(refundView),
   };

@@ -17,7 +17,16 @@ import { findAccount } from '../../accounts/store.ts';
 import { fromEpochDay, toEpochDay } from '../cobv/calendar.ts';
 import { Statement, headerLine } from './layout.ts';
 import type { TipoRegistro } from './record-types.ts';
-import { balanceBefore, entryIdRange, finishGeneration, insertChunk, ledgerAccountIdOf, movementPage, startGeneration, type PageCursor } from './store.ts';
+import {
+  balanceBefore,
+  entryIdRange,
+  finishGeneration,
+  insertChunk,
+  ledgerAccountIdOf,
+  movementPage,
+  startGeneration,
+  type PageCursor,
+} from './store.ts';
 
 export const REPORT_TOPIC = 'report.generate';
 
@@ -38,7 +47,11 @@ class ChunkWriter {
   private seq = 0;
   private totalBytes = 0;
 
-  constructor(private readonly db: Database, private readonly reportId: number, private readonly generation: number) {}
+  constructor(
+    private readonly db: Database,
+    private readonly reportId: number,
+    private readonly generation: number,
+  ) {}
 
   /** Buffers `text`; true when a chunk's worth is waiting to be flushed. */
   add(text: string): boolean {
@@ -81,13 +94,28 @@ export async function generateReport(db: Database, clock: Clock, reportId: numbe
 
   const writer = new ChunkWriter(db, report.id, report.generation);
   const statement = new Statement(new Set(tipos), opening, day);
-  await writer.write(headerLine({ publicId: report.public_id, conta: account.conta, documento: account.documento, dataMovimento: report.data_movimento, generatedAt: clock.now(), tipos }));
+  await writer.write(
+    headerLine({
+      publicId: report.public_id,
+      conta: account.conta,
+      documento: account.documento,
+      dataMovimento: report.data_movimento,
+      generatedAt: clock.now(),
+      tipos,
+    }),
+  );
   await writer.write(statement.opening());
 
   const range = ledgerAccountId === undefined ? undefined : await entryIdRange(db, day.start, day.end);
   if (ledgerAccountId !== undefined && range) {
     const fetch = (after: PageCursor) => {
-      const page = movementPage(db, { ledgerAccountId, after, maxEntryId: range.maxId, day, limit: LIMITS.reportBatchRows });
+      const page = movementPage(db, {
+        ledgerAccountId,
+        after,
+        maxEntryId: range.maxId,
+        day,
+        limit: LIMITS.reportBatchRows,
+      });
       // If writing fails while a page is in flight, that page is never awaited: its failure must not go unhandled.
       page.catch(() => undefined);
       return page;

@@ -38,7 +38,16 @@ export interface ReportHeader {
 }
 
 export function headerLine(h: ReportHeader): string {
-  return line(['H', LAYOUT_VERSION, text(h.publicId), text(h.conta), text(h.documento), h.dataMovimento, h.generatedAt.toISOString(), h.tipos.join(',')]);
+  return line([
+    'H',
+    LAYOUT_VERSION,
+    text(h.publicId),
+    text(h.conta),
+    text(h.documento),
+    h.dataMovimento,
+    h.generatedAt.toISOString(),
+    h.tipos.join(','),
+  ]);
 }
 
 /** One journal line on the customer's available account. */
@@ -92,7 +101,16 @@ export class Statement {
     const credit = m.amountCents > 0;
     if (credit) this.creditsCents += m.amountCents;
     else this.debitsCents -= m.amountCents;
-    return line(['D', tipo, new Date(m.atMs).toISOString(), credit ? 'C' : 'D', formatAmount(Math.abs(m.amountCents)), formatAmount(this.balanceCents), text(m.reference), m.entryId]);
+    return line([
+      'D',
+      tipo,
+      new Date(m.atMs).toISOString(),
+      credit ? 'C' : 'D',
+      formatAmount(Math.abs(m.amountCents)),
+      formatAmount(this.balanceCents),
+      text(m.reference),
+      m.entryId,
+    ]);
   }
 
   /** The saldoDia line (when selected) and the trailer. */

@@ -30,13 +30,19 @@ export async function insertReportOnce(
     [r.publicId, r.accountId, r.dataMovimento, r.tipos, r.now],
   );
   if (inserted.rows.length) return { row: inserted.rows[0], created: true };
-  const { rows } = await sql.query<ReportRow>(`select ${COLUMNS} from reports where account_id = $1 and data_movimento = $2 and tipos = $3`, [r.accountId, r.dataMovimento, r.tipos]);
+  const { rows } = await sql.query<ReportRow>(
+    `select ${COLUMNS} from reports where account_id = $1 and data_movimento = $2 and tipos = $3`,
+    [r.accountId, r.dataMovimento, r.tipos],
+  );
   return { row: rows[0], created: false };
 }
 
 /** Only the owner sees a report: another account's id reads as absent. */
 export async function findReport(sql: Sql, accountId: number, publicId: string): Promise<ReportRow | undefined> {
-  const { rows } = await sql.query<ReportRow>(`select ${COLUMNS} from reports where account_id = $1 and public_id = $2`, [accountId, publicId]);
+  const { rows } = await sql.query<ReportRow>(
+    `select ${COLUMNS} from reports where account_id = $1 and public_id = $2`,
+    [accountId, publicId],
+  );
   return rows[0];
 }
 
@@ -57,23 +63,46 @@ export async function startGeneration(sql: Sql, reportId: number, now: Date): Pr
  * Marks the file of `generation` as the report's. Only the latest attempt can finish: an older one
  * still running when a newer started (its lease ran out) gets false.
  */
-export async function finishGeneration(sql: Sql, reportId: number, generation: number, file: { lines: number; bytes: number; chunks: number }, now: Date): Promise<boolean> {
+export async function finishGeneration(
+  sql: Sql,
+  reportId: number,
+  generation: number,
+  file: { lines: number; bytes: number; chunks: number },
+  now: Date,
+): Promise<boolean> {
   const { rowCount } = await sql.query(
     `update reports set status = 'CONCLUIDO', finished_at = $3, line_count = $4, size_bytes = $5, chunk_count = $6
      where id = $1 and generation = $2 and status = 'EM_PROCESSAMENTO'`,
     [reportId, generation, now, file.lines, file.bytes, file.chunks],
   );
   // The winner removes what earlier attempts left; a superseded attempt removes its own.
-  await sql.query(`delete from report_chunks where report_id = $1 and generation ${rowCount ? '<>' : '='} $2`, [reportId, generation]);
+  await sql.query(`delete from report_chunks where report_id = $1 and generation ${rowCount ? '<>' : '='} $2`, [
+    reportId,
+    generation,
+  ]);
   return rowCount > 0;
 }
 
-export async function insertChunk(sql: Sql, reportId: number, generation: number, seq: number, data: string): Promise<void> {
-  await sql.query('insert into report_chunks (report_id, generation, seq, data) values ($1, $2, $3, $4)', [reportId, generation, seq, data]);
+export async function insertChunk(
+  sql: Sql,
+  reportId: number,
+  generation: number,
+  seq: number,
+  data: string,
+): Promise<void> {
+  await sql.query('insert into report_chunks (report_id, generation, seq, data) values ($1, $2, $3, $4)', [
+    reportId,
+    generation,
+    seq,
+    data,
+  ]);
 }
 
 export async function readChunk(sql: Sql, reportId: number, generation: number, seq: number): Promise<string> {
-  const { rows } = await sql.query<{ data: string }>('select data from report_chunks where report_id = $1 and generation = $2 and seq = $3', [reportId, generation, seq]);
+  const { rows } = await sql.query<{ data: string }>(
+    'select data from report_chunks where report_id = $1 and generation = $2 and seq = $3',
+    [reportId, generation, seq],
+  );
   if (!rows.length) throw new Error(`report ${reportId} generation ${generation} lacks chunk ${seq}`);
   return rows[0].data;
 }
@@ -100,7 +129,11 @@ export async function balanceBefore(sql: Sql, ledgerAccountId: number, at: Date)
  * between them even if the clock ever moved backwards; entries in between from other instants are
  * filtered out by the page query.
  */
-export async function entryIdRange(sql: Sql, start: Date, end: Date): Promise<{ minId: number; maxId: number } | undefined> {
+export async function entryIdRange(
+  sql: Sql,
+  start: Date,
+  end: Date,
+): Promise<{ minId: number; maxId: number } | undefined> {
   const { rows } = await sql.query<{ min_id: number | null; max_id: number | null }>(
     'select min(id) as min_id, max(id) as max_id from journal_entries where created_at >= $1 and created_at < $2',
     [start, end],
@@ -131,7 +164,10 @@ export interface MovementPage {
  * accounts wrote entries that day. Lines of entries outside the day (only if the clock once went back)
  * are read and dropped, so a full page always means "maybe more".
  */
-export async function movementPage(db: Database, q: { ledgerAccountId: number; after: PageCursor; maxEntryId: number; day: { start: Date; end: Date }; limit: number }): Promise<MovementPage> {
+export async function movementPage(
+  db: Database,
+  q: { ledgerAccountId: number; after: PageCursor; maxEntryId: number; day: { start: Date; end: Date }; limit: number },
+): Promise<MovementPage> {
   // Queries run as named prepared statements. After five runs PostgreSQL may switch to a generic plan,
   // which for unknown values walks the entry_id index of every account's lines; custom plans keep the
   // per-account index. Memoize only adds overhead here (entry ids never repeat within a page). Both
@@ -139,7 +175,14 @@ export async function movementPage(db: Database, q: { ledgerAccountId: number; a
   const { rows } = await db.tx(async (sql) => {
     await sql.query('set local plan_cache_mode = force_custom_plan');
     await sql.query('set local enable_memoize = off');
-    return sql.query<{ line_id: number; entry_id: number; amount_cents: number; kind: string; reference: string; at_ms: number }>(
+    return sql.query<{
+      line_id: number;
+      entry_id: number;
+      amount_cents: number;
+      kind: string;
+      reference: string;
+      at_ms: number;
+    }>(
       `select l.id as line_id, l.entry_id, l.amount_cents, e.kind, e.reference, floor(extract(epoch from e.created_at) * 1000)::bigint as at_ms
        from (select id, entry_id, amount_cents from journal_lines
              where ledger_account_id = $1 and (entry_id, id) > ($2, $3) and entry_id <= $4
@@ -153,7 +196,14 @@ export async function movementPage(db: Database, q: { ledgerAccountId: number; a
   const end = q.day.end.getTime();
   const movements: Movement[] = [];
   for (const r of rows) {
-    if (r.at_ms >= start && r.at_ms < end) movements.push({ entryId: r.entry_id, amountCents: r.amount_cents, kind: r.kind, reference: r.reference, atMs: r.at_ms });
+    if (r.at_ms >= start && r.at_ms < end)
+      movements.push({
+        entryId: r.entry_id,
+        amountCents: r.amount_cents,
+        kind: r.kind,
+        reference: r.reference,
+        atMs: r.at_ms,
+      });
   }
   const last = rows[rows.length - 1];
   return { movements, scanned: rows.length, next: last && { entryId: last.entry_id, lineId: last.line_id } };

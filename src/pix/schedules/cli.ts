@@ -62,7 +62,9 @@ export function parseScheduleFlags(args: string[]): ScheduleCommand {
     favorecido: {
       nome: values.nome ?? '',
       ...(values.chave !== undefined && { chave: values.chave }),
-      ...(bank && { contaBanco: { ispb: values.ispb ?? '', agencia: values.agencia ?? '', conta: values.contaFavorecido ?? '' } }),
+      ...(bank && {
+        contaBanco: { ispb: values.ispb ?? '', agencia: values.agencia ?? '', conta: values.contaFavorecido ?? '' },
+      }),
     },
   };
   return { conta: values.conta, body, json };
@@ -71,7 +73,12 @@ export function parseScheduleFlags(args: string[]): ScheduleCommand {
 const validate = addFormats.default(new Ajv({ allErrors: true, strict: false })).compile(ScheduleCreate);
 
 /** No server owns the database: check the body as the server would, then create directly. */
-export async function createScheduleOffline(db: Database, clock: Clock, conta: string, body: ScheduleCreate): Promise<ScheduleView> {
+export async function createScheduleOffline(
+  db: Database,
+  clock: Clock,
+  conta: string,
+  body: ScheduleCreate,
+): Promise<ScheduleView> {
   if (!validate(body)) {
     const problems = (validate.errors ?? []).map((e) => `${e.instancePath || 'body'} ${e.message}`).join('; ');
     throw new ScheduleCliError(`${SCHEDULE_INVALID}: ${problems}`);

@@ -20,26 +20,46 @@ async function create(ctx: AppContext, accountId: number, body: ScheduleCreate):
   return view;
 }
 
-export const scheduleSandboxRoutes = (ctx: AppContext): FastifyPluginAsync => async (base) => {
-  const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  app.post(
-    '/sandbox/pix/schedules',
-    {
-      config: { invalidRequest: SCHEDULE_INVALID },
-      schema: { tags: ['Sandbox'], summary: 'Schedule a Pix sent from the caller\'s account (sandbox); the scheduler runs it on the service clock', body: ScheduleCreate, response: { 201: ScheduleView } },
-    },
-    async (request, reply) => reply.status(201).send(await create(ctx, request.principal.accountId, request.body)),
-  );
-};
+export const scheduleSandboxRoutes =
+  (ctx: AppContext): FastifyPluginAsync =>
+  async (base) => {
+    const app = base.withTypeProvider<TypeBoxTypeProvider>();
+    app.post(
+      '/sandbox/pix/schedules',
+      {
+        config: { invalidRequest: SCHEDULE_INVALID },
+        schema: {
+          tags: ['Sandbox'],
+          summary:
+            "Schedule a Pix sent from the caller's account (sandbox); the scheduler runs it on the service clock",
+          body: ScheduleCreate,
+          response: { 201: ScheduleView },
+        },
+      },
+      async (request, reply) => reply.status(201).send(await create(ctx, request.principal.accountId, request.body)),
+    );
+  };
 
-const OperatorScheduleCreate = Type.Object({ conta: Type.String({ pattern: `^\\d{1,${LIMITS.contaMaxDigits}}$` }), ...ScheduleCreateFields }, { additionalProperties: false });
+const OperatorScheduleCreate = Type.Object(
+  { conta: Type.String({ pattern: `^\\d{1,${LIMITS.contaMaxDigits}}$` }), ...ScheduleCreateFields },
+  { additionalProperties: false },
+);
 
-export const scheduleOperatorRoutes = (ctx: AppContext): FastifyPluginAsync => async (base) => {
-  const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  app.post('/operator/schedules', { config: { invalidRequest: SCHEDULE_INVALID }, schema: { tags: ['Operator'], hide: true, body: OperatorScheduleCreate } }, async (request, reply) => {
-    const { conta, ...body } = request.body;
-    const accountId = await accountIdByConta(ctx.db, conta);
-    if (accountId === undefined) throw new ApiError(404, 'conta_inexistente', `Nenhuma conta ${conta}.`);
-    return reply.status(201).send(await create(ctx, accountId, body));
-  });
-};
+export const scheduleOperatorRoutes =
+  (ctx: AppContext): FastifyPluginAsync =>
+  async (base) => {
+    const app = base.withTypeProvider<TypeBoxTypeProvider>();
+    app.post(
+      '/operator/schedules',
+      {
+        config: { invalidRequest: SCHEDULE_INVALID },
+        schema: { tags: ['Operator'], hide: true, body: OperatorScheduleCreate },
+      },
+      async (request, reply) => {
+        const { conta, ...body } = request.body;
+        const accountId = await accountIdByConta(ctx.db, conta);
+        if (accountId === undefined) throw new ApiError(404, 'conta_inexistente', `Nenhuma conta ${conta}.`);
+        return reply.status(201).send(await create(ctx, accountId, body));
+      },
+    );
+  };

@@ -12,7 +12,10 @@ import type { PixEventPayload } from '../webhook/events.ts';
 import type { ScheduleRow } from './store.ts';
 
 /** The receiver as the schedule knows it, in the creation body's shape. */
-export type SentPixFavorecido = { nome: string } & ({ chave: string } | { contaBanco: { ispb: string; agencia: string; conta: string } });
+export type SentPixFavorecido = { nome: string } & (
+  | { chave: string }
+  | { contaBanco: { ispb: string; agencia: string; conta: string } }
+);
 
 /** A sent Pix in a webhook: Bacen `Pix` fields that apply to a sent Pix, plus Efí's `gnExtras`. */
 export interface SentPixView {
@@ -31,12 +34,24 @@ function favorecidoOf(s: ScheduleRow): SentPixFavorecido {
 }
 
 export function sentPixView(s: ScheduleRow & { chave: string }, sentAt: Date): SentPixView {
-  return { endToEndId: s.end_to_end_id, valor: formatAmount(s.amount_cents), horario: sentAt.toISOString(), chave: s.chave, gnExtras: { favorecido: favorecidoOf(s) } };
+  return {
+    endToEndId: s.end_to_end_id,
+    valor: formatAmount(s.amount_cents),
+    horario: sentAt.toISOString(),
+    chave: s.chave,
+    gnExtras: { favorecido: favorecidoOf(s) },
+  };
 }
 
 /** Once per schedule (the scheduler acts on `waiting` only once), so no ordering key is needed. */
 export async function enqueueSentPixEvent(sql: Sql, s: ScheduleRow & { chave: string }, sentAt: Date): Promise<void> {
-  const payload: PixEventPayload = { accountId: s.account_id, chave: s.chave, txid: s.txid, envio: true, pix: [sentPixView(s, sentAt)] };
+  const payload: PixEventPayload = {
+    accountId: s.account_id,
+    chave: s.chave,
+    txid: s.txid,
+    envio: true,
+    pix: [sentPixView(s, sentAt)],
+  };
   await enqueue(sql, {
     topic: PIX_EVENT_TOPIC,
     payload,

@@ -13,26 +13,44 @@ import { SCHEDULE_TOPICS, scheduleDueHandler, scheduleSendHandler } from './sche
 
 const tags = ['Pix agendados'];
 
-export const scheduleRoutes = (ctx: AppContext): FastifyPluginAsync => async (base) => {
-  const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  ctx.outbox.register(SCHEDULE_TOPICS.due, scheduleDueHandler(ctx.db, ctx.clock));
-  ctx.outbox.register(SCHEDULE_TOPICS.send, scheduleSendHandler(ctx.db, ctx.clock));
+export const scheduleRoutes =
+  (ctx: AppContext): FastifyPluginAsync =>
+  async (base) => {
+    const app = base.withTypeProvider<TypeBoxTypeProvider>();
+    ctx.outbox.register(SCHEDULE_TOPICS.due, scheduleDueHandler(ctx.db, ctx.clock));
+    ctx.outbox.register(SCHEDULE_TOPICS.send, scheduleSendHandler(ctx.db, ctx.clock));
 
-  app.get(
-    '/v1/pix/schedules',
-    { config: { scope: 'cobv.read' }, schema: { tags, summary: 'List scheduled Pix whose date falls in [inicio, fim] (at most 31 days)', querystring: ScheduleListQuery, response: { 200: ScheduleList } } },
-    async (request, reply) => {
-      const page = await listSchedules(ctx.db, request.principal.accountId, request.query);
-      return { responseTime: responseTimeMs(reply), correlationId: correlationId(request), ...page };
-    },
-  );
+    app.get(
+      '/v1/pix/schedules',
+      {
+        config: { scope: 'cobv.read' },
+        schema: {
+          tags,
+          summary: 'List scheduled Pix whose date falls in [inicio, fim] (at most 31 days)',
+          querystring: ScheduleListQuery,
+          response: { 200: ScheduleList },
+        },
+      },
+      async (request, reply) => {
+        const page = await listSchedules(ctx.db, request.principal.accountId, request.query);
+        return { responseTime: responseTimeMs(reply), correlationId: correlationId(request), ...page };
+      },
+    );
 
-  app.get(
-    '/v1/pix/schedules/:txid',
-    { config: { scope: 'cob.read' }, schema: { tags, summary: 'Read the scheduled Pix with this txid', params: ScheduleTxidParams, response: { 200: ScheduleRead } } },
-    async (request, reply) => {
-      const found = await readSchedule(ctx.db, request.principal.accountId, request.params.txid);
-      return { responseTime: responseTimeMs(reply), correlationId: correlationId(request), ...found };
-    },
-  );
-};
+    app.get(
+      '/v1/pix/schedules/:txid',
+      {
+        config: { scope: 'cob.read' },
+        schema: {
+          tags,
+          summary: 'Read the scheduled Pix with this txid',
+          params: ScheduleTxidParams,
+          response: { 200: ScheduleRead },
+        },
+      },
+      async (request, reply) => {
+        const found = await readSchedule(ctx.db, request.principal.accountId, request.params.txid);
+        return { responseTime: responseTimeMs(reply), correlationId: correlationId(request), ...found };
+      },
+    );
+  };

@@ -42,7 +42,12 @@ export function scheduleDueHandler(db: Database, clock: Clock) {
       if (schedule?.status !== 'scheduled') return;
       const now = clock.now();
       await setScheduleStatus(sql, schedule.id, 'waiting', now);
-      await enqueue(sql, { topic: SCHEDULE_TOPICS.send, payload: { scheduleId: schedule.id }, availableAt: new Date(now.getTime() + LIMITS.scheduledPixSendDelaySeconds * 1000), now });
+      await enqueue(sql, {
+        topic: SCHEDULE_TOPICS.send,
+        payload: { scheduleId: schedule.id },
+        availableAt: new Date(now.getTime() + LIMITS.scheduledPixSendDelaySeconds * 1000),
+        now,
+      });
     });
     return { done: true };
   };
@@ -57,7 +62,10 @@ export function scheduleSendHandler(db: Database, clock: Clock) {
       await lockCustomer(sql, schedule.account_id);
       const available = await balanceCents(sql, ledgerCode.available(schedule.account_id));
       if (available < schedule.amount_cents) {
-        await setScheduleStatus(sql, schedule.id, 'rejected', now, { code: 'saldo_insuficiente', description: REJECTIONS.saldo_insuficiente });
+        await setScheduleStatus(sql, schedule.id, 'rejected', now, {
+          code: 'saldo_insuficiente',
+          description: REJECTIONS.saldo_insuficiente,
+        });
         return;
       }
       await transfer(sql, {

@@ -3,7 +3,12 @@ import { Type, type Static } from '@sinclair/typebox';
 import { LIMITS } from '../../platform/limits.ts';
 import { Amount, Chave, Timestamp, Txid } from '../shared/schemas.ts';
 
-export const ScheduleStatus = Type.Union([Type.Literal('scheduled'), Type.Literal('waiting'), Type.Literal('finished'), Type.Literal('rejected')]);
+export const ScheduleStatus = Type.Union([
+  Type.Literal('scheduled'),
+  Type.Literal('waiting'),
+  Type.Literal('finished'),
+  Type.Literal('rejected'),
+]);
 export type ScheduleStatus = Static<typeof ScheduleStatus>;
 
 const NullableString = () => Type.Union([Type.String(), Type.Null()]);
@@ -22,7 +27,12 @@ export const ScheduleView = Type.Object({
 });
 export type ScheduleView = Static<typeof ScheduleView>;
 
-const Envelope = { responseTime: Type.Number(), correlationId: Type.String(), data: Type.Array(ScheduleView), total: Type.Integer() };
+const Envelope = {
+  responseTime: Type.Number(),
+  correlationId: Type.String(),
+  data: Type.Array(ScheduleView),
+  total: Type.Integer(),
+};
 export const ScheduleList = Type.Object({ ...Envelope, page: Type.Integer(), limit: Type.Integer() });
 export const ScheduleRead = Type.Object(Envelope);
 
@@ -32,7 +42,9 @@ export const ScheduleListQuery = Type.Object(
     fim: Timestamp,
     /** Pages count from 1. */
     page: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.scheduledPixPageMax, default: 1 })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.pageSizeMax, default: LIMITS.scheduledPixPageSizeDefault })),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: LIMITS.pageSizeMax, default: LIMITS.scheduledPixPageSizeDefault }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -46,7 +58,10 @@ export const ScheduleCreateFields = {
   /** The sender's own active key: its webhook is told when the Pix is sent (envio settings). Absent: no webhook. */
   chave: Type.Optional(Chave),
   valor: Amount,
-  dataAgendamento: Type.String({ format: 'date-time', description: 'When the Pix is sent (service clock); in the future.' }),
+  dataAgendamento: Type.String({
+    format: 'date-time',
+    description: 'When the Pix is sent (service clock); in the future.',
+  }),
   favorecido: Type.Object(
     {
       nome: Type.String({ minLength: 1, maxLength: LIMITS.scheduledPixReceiverNameMaxChars }),

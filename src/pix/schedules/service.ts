@@ -34,26 +34,46 @@ export function scheduleView(row: ScheduleRow): ScheduleView {
 function destinationOf(favorecido: ScheduleCreate['favorecido']): { destination: Destination; endUserAccount: string } {
   const { chave, contaBanco } = favorecido;
   if ((chave === undefined) === (contaBanco === undefined)) {
-    throw invalid(SCHEDULE_INVALID, 'Informe exatamente um de favorecido.chave ou favorecido.contaBanco.', [{ property: 'favorecido', reason: 'exatamente um de chave ou contaBanco.' }]);
+    throw invalid(SCHEDULE_INVALID, 'Informe exatamente um de favorecido.chave ou favorecido.contaBanco.', [
+      { property: 'favorecido', reason: 'exatamente um de chave ou contaBanco.' },
+    ]);
   }
   return chave !== undefined
     ? { destination: 'chave', endUserAccount: chave }
-    : { destination: 'dados_bancarios', endUserAccount: `${contaBanco!.ispb}/${contaBanco!.agencia}/${contaBanco!.conta}` };
+    : {
+        destination: 'dados_bancarios',
+        endUserAccount: `${contaBanco!.ispb}/${contaBanco!.agencia}/${contaBanco!.conta}`,
+      };
 }
 
 /** Records a Pix this account will send at `dataAgendamento`, and queues the scheduler's first job for then. */
-export async function createSchedule(sql: Sql, accountId: number, now: Date, body: ScheduleCreate): Promise<ScheduleView> {
+export async function createSchedule(
+  sql: Sql,
+  accountId: number,
+  now: Date,
+  body: ScheduleCreate,
+): Promise<ScheduleView> {
   const { destination, endUserAccount } = destinationOf(body.favorecido);
   const amountCents = parseAmount(body.valor);
-  if (amountCents <= 0) throw invalid(SCHEDULE_INVALID, 'O valor deve ser positivo.', [{ property: 'valor', reason: 'deve ser positivo.', value: body.valor }]);
-  const schedulingDate = new Date(body.dataAgendamento);
-  if (schedulingDate.getTime() <= now.getTime() || schedulingDate.getTime() > now.getTime() + LIMITS.scheduledPixMaxAheadDays * DAY_MS) {
-    throw invalid(SCHEDULE_INVALID, `dataAgendamento deve estar entre agora (${now.toISOString()}) e ${LIMITS.scheduledPixMaxAheadDays} dias à frente.`, [
-      { property: 'dataAgendamento', reason: 'fora do intervalo permitido.', value: body.dataAgendamento },
+  if (amountCents <= 0)
+    throw invalid(SCHEDULE_INVALID, 'O valor deve ser positivo.', [
+      { property: 'valor', reason: 'deve ser positivo.', value: body.valor },
     ]);
+  const schedulingDate = new Date(body.dataAgendamento);
+  if (
+    schedulingDate.getTime() <= now.getTime() ||
+    schedulingDate.getTime() > now.getTime() + LIMITS.scheduledPixMaxAheadDays * DAY_MS
+  ) {
+    throw invalid(
+      SCHEDULE_INVALID,
+      `dataAgendamento deve estar entre agora (${now.toISOString()}) e ${LIMITS.scheduledPixMaxAheadDays} dias à frente.`,
+      [{ property: 'dataAgendamento', reason: 'fora do intervalo permitido.', value: body.dataAgendamento }],
+    );
   }
   if (body.chave !== undefined && !(await activeKeysAmong(sql, accountId, [body.chave])).has(body.chave)) {
-    throw invalid(SCHEDULE_INVALID, `A chave ${body.chave} não é uma chave ativa da conta pagadora.`, [{ property: 'chave', reason: 'não é uma chave ativa da conta.', value: body.chave }]);
+    throw invalid(SCHEDULE_INVALID, `A chave ${body.chave} não é uma chave ativa da conta pagadora.`, [
+      { property: 'chave', reason: 'não é uma chave ativa da conta.', value: body.chave },
+    ]);
   }
   let row: ScheduleRow;
   try {
@@ -74,21 +94,39 @@ export async function createSchedule(sql: Sql, accountId: number, now: Date, bod
       now,
     );
   } catch (error) {
-    if (isUniqueViolation(error)) throw invalid(SCHEDULE_INVALID, `O txid ${body.txid} já foi utilizado em outro agendamento.`, [{ property: 'txid', reason: 'txid já utilizado.', value: body.txid }]);
+    if (isUniqueViolation(error))
+      throw invalid(SCHEDULE_INVALID, `O txid ${body.txid} já foi utilizado em outro agendamento.`, [
+        { property: 'txid', reason: 'txid já utilizado.', value: body.txid },
+      ]);
     throw error;
   }
   await enqueueDue(sql, row.id, schedulingDate, now);
   return scheduleView(row);
 }
 
-export async function listSchedules(sql: Sql, accountId: number, q: ScheduleListQuery): Promise<{ data: ScheduleView[]; total: number; page: number; limit: number }> {
+export async function listSchedules(
+  sql: Sql,
+  accountId: number,
+  q: ScheduleListQuery,
+): Promise<{ data: ScheduleView[]; total: number; page: number; limit: number }> {
   const inicio = new Date(q.inicio);
   const fim = new Date(q.fim);
-  if (fim < inicio) throw invalid(QUERY_INVALID, 'fim é anterior a inicio.', [{ property: 'querystring.fim', reason: 'anterior a inicio.', value: q.fim }]);
-  if (fim.getTime() - inicio.getTime() > LIMITS.scheduledPixListRangeMaxDays * DAY_MS) {
-    throw invalid(QUERY_INVALID, `O intervalo entre inicio e fim não pode passar de ${LIMITS.scheduledPixListRangeMaxDays} dias.`, [
-      { property: 'querystring.fim', reason: `mais de ${LIMITS.scheduledPixListRangeMaxDays} dias após inicio.`, value: q.fim },
+  if (fim < inicio)
+    throw invalid(QUERY_INVALID, 'fim é anterior a inicio.', [
+      { property: 'querystring.fim', reason: 'anterior a inicio.', value: q.fim },
     ]);
+  if (fim.getTime() - inicio.getTime() > LIMITS.scheduledPixListRangeMaxDays * DAY_MS) {
+    throw invalid(
+      QUERY_INVALID,
+      `O intervalo entre inicio e fim não pode passar de ${LIMITS.scheduledPixListRangeMaxDays} dias.`,
+      [
+        {
+          property: 'querystring.fim',
+          reason: `mais de ${LIMITS.scheduledPixListRangeMaxDays} dias após inicio.`,
+          value: q.fim,
+        },
+      ],
+    );
   }
   const page = q.page ?? 1;
   const limit = q.limit ?? LIMITS.scheduledPixPageSizeDefault;
@@ -96,7 +134,11 @@ export async function listSchedules(sql: Sql, accountId: number, q: ScheduleList
   return { data: rows.map(scheduleView), total, page, limit };
 }
 
-export async function readSchedule(sql: Sql, accountId: number, txid: string): Promise<{ data: ScheduleView[]; total: number }> {
+export async function readSchedule(
+  sql: Sql,
+  accountId: number,
+  txid: string,
+): Promise<{ data: ScheduleView[]; total: number }> {
   const row = await findScheduleByTxid(sql, accountId, txid);
   if (!row) throw notFound(`Nenhum Pix agendado com o txid ${txid}.`);
   return { data: [scheduleView(row)], total: 1 };

@@ -24,18 +24,27 @@ export interface ReceivingRefusal {
 export async function receivingRefusal(sql: Sql, pix: ReceivingPix): Promise<ReceivingRefusal | undefined> {
   if (pix.chave === null) {
     if (await receberSemChave(sql, pix.accountId)) return undefined;
-    return { code: 'recebimento_sem_chave_recusado', message: 'A conta recebedora só aceita Pix por chave (receberSemChave: false).' };
+    return {
+      code: 'recebimento_sem_chave_recusado',
+      message: 'A conta recebedora só aceita Pix por chave (receberSemChave: false).',
+    };
   }
   const settings = await keySettings(sql, pix.accountId, pix.chave);
   if (settings.txidObrigatorio && !pix.txid) {
     return { code: 'txid_obrigatorio', message: `A chave ${pix.chave} só aceita Pix com txid (txidObrigatorio).` };
   }
   if (settings.qrCodeEstaticoRecusarTodos && pix.fromStaticQrCode) {
-    return { code: 'qrcode_estatico_recusado', message: `A chave ${pix.chave} recusa pagamentos de QR Code estático (qrCodeEstatico.recusarTodos).` };
+    return {
+      code: 'qrcode_estatico_recusado',
+      message: `A chave ${pix.chave} recusa pagamentos de QR Code estático (qrCodeEstatico.recusarTodos).`,
+    };
   }
   const payerType = pix.payer.cnpj ? 'PJ' : pix.payer.cpf ? 'PF' : undefined;
   if (payerType && settings.recusarTipoPessoa === payerType) {
-    return { code: 'tipo_pessoa_recusado', message: `A chave ${pix.chave} recusa Pix de pagadores ${payerType === 'PF' ? 'pessoa física (CPF)' : 'pessoa jurídica (CNPJ)'}.` };
+    return {
+      code: 'tipo_pessoa_recusado',
+      message: `A chave ${pix.chave} recusa Pix de pagadores ${payerType === 'PF' ? 'pessoa física (CPF)' : 'pessoa jurídica (CNPJ)'}.`,
+    };
   }
   return undefined;
 }

@@ -9,13 +9,19 @@ import { LIMITS } from '../../platform/limits.ts';
 const strict = { additionalProperties: false } as const;
 
 /** A pattern, so a wrong value is one violation naming the property (a union of literals would give three). */
-const TipoPessoa = Type.String({ pattern: '^(PF|PJ)$', description: 'PF refuses payers identified by CPF, PJ payers identified by CNPJ.' });
+const TipoPessoa = Type.String({
+  pattern: '^(PF|PJ)$',
+  description: 'PF refuses payers identified by CPF, PJ payers identified by CNPJ.',
+});
 
 const Recebimento = Type.Object(
   {
     txidObrigatorio: Type.Boolean({ description: 'Refuse Pix to this key that carry no txid.' }),
     recusarTipoPessoa: Type.Optional(TipoPessoa),
-    qrCodeEstatico: Type.Object({ recusarTodos: Type.Boolean({ description: 'Refuse every payment of a static QR code of this key.' }) }, strict),
+    qrCodeEstatico: Type.Object(
+      { recusarTodos: Type.Boolean({ description: 'Refuse every payment of a static QR code of this key.' }) },
+      strict,
+    ),
     webhook: Type.Optional(
       Type.Object(
         {
@@ -29,7 +35,15 @@ const Recebimento = Type.Object(
   strict,
 );
 
-const Envio = Type.Object({ webhook: Type.Object({ notificacao: Type.Object({ tarifa: Type.Boolean(), favorecido: Type.Boolean() }, strict) }, strict) }, strict);
+const Envio = Type.Object(
+  {
+    webhook: Type.Object(
+      { notificacao: Type.Object({ tarifa: Type.Boolean(), favorecido: Type.Boolean() }, strict) },
+      strict,
+    ),
+  },
+  strict,
+);
 
 const KeySettings = Type.Object({ recebimento: Recebimento, envio: Type.Optional(Envio) }, strict);
 
@@ -41,7 +55,15 @@ const Chaves = Type.Record(Type.String(), KeySettings, {
 });
 
 export const SettingsBody = Type.Object(
-  { pix: Type.Object({ receberSemChave: Type.Boolean({ description: 'true: also receive Pix by bank data; false: only by key.' }), chaves: Type.Optional(Chaves) }, strict) },
+  {
+    pix: Type.Object(
+      {
+        receberSemChave: Type.Boolean({ description: 'true: also receive Pix by bank data; false: only by key.' }),
+        chaves: Type.Optional(Chaves),
+      },
+      strict,
+    ),
+  },
   strict,
 );
 export type SettingsBody = Static<typeof SettingsBody>;

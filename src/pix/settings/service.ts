@@ -3,7 +3,15 @@ import type { Database, Sql } from '../../platform/db/database.ts';
 import { invalid } from '../../platform/errors.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { KeySettingsBody, SettingsBody } from './schemas.ts';
-import { KEY_DEFAULTS, activeKeySettings, activeKeysAmong, receberSemChave, replaceSettings, type KeySettings, type TipoPessoa } from './store.ts';
+import {
+  KEY_DEFAULTS,
+  activeKeySettings,
+  activeKeysAmong,
+  receberSemChave,
+  replaceSettings,
+  type KeySettings,
+  type TipoPessoa,
+} from './store.ts';
 
 /** Absent optional objects take the defaults, field by field. */
 function fromBody(body: KeySettingsBody): KeySettings {
@@ -28,7 +36,10 @@ function toBody(s: KeySettings): KeySettingsBody {
       txidObrigatorio: s.txidObrigatorio,
       ...(s.recusarTipoPessoa && { recusarTipoPessoa: s.recusarTipoPessoa }),
       qrCodeEstatico: { recusarTodos: s.qrCodeEstaticoRecusarTodos },
-      webhook: { notificacao: { tarifa: s.notificacaoTarifa, pagador: s.notificacaoPagador }, notificar: { pixSemTxid: s.notificarPixSemTxid } },
+      webhook: {
+        notificacao: { tarifa: s.notificacaoTarifa, pagador: s.notificacaoPagador },
+        notificar: { pixSemTxid: s.notificarPixSemTxid },
+      },
     },
     envio: { webhook: { notificacao: { tarifa: s.envioNotificacaoTarifa, favorecido: s.envioNotificacaoFavorecido } } },
   };
@@ -52,13 +63,20 @@ export async function readSettings(sql: Sql, caller: Caller): Promise<SettingsBo
 export async function writeSettings(db: Database, caller: Caller, body: SettingsBody): Promise<SettingsBody> {
   const given = Object.entries(body.pix.chaves ?? {});
   return db.tx(async (sql) => {
-    const held = await activeKeysAmong(sql, caller.accountId, given.map(([chave]) => chave));
+    const held = await activeKeysAmong(
+      sql,
+      caller.accountId,
+      given.map(([chave]) => chave),
+    );
     const foreign = given.filter(([chave]) => !held.has(chave));
     if (foreign.length) {
       throw invalid(
         'chave_invalida',
         'As configurações só podem nomear chaves ativas da conta.',
-        foreign.map(([chave]) => ({ property: `pix.chaves.${chave}`, reason: 'a chave não é uma chave ativa deste usuário recebedor.' })),
+        foreign.map(([chave]) => ({
+          property: `pix.chaves.${chave}`,
+          reason: 'a chave não é uma chave ativa deste usuário recebedor.',
+        })),
       );
     }
     const chaves = new Map(given.map(([chave, settings]) => [chave, fromBody(settings)]));

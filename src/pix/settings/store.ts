@@ -68,18 +68,27 @@ function fromRow(row: KeySettingsRow | undefined): KeySettings {
 }
 
 export async function receberSemChave(sql: Sql, accountId: number): Promise<boolean> {
-  const { rows } = await sql.query<{ receber_sem_chave: boolean }>('select receber_sem_chave from account_settings where account_id = $1', [accountId]);
+  const { rows } = await sql.query<{ receber_sem_chave: boolean }>(
+    'select receber_sem_chave from account_settings where account_id = $1',
+    [accountId],
+  );
   return rows[0]?.receber_sem_chave ?? RECEBER_SEM_CHAVE_DEFAULT;
 }
 
 /** One key's settings. A key of another account (or none) has the defaults: callers resolved the key already. */
 export async function keySettings(sql: Sql, accountId: number, chave: string): Promise<KeySettings> {
-  const { rows } = await sql.query<KeySettingsRow>(`select chave, ${COLUMN_LIST} from pix_key_settings where chave = $1 and account_id = $2`, [chave, accountId]);
+  const { rows } = await sql.query<KeySettingsRow>(
+    `select chave, ${COLUMN_LIST} from pix_key_settings where chave = $1 and account_id = $2`,
+    [chave, accountId],
+  );
   return fromRow(rows[0]);
 }
 
 /** Every active key of the account with its settings (defaults where none were given), oldest key first. */
-export async function activeKeySettings(sql: Sql, accountId: number): Promise<{ chave: string; settings: KeySettings }[]> {
+export async function activeKeySettings(
+  sql: Sql,
+  accountId: number,
+): Promise<{ chave: string; settings: KeySettings }[]> {
   const { rows } = await sql.query<KeySettingsRow & { configured: boolean }>(
     `select k.chave, s.chave is not null as configured, ${COLUMNS.map(([c]) => `s.${c}`).join(', ')}
        from pix_keys k left join pix_key_settings s on s.chave = k.chave and s.account_id = k.account_id
@@ -92,12 +101,20 @@ export async function activeKeySettings(sql: Sql, accountId: number): Promise<{ 
 /** Which of `chaves` are active keys of the account. */
 export async function activeKeysAmong(sql: Sql, accountId: number, chaves: string[]): Promise<Set<string>> {
   if (!chaves.length) return new Set();
-  const { rows } = await sql.query<{ chave: string }>('select chave from pix_keys where account_id = $1 and chave = any($2) and removed_at is null', [accountId, chaves]);
+  const { rows } = await sql.query<{ chave: string }>(
+    'select chave from pix_keys where account_id = $1 and chave = any($2) and removed_at is null',
+    [accountId, chaves],
+  );
   return new Set(rows.map((r) => r.chave));
 }
 
 /** PUT semantics: the account's settings become exactly these; keys not given go back to the defaults. */
-export async function replaceSettings(sql: Sql, accountId: number, settings: { receberSemChave: boolean; chaves: Map<string, KeySettings> }, now: Date): Promise<void> {
+export async function replaceSettings(
+  sql: Sql,
+  accountId: number,
+  settings: { receberSemChave: boolean; chaves: Map<string, KeySettings> },
+  now: Date,
+): Promise<void> {
   await sql.query(
     `insert into account_settings (account_id, receber_sem_chave, updated_at) values ($1, $2, $3)
      on conflict (account_id) do update set receber_sem_chave = excluded.receber_sem_chave, updated_at = excluded.updated_at`,

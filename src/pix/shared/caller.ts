@@ -11,5 +11,10 @@ export interface Caller {
 
 /** The authenticated account, the service's "now" and its public address: what every service call needs. */
 export function callerOf(ctx: AppContext, request: FastifyRequest): Caller {
-  return { accountId: request.principal.accountId, now: ctx.clock.now(), publicUrl: ctx.config.publicUrl, sandbox: ctx.config.environment === 'sandbox' };
+  return {
+    accountId: request.principal.accountId,
+    now: ctx.clock.now(),
+    publicUrl: ctx.config.publicUrl,
+    sandbox: ctx.config.environment === 'sandbox',
+  };
 }

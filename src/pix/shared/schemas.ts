@@ -5,7 +5,10 @@ import { AMOUNT_PATTERN } from '../../platform/money.ts';
 import { TXID_PATTERN } from '../../platform/ids.ts';
 
 export const Txid = Type.String({ pattern: TXID_PATTERN, description: 'Transaction id: 26 to 35 letters and digits.' });
-export const Amount = Type.String({ pattern: AMOUNT_PATTERN, description: 'Decimal string with two decimals, e.g. "10.50".' });
+export const Amount = Type.String({
+  pattern: AMOUNT_PATTERN,
+  description: 'Decimal string with two decimals, e.g. "10.50".',
+});
 export const Cpf = Type.String({ pattern: '^\\d{11}$' });
 export const Cnpj = Type.String({ pattern: '^\\d{14}$' });
 export const Timestamp = Type.String({ format: 'date-time' });
@@ -41,7 +44,9 @@ export const LocView = Type.Object({
 
 export const PaginationQuery = {
   'paginacao.paginaAtual': Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
-  'paginacao.itensPorPagina': Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.pageSizeMax, default: LIMITS.pageSizeDefault })),
+  'paginacao.itensPorPagina': Type.Optional(
+    Type.Integer({ minimum: 1, maximum: LIMITS.pageSizeMax, default: LIMITS.pageSizeDefault }),
+  ),
 };
 
 export const Paginacao = Type.Object({
@@ -78,7 +83,10 @@ export const StatusCobranca = Type.Union([
 export type StatusCobranca = Static<typeof StatusCobranca>;
 
 export const TxidParams = Type.Object({ txid: Txid });
-export const RevisaoQuery = Type.Object({ revisao: Type.Optional(Type.Integer({ minimum: 0 })) }, { additionalProperties: false });
+export const RevisaoQuery = Type.Object(
+  { revisao: Type.Optional(Type.Integer({ minimum: 0 })) },
+  { additionalProperties: false },
+);
 
 /** Query parameters every charge list takes (Bacen GET /cob and GET /cobv); kinds may add their own. */
 export const ChargeListQueryFields = {

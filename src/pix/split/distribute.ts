@@ -17,24 +17,44 @@ import type { ReceivedPixRow } from '../received/store.ts';
 import { SplitExceedsAmount, SplitInvariantError, divide } from './shares.ts';
 import { insertDistribution, sharesOf, splitForTxid, splitLinkedTo, wasDistributed } from './store.ts';
 
-export async function distributeSplit(sql: Sql, received: ReceivedPixRow, charge: { id: number } | undefined, now: Date): Promise<void> {
-  const split = charge ? await splitLinkedTo(sql, charge.id) : received.txid ? await splitForTxid(sql, received.account_id, received.txid) : undefined;
+export async function distributeSplit(
+  sql: Sql,
+  received: ReceivedPixRow,
+  charge: { id: number } | undefined,
+  now: Date,
+): Promise<void> {
+  const split = charge
+    ? await splitLinkedTo(sql, charge.id)
+    : received.txid
+      ? await splitForTxid(sql, received.account_id, received.txid)
+      : undefined;
   if (!split) return;
   const positions = await sharesOf(sql, split.split_config_id, split.revisao);
-  if (positions[0]?.account_id !== received.account_id) throw new SplitInvariantError(`configuration ${split.split_config_id} does not start with the receiver`);
+  if (positions[0]?.account_id !== received.account_id)
+    throw new SplitInvariantError(`configuration ${split.split_config_id} does not start with the receiver`);
   let amounts: number[];
   try {
-    amounts = divide(received.amount_cents, { tipo: split.tipo, valoresHundredths: positions.map((p) => p.valor_hundredths) });
+    amounts = divide(received.amount_cents, {
+      tipo: split.tipo,
+      valoresHundredths: positions.map((p) => p.valor_hundredths),
+    });
   } catch (error) {
     // Fixed shares were checked against the charge when linked, but a due charge's discount or a
     // payer-chosen amount can bring the Pix below them: refuse the Pix rather than divide it otherwise.
     if (error instanceof SplitExceedsAmount) {
-      throw new PaymentRefused('split_excede_valor', `As partes fixas do split (${formatAmount(error.fixedTotalCents)}) excedem o valor do Pix (${formatAmount(error.amountCents)}).`);
+      throw new PaymentRefused(
+        'split_excede_valor',
+        `As partes fixas do split (${formatAmount(error.fixedTotalCents)}) excedem o valor do Pix (${formatAmount(error.amountCents)}).`,
+      );
     }
     throw error;
   }
   // Beneficiaries whose share rounds to zero get no line (the journal refuses zero lines) but keep their row below.
-  const credits = amounts.slice(1).flatMap((amountCents, i) => (amountCents > 0 ? [{ code: ledgerCode.available(positions[i + 1].account_id), amountCents }] : []));
+  const credits = amounts
+    .slice(1)
+    .flatMap((amountCents, i) =>
+      amountCents > 0 ? [{ code: ledgerCode.available(positions[i + 1].account_id), amountCents }] : [],
+    );
   const passedOnCents = credits.reduce((acc, c) => acc + c.amountCents, 0);
   const journalEntryId = passedOnCents
     ? await post(sql, {
@@ -45,9 +65,20 @@ export async function distributeSplit(sql: Sql, received: ReceivedPixRow, charge
         postings: [{ code: ledgerCode.available(received.account_id), amountCents: -passedOnCents }, ...credits],
       })
     : null;
-  await insertDistribution(sql, { receivedPixId: received.id, split, journalEntryId, shares: positions.map((p, i) => ({ accountId: p.account_id, amountCents: amounts[i] })) }, now);
+  await insertDistribution(
+    sql,
+    {
+      receivedPixId: received.id,
+      split,
+      journalEntryId,
+      shares: positions.map((p, i) => ({ accountId: p.account_id, amountCents: amounts[i] })),
+    },
+    now,
+  );
 }
 
 /** Spec: charges passed on through a split cannot be refunded. */
 export const splitRefundGuard: RefundGuard = async (sql, receivedPixId) =>
-  (await wasDistributed(sql, receivedPixId)) ? 'Pix recebido com split de pagamento não pode ser devolvido.' : undefined;
+  (await wasDistributed(sql, receivedPixId))
+    ? 'Pix recebido com split de pagamento não pode ser devolvido.'
+    : undefined;

@@ -29,22 +29,35 @@ async function lockCharge(sql: Sql, caller: Caller, kind: TipoCob, txid: string)
   return charge;
 }
 
-export async function linkConfig(sql: Sql, caller: Caller, kind: TipoCob, txid: string, configId: string): Promise<void> {
+export async function linkConfig(
+  sql: Sql,
+  caller: Caller,
+  kind: TipoCob,
+  txid: string,
+  configId: string,
+): Promise<void> {
   // The charge row lock orders this link against a concurrent payment, which takes the same lock.
   const charge = await lockCharge(sql, caller, kind, txid);
   if (charge.status !== 'ATIVA') {
-    throw invalid(LINK_INVALID, `Somente cobranças ATIVA podem ser vinculadas a um split (status ${charge.status}).`, [{ property: 'txid', reason: 'cobrança não está ATIVA.', value: txid }]);
+    throw invalid(LINK_INVALID, `Somente cobranças ATIVA podem ser vinculadas a um split (status ${charge.status}).`, [
+      { property: 'txid', reason: 'cobrança não está ATIVA.', value: txid },
+    ]);
   }
   const config = await findConfig(sql, caller.accountId, configId);
   if (!config) throw configNotFound(configId);
   const revision = (await findRevision(sql, config.id, config.revisao))!;
   // Fixed shares need an amount to fit in. The payer-chooses-amount charge has none yet: payment checks it.
   const payerChoosesAmount = charge.body.valor.modalidadeAlteracao === 1;
-  const fixedTotalCents = minimumDivisibleCents({ tipo: revision.tipo, valoresHundredths: (await sharesOf(sql, config.id, config.revisao)).map((s) => s.valor_hundredths) });
+  const fixedTotalCents = minimumDivisibleCents({
+    tipo: revision.tipo,
+    valoresHundredths: (await sharesOf(sql, config.id, config.revisao)).map((s) => s.valor_hundredths),
+  });
   if (!payerChoosesAmount && fixedTotalCents > charge.amount_cents) {
-    throw invalid(LINK_INVALID, `As partes fixas da configuração somam ${formatAmount(fixedTotalCents)}, acima do valor da cobrança (${formatAmount(charge.amount_cents)}).`, [
-      { property: 'splitConfigId', reason: 'partes fixas acima do valor da cobrança.', value: configId },
-    ]);
+    throw invalid(
+      LINK_INVALID,
+      `As partes fixas da configuração somam ${formatAmount(fixedTotalCents)}, acima do valor da cobrança (${formatAmount(charge.amount_cents)}).`,
+      [{ property: 'splitConfigId', reason: 'partes fixas acima do valor da cobrança.', value: configId }],
+    );
   }
   await upsertLink(sql, charge.id, config.id, config.revisao, caller.now);
 }
@@ -53,15 +66,25 @@ export async function linkConfig(sql: Sql, caller: Caller, kind: TipoCob, txid: 
 export async function unlinkConfig(sql: Sql, caller: Caller, kind: TipoCob, txid: string): Promise<void> {
   const charge = await lockCharge(sql, caller, kind, txid);
   if (charge.status === 'CONCLUIDA') {
-    throw invalid(LINK_INVALID, 'A cobrança já foi paga e o valor já foi dividido; o vínculo não pode ser desfeito.', [{ property: 'txid', reason: 'cobrança CONCLUIDA.', value: txid }]);
+    throw invalid(LINK_INVALID, 'A cobrança já foi paga e o valor já foi dividido; o vínculo não pode ser desfeito.', [
+      { property: 'txid', reason: 'cobrança CONCLUIDA.', value: txid },
+    ]);
   }
-  if (!(await deleteLink(sql, charge.id))) throw notFound(`A cobrança ${txid} não possui configuração de split vinculada.`, 'SplitVinculoNaoEncontrado');
+  if (!(await deleteLink(sql, charge.id)))
+    throw notFound(`A cobrança ${txid} não possui configuração de split vinculada.`, 'SplitVinculoNaoEncontrado');
 }
 
 async function configRefOf(sql: Sql, caller: Caller, kind: TipoCob, txid: string): Promise<{ config?: ConfigRef }> {
   const linked = await linkedConfigOf(sql, caller.accountId, kind, txid);
   if (!linked) return {};
-  return { config: { id: linked.config_id, status: linked.status, revisao: linked.revisao, ...(linked.body.descricao !== undefined && { descricao: linked.body.descricao }) } };
+  return {
+    config: {
+      id: linked.config_id,
+      status: linked.status,
+      revisao: linked.revisao,
+      ...(linked.body.descricao !== undefined && { descricao: linked.body.descricao }),
+    },
+  };
 }
 
 /** The receiving account as `recebedor`. Accounts keep no street address: logradouro, uf and cep are omitted. */
@@ -80,5 +103,9 @@ export async function readSplitCob(sql: Sql, caller: Caller, txid: string) {
 /** GET /v2/gn/split/cobv/:txid: the due charge, plus `recebedor` and `config` when one is linked. */
 export async function readSplitCobV(sql: Sql, caller: Caller, txid: string) {
   const view = await readCobV(sql, caller, txid);
-  return { ...view, recebedor: await recebedorOf(sql, caller.accountId), ...(await configRefOf(sql, caller, 'cobv', txid)) };
+  return {
+    ...view,
+    recebedor: await recebedorOf(sql, caller.accountId),
+    ...(await configRefOf(sql, caller, 'cobv', txid)),
+  };
 }

@@ -17,19 +17,30 @@ export const SplitConfigId = Type.String({
 /** The configuration's own txid: what a static QR code carries (BR code ID 62-05, at most 25 characters). */
 export const ConfigTxid = Type.String({
   pattern: `^[a-zA-Z0-9]{1,${STATIC_TXID_MAX_CHARS}}$`,
-  description: 'Pix received by key or static QR code with this txid are split by this configuration. Assigned when not given.',
+  description:
+    'Pix received by key or static QR code with this txid are split by this configuration. Assigned when not given.',
 });
 
-const Tipo = Type.Union([Type.Literal('porcentagem'), Type.Literal('fixo')], { description: 'porcentagem: valor is a percentage; fixo: valor is an amount.' });
-const DivisaoTarifa = Type.Literal('assumir_total', { description: 'The receiver bears the whole fee (the only value accepted).' });
-const Valor = Type.String({ pattern: AMOUNT_PATTERN, description: 'Percentage ("15.00") or amount ("5.00") with two decimals, per tipo.' });
+const Tipo = Type.Union([Type.Literal('porcentagem'), Type.Literal('fixo')], {
+  description: 'porcentagem: valor is a percentage; fixo: valor is an amount.',
+});
+const DivisaoTarifa = Type.Literal('assumir_total', {
+  description: 'The receiver bears the whole fee (the only value accepted).',
+});
+const Valor = Type.String({
+  pattern: AMOUNT_PATTERN,
+  description: 'Percentage ("15.00") or amount ("5.00") with two decimals, per tipo.',
+});
 
 const Parte = Type.Object({ tipo: Tipo, valor: Valor }, strict);
 const Favorecido = Type.Object(
   {
     cpf: Type.Optional(Cpf),
     cnpj: Type.Optional(Cnpj),
-    conta: Type.String({ pattern: `^\\d{1,${LIMITS.splitContaMaxChars}}$`, description: 'Account number at this service.' }),
+    conta: Type.String({
+      pattern: `^\\d{1,${LIMITS.splitContaMaxChars}}$`,
+      description: 'Account number at this service.',
+    }),
   },
   strict,
 );
@@ -70,7 +81,11 @@ export const SplitConfigView = Type.Object({
     repasses: Type.Array(
       Type.Object({
         ...ParteView.properties,
-        favorecido: Type.Object({ cpf: Type.Optional(Type.String()), cnpj: Type.Optional(Type.String()), conta: Type.String() }),
+        favorecido: Type.Object({
+          cpf: Type.Optional(Type.String()),
+          cnpj: Type.Optional(Type.String()),
+          conta: Type.String(),
+        }),
       }),
     ),
   }),
@@ -81,7 +96,12 @@ export const ConfigParams = Type.Object({ id: SplitConfigId });
 export const LinkParams = Type.Object({ txid: Txid, splitConfigId: SplitConfigId });
 
 /** `config` in a charge read through the split endpoints: the linked configuration, at the revision linked. */
-export const ConfigRef = Type.Object({ id: Type.String(), status: Type.String(), revisao: Type.Integer(), descricao: Type.Optional(Type.String()) });
+export const ConfigRef = Type.Object({
+  id: Type.String(),
+  status: Type.String(),
+  revisao: Type.Integer(),
+  descricao: Type.Optional(Type.String()),
+});
 export type ConfigRef = Static<typeof ConfigRef>;
 
 /** The receiving account. The service keeps no street address, so logradouro, uf and cep are absent. */
@@ -97,4 +117,8 @@ export const Recebedor = Type.Object({
 export type Recebedor = Static<typeof Recebedor>;
 
 export const SplitCobView = Type.Object({ ...CobView.properties, config: Type.Optional(ConfigRef) });
-export const SplitCobVView = Type.Object({ ...CobVView.properties, recebedor: Recebedor, config: Type.Optional(ConfigRef) });
+export const SplitCobVView = Type.Object({
+  ...CobVView.properties,
+  recebedor: Recebedor,
+  config: Type.Optional(ConfigRef),
+});

@@ -26,7 +26,10 @@ export interface ShareSpec {
 
 /** Fixed shares ask for more than the amount received; the payment cannot be divided as configured. */
 export class SplitExceedsAmount extends Error {
-  constructor(readonly amountCents: number, readonly fixedTotalCents: number) {
+  constructor(
+    readonly amountCents: number,
+    readonly fixedTotalCents: number,
+  ) {
     super(`fixed shares total ${fixedTotalCents} cents, above the ${amountCents} cents received`);
   }
 }
@@ -42,14 +45,17 @@ export function minimumDivisibleCents(spec: ShareSpec): number {
 }
 
 export function percentShares(amountCents: number, percentHundredths: readonly number[]): number[] {
-  if (sum(percentHundredths) !== LIMITS.splitPercentTotalHundredths) throw new SplitInvariantError(`percentages add up to ${sum(percentHundredths)} hundredths, not 100 %`);
+  if (sum(percentHundredths) !== LIMITS.splitPercentTotalHundredths)
+    throw new SplitInvariantError(`percentages add up to ${sum(percentHundredths)} hundredths, not 100 %`);
   // BigInt: a 10-digit amount in cents times 10000 passes 2^53.
   const amount = BigInt(amountCents);
   const total = BigInt(LIMITS.splitPercentTotalHundredths);
   const floors = percentHundredths.map((p) => (amount * BigInt(p)) / total);
   const remainders = percentHundredths.map((p) => (amount * BigInt(p)) % total);
   let leftCents = amount - floors.reduce((a, b) => a + b, 0n);
-  const byLargestRemainder = percentHundredths.map((_, i) => i).sort((a, b) => (remainders[b] > remainders[a] ? 1 : remainders[b] < remainders[a] ? -1 : a - b));
+  const byLargestRemainder = percentHundredths
+    .map((_, i) => i)
+    .sort((a, b) => (remainders[b] > remainders[a] ? 1 : remainders[b] < remainders[a] ? -1 : a - b));
   for (const i of byLargestRemainder) {
     if (leftCents === 0n) break;
     floors[i] += 1n;
@@ -68,15 +74,22 @@ export function fixedShares(amountCents: number, valoresCents: readonly number[]
 /** Divides `amountCents` per `spec` and checks the result before anyone posts it. */
 export function divide(amountCents: number, spec: ShareSpec): number[] {
   assertCents(amountCents);
-  const shares = spec.tipo === 'porcentagem' ? percentShares(amountCents, spec.valoresHundredths) : fixedShares(amountCents, spec.valoresHundredths);
+  const shares =
+    spec.tipo === 'porcentagem'
+      ? percentShares(amountCents, spec.valoresHundredths)
+      : fixedShares(amountCents, spec.valoresHundredths);
   assertDivision(amountCents, spec, shares);
   return shares;
 }
 
 /** The contract of every division: one share per position, none negative, adding up exactly to the amount. */
 export function assertDivision(amountCents: number, spec: ShareSpec, shares: readonly number[]): void {
-  if (shares.length !== spec.valoresHundredths.length) throw new SplitInvariantError(`${shares.length} shares for ${spec.valoresHundredths.length} positions`);
-  if (shares.some((s) => !Number.isSafeInteger(s) || s < 0)) throw new SplitInvariantError(`negative or fractional share in ${shares.join(',')}`);
-  if (sum(shares) !== amountCents) throw new SplitInvariantError(`shares add up to ${sum(shares)} cents, not the ${amountCents} received`);
-  if (spec.tipo === 'fixo' && shares[0] < spec.valoresHundredths[0]) throw new SplitInvariantError('the receiver got less than its fixed share');
+  if (shares.length !== spec.valoresHundredths.length)
+    throw new SplitInvariantError(`${shares.length} shares for ${spec.valoresHundredths.length} positions`);
+  if (shares.some((s) => !Number.isSafeInteger(s) || s < 0))
+    throw new SplitInvariantError(`negative or fractional share in ${shares.join(',')}`);
+  if (sum(shares) !== amountCents)
+    throw new SplitInvariantError(`shares add up to ${sum(shares)} cents, not the ${amountCents} received`);
+  if (spec.tipo === 'fixo' && shares[0] < spec.valoresHundredths[0])
+    throw new SplitInvariantError('the receiver got less than its fixed share');
 }

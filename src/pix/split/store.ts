@@ -30,7 +30,12 @@ export interface ShareRow {
 
 const CONFIG_COLUMNS = 'id, account_id, config_id, revisao, status, txid';
 
-export async function findConfig(sql: Sql, accountId: number, configId: string, forUpdate = false): Promise<ConfigRow | undefined> {
+export async function findConfig(
+  sql: Sql,
+  accountId: number,
+  configId: string,
+  forUpdate = false,
+): Promise<ConfigRow | undefined> {
   const { rows } = await sql.query<ConfigRow>(
     `select ${CONFIG_COLUMNS} from split_configs where account_id = $1 and config_id = $2${forUpdate ? ' for update' : ''}`,
     [accountId, configId],
@@ -39,7 +44,13 @@ export async function findConfig(sql: Sql, accountId: number, configId: string, 
 }
 
 /** Creates the configuration row at revision 0, or returns undefined when (account, id) already exists. */
-export async function insertConfig(sql: Sql, accountId: number, configId: string, txid: string, now: Date): Promise<ConfigRow | undefined> {
+export async function insertConfig(
+  sql: Sql,
+  accountId: number,
+  configId: string,
+  txid: string,
+  now: Date,
+): Promise<ConfigRow | undefined> {
   const { rows } = await sql.query<ConfigRow>(
     `insert into split_configs (account_id, config_id, revisao, status, txid, created_at, updated_at) values ($1, $2, 0, 'ATIVA', $3, $4, $4)
      on conflict (account_id, config_id) do nothing returning ${CONFIG_COLUMNS}`,
@@ -48,8 +59,16 @@ export async function insertConfig(sql: Sql, accountId: number, configId: string
   return rows[0];
 }
 
-export async function txidUsedByAnotherConfig(sql: Sql, accountId: number, txid: string, configId: string): Promise<boolean> {
-  const { rows } = await sql.query('select 1 from split_configs where account_id = $1 and txid = $2 and config_id <> $3', [accountId, txid, configId]);
+export async function txidUsedByAnotherConfig(
+  sql: Sql,
+  accountId: number,
+  txid: string,
+  configId: string,
+): Promise<boolean> {
+  const { rows } = await sql.query(
+    'select 1 from split_configs where account_id = $1 and txid = $2 and config_id <> $3',
+    [accountId, txid, configId],
+  );
   return rows.length > 0;
 }
 
@@ -63,7 +82,12 @@ export interface RevisionWrite {
 
 /** Writes a revision with its resolved shares and moves the configuration's current state to it. */
 export async function writeRevision(sql: Sql, splitConfigId: number, w: RevisionWrite, now: Date): Promise<void> {
-  await sql.query('update split_configs set revisao = $2, txid = $3, updated_at = $4 where id = $1', [splitConfigId, w.revisao, w.txid, now]);
+  await sql.query('update split_configs set revisao = $2, txid = $3, updated_at = $4 where id = $1', [
+    splitConfigId,
+    w.revisao,
+    w.txid,
+    now,
+  ]);
   await sql.query(
     'insert into split_config_revisions (split_config_id, revisao, txid, tipo, body, created_at) values ($1, $2, $3, $4, $5::jsonb, $6)',
     [splitConfigId, w.revisao, w.txid, w.tipo, JSON.stringify(w.body), now],
@@ -93,15 +117,27 @@ export async function sharesOf(sql: Sql, splitConfigId: number, revisao: number)
 }
 
 /** Accounts of this service by account number (favorecido.conta is unique across the service). */
-export async function accountsByConta(sql: Sql, contas: string[]): Promise<{ id: number; documento: string; conta: string }[]> {
-  const { rows } = await sql.query<{ id: number; documento: string; conta: string }>('select id, documento, conta from accounts where conta = any($1)', [contas]);
+export async function accountsByConta(
+  sql: Sql,
+  contas: string[],
+): Promise<{ id: number; documento: string; conta: string }[]> {
+  const { rows } = await sql.query<{ id: number; documento: string; conta: string }>(
+    'select id, documento, conta from accounts where conta = any($1)',
+    [contas],
+  );
   return rows;
 }
 
 // --- links
 
 /** Links (or re-links) a charge to a configuration revision. */
-export async function upsertLink(sql: Sql, chargeId: number, splitConfigId: number, revisao: number, now: Date): Promise<void> {
+export async function upsertLink(
+  sql: Sql,
+  chargeId: number,
+  splitConfigId: number,
+  revisao: number,
+  now: Date,
+): Promise<void> {
   await sql.query(
     `insert into split_links (charge_id, split_config_id, revisao, linked_at) values ($1, $2, $3, $4)
      on conflict (charge_id) do update set split_config_id = excluded.split_config_id, revisao = excluded.revisao, linked_at = excluded.linked_at`,
@@ -158,7 +194,12 @@ export async function splitForTxid(sql: Sql, accountId: number, txid: string): P
 
 export async function insertDistribution(
   sql: Sql,
-  d: { receivedPixId: number; split: ApplicableSplit; journalEntryId: number | null; shares: { accountId: number; amountCents: number }[] },
+  d: {
+    receivedPixId: number;
+    split: ApplicableSplit;
+    journalEntryId: number | null;
+    shares: { accountId: number; amountCents: number }[];
+  },
   now: Date,
 ): Promise<void> {
   const { rows } = await sql.query<{ id: number }>(
@@ -166,7 +207,10 @@ export async function insertDistribution(
     [d.receivedPixId, d.split.split_config_id, d.split.revisao, d.journalEntryId, now],
   );
   for (const [position, share] of d.shares.entries()) {
-    await sql.query('insert into split_distribution_shares (distribution_id, position, account_id, amount_cents) values ($1, $2, $3, $4)', [rows[0].id, position, share.accountId, share.amountCents]);
+    await sql.query(
+      'insert into split_distribution_shares (distribution_id, position, account_id, amount_cents) values ($1, $2, $3, $4)',
+      [rows[0].id, position, share.accountId, share.amountCents],
+    );
   }
 }
 

@@ -28,7 +28,10 @@ export const WEBHOOK_TOPICS = {
 } as const;
 
 /** A received Pix (or its refunds), or with `envio` a Pix the account sent (src/pix/schedules/events.ts). */
-export type PixEventPayload = { accountId: number; chave: string | null; txid: string | null } & ({ envio?: false; pix: PixView[] } | { envio: true; pix: SentPixView[] });
+export type PixEventPayload = { accountId: number; chave: string | null; txid: string | null } & (
+  | { envio?: false; pix: PixView[] }
+  | { envio: true; pix: SentPixView[] }
+);
 
 export interface AccountEventPayload {
   accountId: number;
@@ -41,9 +44,22 @@ const SUFFIX = { pix: '/pix', rec: '/rec', cobr: '/cobr' } as const;
 const DONE = { done: true } as const;
 
 /** Recurrence and automatic-charge events: `orderingRef` (idRec, txid) keeps one subject's events in order. */
-export async function enqueueAccountEvent(sql: Sql, kind: AccountWebhookKind, accountId: number, item: Record<string, unknown>, orderingRef: string, now: Date): Promise<number> {
+export async function enqueueAccountEvent(
+  sql: Sql,
+  kind: AccountWebhookKind,
+  accountId: number,
+  item: Record<string, unknown>,
+  orderingRef: string,
+  now: Date,
+): Promise<number> {
   const payload: AccountEventPayload = { accountId, kind, body: { [kind === 'rec' ? 'recs' : 'cobsr']: [item] } };
-  return enqueue(sql, { topic: WEBHOOK_TOPICS[kind], orderingKey: `${kind}:${accountId}:${orderingRef}`, payload, availableAt: now, now });
+  return enqueue(sql, {
+    topic: WEBHOOK_TOPICS[kind],
+    orderingKey: `${kind}:${accountId}:${orderingRef}`,
+    payload,
+    availableAt: now,
+    now,
+  });
 }
 
 /** A resend job: no ordering key, since it is one extra attempt of something already delivered or given up. */
@@ -76,7 +92,10 @@ function sharedLookup<T>(load: (key: string) => Promise<T>): (key: string) => Pr
 function pixHandler(db: Database, dispatcher: WebhookDispatcher, schedule: RetrySchedule): JobHandler {
   const lookup = sharedLookup(async (key) => {
     const [accountId, chave] = JSON.parse(key) as [number, string];
-    const [settings, webhook] = await Promise.all([notificationSettings(db, accountId, chave), findPixWebhook(db, accountId, chave)]);
+    const [settings, webhook] = await Promise.all([
+      notificationSettings(db, accountId, chave),
+      findPixWebhook(db, accountId, chave),
+    ]);
     return { settings, webhook };
   });
   return async (job: OutboxJob<PixEventPayload>) => {

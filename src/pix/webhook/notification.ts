@@ -27,7 +27,11 @@ export interface PixNotificationSettings {
 /** pixd charges no fee on Pix, received or sent, yet, so the fee shown is the true one: zero. */
 export const PIX_FEE = '0.00';
 
-export async function notificationSettings(sql: Sql, accountId: number, chave: string): Promise<PixNotificationSettings> {
+export async function notificationSettings(
+  sql: Sql,
+  accountId: number,
+  chave: string,
+): Promise<PixNotificationSettings> {
   const settings = await keySettings(sql, accountId, chave);
   return {
     pixSemTxid: settings.notificarPixSemTxid,
@@ -41,7 +45,10 @@ export async function notificationSettings(sql: Sql, accountId: number, chave: s
  * Whether an event is notified at all: a sent Pix always (the sender named its key for that); a received
  * one from a static code only when tied to a txid, unless `pixSemTxid` (spec: Events).
  */
-export function isNotified(event: { txid: string | null | undefined; envio?: boolean }, settings: PixNotificationSettings): boolean {
+export function isNotified(
+  event: { txid: string | null | undefined; envio?: boolean },
+  settings: PixNotificationSettings,
+): boolean {
   return Boolean(event.envio) || Boolean(event.txid) || settings.pixSemTxid;
 }
 
@@ -52,7 +59,10 @@ function received(p: PixView, settings: PixNotificationSettings): unknown {
 }
 
 function sent({ gnExtras, ...p }: SentPixView, { envio }: PixNotificationSettings): unknown {
-  const extras = { ...(envio.tarifa && { tarifa: PIX_FEE }), ...(envio.favorecido && { favorecido: gnExtras.favorecido }) };
+  const extras = {
+    ...(envio.tarifa && { tarifa: PIX_FEE }),
+    ...(envio.favorecido && { favorecido: gnExtras.favorecido }),
+  };
   return Object.keys(extras).length ? { ...p, gnExtras: extras } : p;
 }
 

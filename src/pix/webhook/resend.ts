@@ -29,7 +29,9 @@ async function resolve(sql: Sql, accountId: number, id: string): Promise<Resolve
   if (id.startsWith('D')) {
     const refund = await findPixByReturnId(sql, accountId, id);
     if (!refund) return {};
-    const { rows } = await sql.query<ReceivedPixRow>('select * from received_pix where id = $1', [refund.received_pix_id]);
+    const { rows } = await sql.query<ReceivedPixRow>('select * from received_pix where id = $1', [
+      refund.received_pix_id,
+    ]);
     return { pix: rows[0], at: refund.requested_at };
   }
   const pix = await findReceivedPix(sql, accountId, id);
@@ -40,18 +42,22 @@ async function resolve(sql: Sql, accountId: number, id: string): Promise<Resolve
 async function refusal(sql: Sql, caller: Caller, item: Resolved): Promise<string | undefined> {
   if (!item.pix || !item.at) return 'não corresponde a um Pix recebido nem a uma devolução desta conta.';
   if (item.at < RESEND_STARTS_AT) return `transação anterior a ${LIMITS.webhookResendStartsAt}, início do reenvio.`;
-  if (caller.now.getTime() - item.at.getTime() > LIMITS.webhookResendWindowDays * DAY_MS) return `transação com mais de ${LIMITS.webhookResendWindowDays} dias.`;
+  if (caller.now.getTime() - item.at.getTime() > LIMITS.webhookResendWindowDays * DAY_MS)
+    return `transação com mais de ${LIMITS.webhookResendWindowDays} dias.`;
   const chave = item.pix.chave;
-  if (!chave || !isNotified(item.pix, await notificationSettings(sql, caller.accountId, chave))) return 'Pix sem txid não é notificado por webhook.';
+  if (!chave || !isNotified(item.pix, await notificationSettings(sql, caller.accountId, chave)))
+    return 'Pix sem txid não é notificado por webhook.';
   if (!(await findPixWebhook(sql, caller.accountId, chave))) return `nenhum webhook cadastrado para a chave ${chave}.`;
   return undefined;
 }
 
 export async function requestResend(db: Database, caller: Caller, body: ResendBody): Promise<{ reenvios: number }> {
   if (body.tipo !== 'PIX_RECEBIDO') {
-    throw invalid(RESEND_INVALID, `Reenvio do tipo ${body.tipo} indisponível: este serviço só reenvia Pix recebidos (e suas devoluções).`, [
-      { property: 'tipo', reason: 'somente PIX_RECEBIDO.', value: body.tipo },
-    ]);
+    throw invalid(
+      RESEND_INVALID,
+      `Reenvio do tipo ${body.tipo} indisponível: este serviço só reenvia Pix recebidos (e suas devoluções).`,
+      [{ property: 'tipo', reason: 'somente PIX_RECEBIDO.', value: body.tipo }],
+    );
   }
   return db.tx(async (sql) => {
     const violations: Violation[] = [];
@@ -62,11 +68,23 @@ export async function requestResend(db: Database, caller: Caller, body: ResendBo
       if (reason) violations.push({ property: `e2eids[${index}]`, reason, value: id });
       else chosen.set(item.pix!.id, item.pix!);
     }
-    if (violations.length) throw invalid(RESEND_INVALID, `${violations.length} de ${body.e2eids.length} e2eid(s) não podem ser reenviados.`, violations);
+    if (violations.length)
+      throw invalid(
+        RESEND_INVALID,
+        `${violations.length} de ${body.e2eids.length} e2eid(s) não podem ser reenviados.`,
+        violations,
+      );
     const pixRows = [...chosen.values()];
-    const refunds = await refundsOf(sql, pixRows.map((p) => p.id));
+    const refunds = await refundsOf(
+      sql,
+      pixRows.map((p) => p.id),
+    );
     for (const p of pixRows) {
-      await enqueuePixResend(sql, { accountId: caller.accountId, chave: p.chave, txid: p.txid, pix: [pixView(p, refunds)] }, caller.now);
+      await enqueuePixResend(
+        sql,
+        { accountId: caller.accountId, chave: p.chave, txid: p.txid, pix: [pixView(p, refunds)] },
+        caller.now,
+      );
     }
     return { reenvios: pixRows.length };
   });

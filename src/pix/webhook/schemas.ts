@@ -6,13 +6,19 @@ import { Chave, PaginationQuery, Timestamp, pageEnvelope } from '../shared/schem
 const strict = { additionalProperties: false } as const;
 
 /** Checked as text here; what makes it acceptable (HTTPS, reachable, mTLS) is the service's handshake. */
-export const WebhookUrl = Type.String({ minLength: 1, maxLength: LIMITS.webhookUrlMaxChars, description: 'HTTPS URL of the receiver; a query (hmac, ignorar=) is kept verbatim.' });
+export const WebhookUrl = Type.String({
+  minLength: 1,
+  maxLength: LIMITS.webhookUrlMaxChars,
+  description: 'HTTPS URL of the receiver; a query (hmac, ignorar=) is kept verbatim.',
+});
 
 export const WebhookBody = Type.Object({ webhookUrl: WebhookUrl }, strict);
 export type WebhookBody = Static<typeof WebhookBody>;
 
 export const SkipMtlsHeaders = Type.Object({
-  'x-skip-mtls-checking': Type.Optional(Type.String({ description: '`true` skips the call without client certificate at registration.' })),
+  'x-skip-mtls-checking': Type.Optional(
+    Type.String({ description: '`true` skips the call without client certificate at registration.' }),
+  ),
 });
 
 export const ChaveParams = Type.Object({ chave: Chave });
@@ -30,7 +36,10 @@ export const RESEND_TIPOS = ['PIX_RECEBIDO', 'PIX_ENVIADO', 'DEVOLUCAO_RECEBIDA'
 export const ResendBody = Type.Object(
   {
     tipo: Type.Union(RESEND_TIPOS.map((t) => Type.Literal(t))),
-    e2eids: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: LIMITS.webhookResendMaxE2eids }),
+    e2eids: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+      minItems: 1,
+      maxItems: LIMITS.webhookResendMaxE2eids,
+    }),
   },
   strict,
 );

@@ -12,12 +12,25 @@ import type { Caller } from '../shared/caller.ts';
 import { paginacao } from '../shared/schemas.ts';
 import type { PixWebhookListQuery } from './schemas.ts';
 import {
-  deleteAccountWebhook, deletePixWebhook, findAccountWebhook, findPixWebhook, keyBelongsTo, listPixWebhooks, saveAccountWebhook, savePixWebhook,
-  type AccountWebhookKind, type AccountWebhookRow, type PixWebhookRow,
+  deleteAccountWebhook,
+  deletePixWebhook,
+  findAccountWebhook,
+  findPixWebhook,
+  keyBelongsTo,
+  listPixWebhooks,
+  saveAccountWebhook,
+  savePixWebhook,
+  type AccountWebhookKind,
+  type AccountWebhookRow,
+  type PixWebhookRow,
 } from './store.ts';
 
 /** Problem names per kind (Bacen: WebhookOperacaoInvalida, WebhookRecOperacaoInvalida, WebhookCobROperacaoInvalida). */
-export const INVALID_NAME = { pix: 'WebhookOperacaoInvalida', rec: 'WebhookRecOperacaoInvalida', cobr: 'WebhookCobROperacaoInvalida' } as const;
+export const INVALID_NAME = {
+  pix: 'WebhookOperacaoInvalida',
+  rec: 'WebhookRecOperacaoInvalida',
+  cobr: 'WebhookCobROperacaoInvalida',
+} as const;
 export const LIST_INVALID = 'WebhookConsultaInvalida';
 type Kind = keyof typeof INVALID_NAME;
 
@@ -40,21 +53,53 @@ export interface RegistrationDeps {
 
 export const parseSkipHeader = (value: unknown) => typeof value === 'string' && value.trim().toLowerCase() === 'true';
 
-async function handshake(deps: RegistrationDeps, kind: Kind, webhookUrl: string, skipMtlsCheck: boolean): Promise<void> {
-  const result = await verifyReceiver(deps.transport, webhookUrl, { skipMtlsCheck, timeoutMs: webhookSettings().registrationTimeoutMs });
-  if (!result.ok) throw invalid(INVALID_NAME[kind], `${CAUSE_TITLE[result.cause]}. ${result.detail}`, [{ property: 'webhookUrl', reason: result.detail, value: webhookUrl }]);
+async function handshake(
+  deps: RegistrationDeps,
+  kind: Kind,
+  webhookUrl: string,
+  skipMtlsCheck: boolean,
+): Promise<void> {
+  const result = await verifyReceiver(deps.transport, webhookUrl, {
+    skipMtlsCheck,
+    timeoutMs: webhookSettings().registrationTimeoutMs,
+  });
+  if (!result.ok)
+    throw invalid(INVALID_NAME[kind], `${CAUSE_TITLE[result.cause]}. ${result.detail}`, [
+      { property: 'webhookUrl', reason: result.detail, value: webhookUrl },
+    ]);
 }
 
-export const pixWebhookView = (row: PixWebhookRow) => ({ webhookUrl: row.webhook_url, chave: row.chave, criacao: row.created_at.toISOString() });
-export const accountWebhookView = (row: AccountWebhookRow) => ({ webhookUrl: row.webhook_url, criacao: row.created_at.toISOString() });
+export const pixWebhookView = (row: PixWebhookRow) => ({
+  webhookUrl: row.webhook_url,
+  chave: row.chave,
+  criacao: row.created_at.toISOString(),
+});
+export const accountWebhookView = (row: AccountWebhookRow) => ({
+  webhookUrl: row.webhook_url,
+  criacao: row.created_at.toISOString(),
+});
 
-export async function registerPixWebhook(deps: RegistrationDeps, caller: Caller, chave: string, webhookUrl: string, skipMtlsCheck: boolean) {
+export async function registerPixWebhook(
+  deps: RegistrationDeps,
+  caller: Caller,
+  chave: string,
+  webhookUrl: string,
+  skipMtlsCheck: boolean,
+) {
   // The cheap check first: no receiver is called for a key that is not the caller's.
   if (!(await keyBelongsTo(deps.db, caller.accountId, chave))) {
-    throw invalid(INVALID_NAME.pix, `A chave ${chave} não é uma chave ativa desta conta.`, [{ property: 'chave', reason: 'não corresponde a uma chave DICT pertencente a este usuário recebedor.' }]);
+    throw invalid(INVALID_NAME.pix, `A chave ${chave} não é uma chave ativa desta conta.`, [
+      { property: 'chave', reason: 'não corresponde a uma chave DICT pertencente a este usuário recebedor.' },
+    ]);
   }
   await handshake(deps, 'pix', webhookUrl, skipMtlsCheck);
-  const saved = await savePixWebhook(deps.db, { chave, account_id: caller.accountId, webhook_url: webhookUrl, skip_mtls: skipMtlsCheck, created_at: caller.now });
+  const saved = await savePixWebhook(deps.db, {
+    chave,
+    account_id: caller.accountId,
+    webhook_url: webhookUrl,
+    skip_mtls: skipMtlsCheck,
+    created_at: caller.now,
+  });
   return pixWebhookView(saved);
 }
 
@@ -73,16 +118,34 @@ export async function removePixWebhook(db: Database, caller: Caller, chave: stri
 export async function listPixWebhookPage(db: Database, caller: Caller, query: PixWebhookListQuery) {
   const inicio = new Date(query.inicio);
   const fim = new Date(query.fim);
-  if (fim < inicio) throw invalid(LIST_INVALID, 'O parâmetro fim é anterior a inicio.', [{ property: 'fim', reason: 'anterior a inicio.' }]);
+  if (fim < inicio)
+    throw invalid(LIST_INVALID, 'O parâmetro fim é anterior a inicio.', [
+      { property: 'fim', reason: 'anterior a inicio.' },
+    ]);
   const page = query['paginacao.paginaAtual'] ?? 0;
   const pageSize = query['paginacao.itensPorPagina'] ?? LIMITS.pageSizeDefault;
   const { rows, total } = await listPixWebhooks(db, caller.accountId, inicio, fim, page, pageSize);
-  return { parametros: { inicio: inicio.toISOString(), fim: fim.toISOString(), paginacao: paginacao(page, pageSize, total) }, webhooks: rows.map(pixWebhookView) };
+  return {
+    parametros: { inicio: inicio.toISOString(), fim: fim.toISOString(), paginacao: paginacao(page, pageSize, total) },
+    webhooks: rows.map(pixWebhookView),
+  };
 }
 
-export async function registerAccountWebhook(deps: RegistrationDeps, caller: Caller, kind: AccountWebhookKind, webhookUrl: string, skipMtlsCheck: boolean) {
+export async function registerAccountWebhook(
+  deps: RegistrationDeps,
+  caller: Caller,
+  kind: AccountWebhookKind,
+  webhookUrl: string,
+  skipMtlsCheck: boolean,
+) {
   await handshake(deps, kind, webhookUrl, skipMtlsCheck);
-  const saved = await saveAccountWebhook(deps.db, { account_id: caller.accountId, kind, webhook_url: webhookUrl, skip_mtls: skipMtlsCheck, created_at: caller.now });
+  const saved = await saveAccountWebhook(deps.db, {
+    account_id: caller.accountId,
+    kind,
+    webhook_url: webhookUrl,
+    skip_mtls: skipMtlsCheck,
+    created_at: caller.now,
+  });
   return accountWebhookView(saved);
 }
 
@@ -94,5 +157,6 @@ export async function readAccountWebhook(db: Database, caller: Caller, kind: Acc
 }
 
 export async function removeAccountWebhook(db: Database, caller: Caller, kind: AccountWebhookKind): Promise<void> {
-  if (!(await deleteAccountWebhook(db, caller.accountId, kind))) throw notFound(`Nenhum webhook de ${kind === 'rec' ? 'recorrência' : 'cobrança recorrente'} cadastrado.`);
+  if (!(await deleteAccountWebhook(db, caller.accountId, kind)))
+    throw notFound(`Nenhum webhook de ${kind === 'rec' ? 'recorrência' : 'cobrança recorrente'} cadastrado.`);
 }

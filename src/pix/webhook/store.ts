@@ -23,12 +23,18 @@ export interface AccountWebhookRow {
 const LIVE_PIX_WEBHOOK = `from pix_webhooks w join pix_keys k on k.chave = w.chave and k.account_id = w.account_id and k.removed_at is null`;
 
 export async function keyBelongsTo(sql: Sql, accountId: number, chave: string): Promise<boolean> {
-  const { rows } = await sql.query('select 1 from pix_keys where chave = $1 and account_id = $2 and removed_at is null', [chave, accountId]);
+  const { rows } = await sql.query(
+    'select 1 from pix_keys where chave = $1 and account_id = $2 and removed_at is null',
+    [chave, accountId],
+  );
   return rows.length > 0;
 }
 
 export async function findPixWebhook(sql: Sql, accountId: number, chave: string): Promise<PixWebhookRow | undefined> {
-  const { rows } = await sql.query<PixWebhookRow>(`select w.* ${LIVE_PIX_WEBHOOK} where w.chave = $1 and w.account_id = $2`, [chave, accountId]);
+  const { rows } = await sql.query<PixWebhookRow>(
+    `select w.* ${LIVE_PIX_WEBHOOK} where w.chave = $1 and w.account_id = $2`,
+    [chave, accountId],
+  );
   return rows[0];
 }
 
@@ -44,19 +50,39 @@ export async function savePixWebhook(sql: Sql, row: PixWebhookRow): Promise<PixW
 }
 
 export async function deletePixWebhook(sql: Sql, accountId: number, chave: string): Promise<boolean> {
-  const { rowCount } = await sql.query('delete from pix_webhooks where chave = $1 and account_id = $2', [chave, accountId]);
+  const { rowCount } = await sql.query('delete from pix_webhooks where chave = $1 and account_id = $2', [
+    chave,
+    accountId,
+  ]);
   return rowCount > 0;
 }
 
-export async function listPixWebhooks(sql: Sql, accountId: number, inicio: Date, fim: Date, page: number, pageSize: number): Promise<{ rows: PixWebhookRow[]; total: number }> {
+export async function listPixWebhooks(
+  sql: Sql,
+  accountId: number,
+  inicio: Date,
+  fim: Date,
+  page: number,
+  pageSize: number,
+): Promise<{ rows: PixWebhookRow[]; total: number }> {
   const where = `${LIVE_PIX_WEBHOOK} where w.account_id = $1 and w.created_at >= $2 and w.created_at <= $3`;
   const count = await sql.query<{ n: number }>(`select count(*)::int as n ${where}`, [accountId, inicio, fim]);
-  const { rows } = await sql.query<PixWebhookRow>(`select w.* ${where} order by w.created_at, w.chave limit $4 offset $5`, [accountId, inicio, fim, pageSize, page * pageSize]);
+  const { rows } = await sql.query<PixWebhookRow>(
+    `select w.* ${where} order by w.created_at, w.chave limit $4 offset $5`,
+    [accountId, inicio, fim, pageSize, page * pageSize],
+  );
   return { rows, total: count.rows[0].n };
 }
 
-export async function findAccountWebhook(sql: Sql, accountId: number, kind: AccountWebhookKind): Promise<AccountWebhookRow | undefined> {
-  const { rows } = await sql.query<AccountWebhookRow>('select * from account_webhooks where account_id = $1 and kind = $2', [accountId, kind]);
+export async function findAccountWebhook(
+  sql: Sql,
+  accountId: number,
+  kind: AccountWebhookKind,
+): Promise<AccountWebhookRow | undefined> {
+  const { rows } = await sql.query<AccountWebhookRow>(
+    'select * from account_webhooks where account_id = $1 and kind = $2',
+    [accountId, kind],
+  );
   return rows[0];
 }
 
@@ -71,12 +97,19 @@ export async function saveAccountWebhook(sql: Sql, row: AccountWebhookRow): Prom
 }
 
 export async function deleteAccountWebhook(sql: Sql, accountId: number, kind: AccountWebhookKind): Promise<boolean> {
-  const { rowCount } = await sql.query('delete from account_webhooks where account_id = $1 and kind = $2', [accountId, kind]);
+  const { rowCount } = await sql.query('delete from account_webhooks where account_id = $1 and kind = $2', [
+    accountId,
+    kind,
+  ]);
   return rowCount > 0;
 }
 
 /** The received Pix a refund's return id (rtrId, `D...`) belongs to, for resends named by the refund. */
-export async function findPixByReturnId(sql: Sql, accountId: number, rtrId: string): Promise<{ received_pix_id: number; requested_at: Date } | undefined> {
+export async function findPixByReturnId(
+  sql: Sql,
+  accountId: number,
+  rtrId: string,
+): Promise<{ received_pix_id: number; requested_at: Date } | undefined> {
   const { rows } = await sql.query<{ received_pix_id: number; requested_at: Date }>(
     'select received_pix_id, requested_at from refunds where rtr_id = $1 and account_id = $2',
     [rtrId, accountId],

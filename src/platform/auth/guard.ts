@@ -30,7 +30,8 @@ export function clientCertificateSha256(request: FastifyRequest): string | null 
   const socket = request.raw.socket as TLSSocket;
   let thumbprint = thumbprints.get(socket);
   if (thumbprint === undefined) {
-    const cert = typeof socket.getPeerCertificate === 'function' && socket.authorized ? socket.getPeerCertificate() : undefined;
+    const cert =
+      typeof socket.getPeerCertificate === 'function' && socket.authorized ? socket.getPeerCertificate() : undefined;
     thumbprint = cert?.fingerprint256 ? cert.fingerprint256.replaceAll(':', '').toLowerCase() : null;
     thumbprints.set(socket, thumbprint);
   }
@@ -46,14 +47,16 @@ export function bearerToken(request: FastifyRequest): string | null {
 export function guard(ctx: AppContext, audience: Audience): onRequestHookHandler {
   return async function authenticate(request) {
     const thumbprint = audience === 'pix' ? clientCertificateSha256(request) : null;
-    if (audience === 'pix' && !thumbprint) throw new ApiError(401, 'Unauthorized', 'Certificado de cliente ausente ou não emitido por esta instituição.');
+    if (audience === 'pix' && !thumbprint)
+      throw new ApiError(401, 'Unauthorized', 'Certificado de cliente ausente ou não emitido por esta instituição.');
     const token = bearerToken(request);
     if (!token) throw new ApiError(401, 'Unauthorized', 'Token de acesso ausente.');
     let principal: Principal;
     try {
       principal = await ctx.tokens.verify(token, audience);
     } catch (error) {
-      if (error instanceof TokenError) throw new ApiError(401, 'Unauthorized', `Token de acesso inválido: ${error.message}`);
+      if (error instanceof TokenError)
+        throw new ApiError(401, 'Unauthorized', `Token de acesso inválido: ${error.message}`);
       throw error;
     }
     if (audience === 'pix' && principal.certificateSha256 !== thumbprint) {
@@ -63,9 +66,16 @@ export function guard(ctx: AppContext, audience: Audience): onRequestHookHandler
     const { scope, rateLimited, method, url } = request.routeOptions.config;
     if (scope && !principal.scopes.has(scope)) throw new ApiError(403, 'AcessoNegado', `Escopo necessário: ${scope}.`);
     if (rateLimited) {
-      const decision = await ctx.rateLimiter.hit(`${principal.clientId}:${method} ${url}`, LIMITS.rateLimitRequestsPerSecond);
+      const decision = await ctx.rateLimiter.hit(
+        `${principal.clientId}:${method} ${url}`,
+        LIMITS.rateLimitRequestsPerSecond,
+      );
       if (!decision.allowed) {
-        throw new ApiError(429, 'LimiteDeRequisicoes', `Limite de ${LIMITS.rateLimitRequestsPerSecond} requisições por segundo atingido; tente novamente em ${decision.retryAfterSeconds} s.`);
+        throw new ApiError(
+          429,
+          'LimiteDeRequisicoes',
+          `Limite de ${LIMITS.rateLimitRequestsPerSecond} requisições por segundo atingido; tente novamente em ${decision.retryAfterSeconds} s.`,
+        );
       }
     }
     request.principal = principal;

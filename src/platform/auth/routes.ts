@@ -31,29 +31,47 @@ function basicCredentials(request: FastifyRequest): { clientId: string; clientSe
   return { clientId: decoded.slice(0, colon), clientSecret: decoded.slice(colon + 1) };
 }
 
-export const oauthRoutes = (ctx: AppContext): FastifyPluginAsync => async (base) => {
-  const app = base.withTypeProvider<TypeBoxTypeProvider>();
+export const oauthRoutes =
+  (ctx: AppContext): FastifyPluginAsync =>
+  async (base) => {
+    const app = base.withTypeProvider<TypeBoxTypeProvider>();
 
-  async function issue(request: FastifyRequest<{ Body: { grant_type: string } }>, audience: Audience) {
-    const { clientId, clientSecret } = basicCredentials(request);
-    const application = await findApplication(ctx.db, clientId);
-    if (!application || !application.active || !secretMatches(clientSecret, application.secret_hash)) {
-      throw invalidClient('Credenciais inválidas ou inativas.');
+    async function issue(request: FastifyRequest<{ Body: { grant_type: string } }>, audience: Audience) {
+      const { clientId, clientSecret } = basicCredentials(request);
+      const application = await findApplication(ctx.db, clientId);
+      if (!application || !application.active || !secretMatches(clientSecret, application.secret_hash)) {
+        throw invalidClient('Credenciais inválidas ou inativas.');
+      }
+      let certificateSha256: string | undefined;
+      if (audience === 'pix') {
+        const presented = clientCertificateSha256(request);
+        if (presented !== application.certificate_sha256)
+          throw invalidClient('O certificado de cliente apresentado não pertence a esta aplicação.');
+        certificateSha256 = presented;
+      }
+      if (request.body.grant_type !== 'client_credentials') {
+        throw new ApiError(400, 'unsupported_grant_type', 'Apenas grant_type=client_credentials é suportado.');
+      }
+      const { accessToken, expiresInSeconds } = await ctx.tokens.issue({
+        clientId,
+        accountId: application.account_id,
+        scopes: application.scopes,
+        audience,
+        certificateSha256,
+      });
+      return {
+        access_token: accessToken,
+        token_type: 'Bearer' as const,
+        expires_in: expiresInSeconds,
+        scope: application.scopes.join(' '),
+      };
     }
-    let certificateSha256: string | undefined;
-    if (audience === 'pix') {
-      const presented = clientCertificateSha256(request);
-      if (presented !== application.certificate_sha256) throw invalidClient('O certificado de cliente apresentado não pertence a esta aplicação.');
-      certificateSha256 = presented;
-    }
-    if (request.body.grant_type !== 'client_credentials') {
-      throw new ApiError(400, 'unsupported_grant_type', 'Apenas grant_type=client_credentials é suportado.');
-    }
-    const { accessToken, expiresInSeconds } = await ctx.tokens.issue({ clientId, accountId: application.account_id, scopes: application.scopes, audience, certificateSha256 });
-    return { access_token: accessToken, token_type: 'Bearer' as const, expires_in: expiresInSeconds, scope: application.scopes.join(' ') };
-  }
 
-  const schema = { tags: ['Auth'], body: TokenRequest, response: { 200: TokenResponse } };
-  app.post('/oauth/token', { schema: { ...schema, summary: 'Issue a Pix access token (mutual TLS)' } }, (request) => issue(request, 'pix'));
-  app.post('/v1/authorize', { schema: { ...schema, summary: 'Issue a billing access token' } }, (request) => issue(request, 'billing'));
-};
+    const schema = { tags: ['Auth'], body: TokenRequest, response: { 200: TokenResponse } };
+    app.post('/oauth/token', { schema: { ...schema, summary: 'Issue a Pix access token (mutual TLS)' } }, (request) =>
+      issue(request, 'pix'),
+    );
+    app.post('/v1/authorize', { schema: { ...schema, summary: 'Issue a billing access token' } }, (request) =>
+      issue(request, 'billing'),
+    );
+  };

@@ -33,11 +33,16 @@ export class TokenService {
    * Expiry and audience are still checked on every use.
    */
   private readonly verified = new Map<string, { principal: Principal; expSeconds: number }>();
-  constructor(private readonly signingKey: Buffer, private readonly clock: Clock) {
+  constructor(
+    private readonly signingKey: Buffer,
+    private readonly clock: Clock,
+  ) {
     this.key = new Uint8Array(signingKey);
   }
 
-  async issue(principal: Omit<Principal, 'scopes'> & { scopes: string[] }): Promise<{ accessToken: string; expiresInSeconds: number }> {
+  async issue(
+    principal: Omit<Principal, 'scopes'> & { scopes: string[] },
+  ): Promise<{ accessToken: string; expiresInSeconds: number }> {
     const nowSeconds = Math.floor(this.clock.nowMs() / 1000);
     const expiresInSeconds = LIMITS.tokenLifetimeSeconds;
     const accessToken = await new SignJWT({
@@ -80,7 +85,14 @@ export class TokenService {
     const expected = Buffer.from(createHmac('sha256', this.signingKey).update(`${header}.${body}`).digest('base64url'));
     const given = Buffer.from(signature);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new TokenError('token inválido.');
-    let payload: { sub?: string; acc?: number; scope?: string; aud?: string; exp?: number; cnf?: { 'x5t#S256'?: string } };
+    let payload: {
+      sub?: string;
+      acc?: number;
+      scope?: string;
+      aud?: string;
+      exp?: number;
+      cnf?: { 'x5t#S256'?: string };
+    };
     try {
       payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
     } catch {
@@ -91,7 +103,11 @@ export class TokenService {
     const principal: Principal = {
       clientId: String(payload.sub),
       accountId: Number(payload.acc),
-      scopes: new Set(String(payload.scope ?? '').split(' ').filter(Boolean)),
+      scopes: new Set(
+        String(payload.scope ?? '')
+          .split(' ')
+          .filter(Boolean),
+      ),
       audience: payload.aud,
       certificateSha256: payload.cnf?.['x5t#S256'],
     };

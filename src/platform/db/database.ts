@@ -74,7 +74,9 @@ async function openPostgres(url: string): Promise<Database> {
     atomic,
     inTransaction,
     async query(text, params) {
-      const result = params?.length ? await client.query({ name: statementName(text), text, values: params as unknown[] }) : await client.query(text);
+      const result = params?.length
+        ? await client.query({ name: statementName(text), text, values: params as unknown[] })
+        : await client.query(text);
       return { rows: result.rows, rowCount: result.rowCount ?? 0 };
     },
     async exec(script) {

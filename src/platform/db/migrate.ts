@@ -37,7 +37,10 @@ export async function migrate(db: Database): Promise<Migration[]> {
       await sql.query('begin');
       try {
         await sql.exec(migration.sql);
-        await sql.query('insert into schema_migrations (version, name) values ($1, $2)', [migration.version, migration.name]);
+        await sql.query('insert into schema_migrations (version, name) values ($1, $2)', [
+          migration.version,
+          migration.name,
+        ]);
         await sql.query('commit');
       } catch (error) {
         await sql.query('rollback');

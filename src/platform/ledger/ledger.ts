@@ -33,7 +33,10 @@ export class LedgerInvariantError extends Error {}
 async function ledgerAccountIds(sql: Sql, codes: string[]): Promise<Map<string, number>> {
   const unique = [...new Set(codes)];
   const select = async () => {
-    const { rows } = await sql.query<{ id: number; code: string }>('select id, code from ledger_accounts where code = any($1)', [unique]);
+    const { rows } = await sql.query<{ id: number; code: string }>(
+      'select id, code from ledger_accounts where code = any($1)',
+      [unique],
+    );
     return new Map(rows.map((r) => [r.code, r.id]));
   };
   let ids = await select();
@@ -52,28 +55,53 @@ async function ledgerAccountIds(sql: Sql, codes: string[]): Promise<Map<string, 
 }
 
 /** Writes one journal entry. Throws before writing anything if the postings do not sum to zero. */
-export async function post(sql: Sql, entry: { kind: string; reference: string; accountId: number | null; at: Date; postings: Posting[] }): Promise<number> {
+export async function post(
+  sql: Sql,
+  entry: { kind: string; reference: string; accountId: number | null; at: Date; postings: Posting[] },
+): Promise<number> {
   let sum = 0;
   for (const p of entry.postings) {
     assertCents(p.amountCents);
     if (p.amountCents === 0) throw new LedgerInvariantError(`zero posting to ${p.code} in ${entry.kind}`);
     sum += p.amountCents;
   }
-  if (sum !== 0 || entry.postings.length < 2) throw new LedgerInvariantError(`journal entry ${entry.kind} ${entry.reference} does not balance (sum ${sum})`);
-  const ids = await ledgerAccountIds(sql, entry.postings.map((p) => p.code));
+  if (sum !== 0 || entry.postings.length < 2)
+    throw new LedgerInvariantError(`journal entry ${entry.kind} ${entry.reference} does not balance (sum ${sum})`);
+  const ids = await ledgerAccountIds(
+    sql,
+    entry.postings.map((p) => p.code),
+  );
   // The entry and all its lines in one statement: one round trip whatever the number of postings.
   const { rows } = await sql.query<{ id: number }>(
     `with e as (insert into journal_entries (kind, reference, account_id, created_at) values ($1, $2, $3, $4) returning id)
      insert into journal_lines (entry_id, ledger_account_id, amount_cents)
      select e.id, l.ledger_account_id, l.amount_cents from e, unnest($5::bigint[], $6::bigint[]) as l(ledger_account_id, amount_cents)
      returning entry_id as id`,
-    [entry.kind, entry.reference, entry.accountId, entry.at, entry.postings.map((p) => ids.get(p.code)), entry.postings.map((p) => p.amountCents)],
+    [
+      entry.kind,
+      entry.reference,
+      entry.accountId,
+      entry.at,
+      entry.postings.map((p) => ids.get(p.code)),
+      entry.postings.map((p) => p.amountCents),
+    ],
   );
   return rows[0].id;
 }
 
 /** Moves money from one ledger account to another (the common two-line entry). */
-export function transfer(sql: Sql, args: { kind: string; reference: string; accountId: number | null; at: Date; from: string; to: string; amountCents: number }) {
+export function transfer(
+  sql: Sql,
+  args: {
+    kind: string;
+    reference: string;
+    accountId: number | null;
+    at: Date;
+    from: string;
+    to: string;
+    amountCents: number;
+  },
+) {
   return post(sql, {
     kind: args.kind,
     reference: args.reference,

@@ -26,7 +26,10 @@ export type JobOutcome = { done: true } | { retryAt: Date; error: string } | { g
 
 export type JobHandler = (job: OutboxJob<any>) => Promise<JobOutcome>;
 
-export async function enqueue(sql: Sql, job: { topic: string; payload: unknown; orderingKey?: string; availableAt: Date; now: Date }): Promise<number> {
+export async function enqueue(
+  sql: Sql,
+  job: { topic: string; payload: unknown; orderingKey?: string; availableAt: Date; now: Date },
+): Promise<number> {
   const { rows } = await sql.query<{ id: number }>(
     `insert into outbox (topic, ordering_key, payload, available_at, created_at) values ($1, $2, $3::jsonb, $4, $5) returning id`,
     [job.topic, job.orderingKey ?? null, JSON.stringify(job.payload), job.availableAt, job.now],
@@ -69,7 +72,11 @@ export class OutboxWorker {
   private readonly wakeListeners: (() => void)[] = [];
   private readonly options: Required<WorkerOptions>;
 
-  constructor(private readonly db: Database, private readonly clock: Clock, options: WorkerOptions = {}) {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    options: WorkerOptions = {},
+  ) {
     const pollIntervalMs = options.pollIntervalMs ?? OUTBOX_DEFAULTS.pollIntervalMs;
     this.options = {
       batchSize: OUTBOX_DEFAULTS.batchSize,
@@ -168,7 +175,10 @@ export class OutboxWorker {
     // Finished jobs are marked in one statement: one round trip per batch, not per job.
     if (done.length) {
       await this.db
-        .query('update outbox set done_at = $2, locked_until = null, last_error = null where id = any($1)', [done, this.clock.now()])
+        .query('update outbox set done_at = $2, locked_until = null, last_error = null where id = any($1)', [
+          done,
+          this.clock.now(),
+        ])
         .catch((error) => this.options.onError(error)); // the leases run out and the jobs run again: at least once
     }
     // Jobs that finished have usually committed follow-up work (webhook events): the lanes should look now.
@@ -181,8 +191,14 @@ export class OutboxWorker {
     if (!topics.length) return [];
     const wallNow = new Date(this.options.wallMs());
     // One statement, atomic by itself: the claim costs one round trip, not begin + claim + commit.
-    const { rows } = await this.db.query<{ id: number; topic: string; payload: Record<string, unknown>; attempts: number; created_at: Date }>(
-        `with ready as (
+    const { rows } = await this.db.query<{
+      id: number;
+      topic: string;
+      payload: Record<string, unknown>;
+      attempts: number;
+      created_at: Date;
+    }>(
+      `with ready as (
            select o.id from outbox o
            where o.done_at is null and o.topic = any($1) and o.available_at <= $2
              and (o.locked_until is null or o.locked_until <= $3)
@@ -192,7 +208,14 @@ export class OutboxWorker {
          update outbox set locked_until = $5, locked_by = $6, attempts = attempts + 1
          from ready where outbox.id = ready.id
          returning outbox.id, outbox.topic, outbox.payload, outbox.attempts, outbox.created_at`,
-        [topics, this.clock.now(), wallNow, this.options.batchSize, new Date(wallNow.getTime() + this.options.leaseMs), this.nodeId],
+      [
+        topics,
+        this.clock.now(),
+        wallNow,
+        this.options.batchSize,
+        new Date(wallNow.getTime() + this.options.leaseMs),
+        this.nodeId,
+      ],
     );
     return rows
       .sort((a, b) => a.id - b.id)
@@ -212,9 +235,17 @@ export class OutboxWorker {
       if ('done' in outcome) {
         done.push(job.id);
       } else if ('giveUp' in outcome) {
-        await this.db.query('update outbox set done_at = $2, locked_until = null, last_error = $3 where id = $1', [job.id, this.clock.now(), `gave up: ${outcome.giveUp}`]);
+        await this.db.query('update outbox set done_at = $2, locked_until = null, last_error = $3 where id = $1', [
+          job.id,
+          this.clock.now(),
+          `gave up: ${outcome.giveUp}`,
+        ]);
       } else {
-        await this.db.query('update outbox set available_at = $2, locked_until = null, last_error = $3 where id = $1', [job.id, outcome.retryAt, outcome.error]);
+        await this.db.query('update outbox set available_at = $2, locked_until = null, last_error = $3 where id = $1', [
+          job.id,
+          outcome.retryAt,
+          outcome.error,
+        ]);
       }
     } catch (error) {
       // The lease will run out and the job be claimed again: at least once, never lost.

@@ -57,7 +57,10 @@ export class AttemptRecorder {
       setImmediate(() => void this.flush());
     }
     try {
-      await insertAttempts(this.db, batch.map((p) => p.record));
+      await insertAttempts(
+        this.db,
+        batch.map((p) => p.record),
+      );
       for (const p of batch) p.resolve();
     } catch (error) {
       for (const p of batch) p.reject(error);

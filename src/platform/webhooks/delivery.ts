@@ -31,7 +31,11 @@ export interface Delivery {
 export const DELIVERY_ID_HEADER = 'x-pixd-delivery-id';
 export const ATTEMPT_HEADER = 'x-pixd-attempt';
 
-export async function attemptDelivery(deps: DeliveryDeps, job: Pick<OutboxJob<unknown>, 'id' | 'topic' | 'attempt'>, delivery: Delivery): Promise<JobOutcome> {
+export async function attemptDelivery(
+  deps: DeliveryDeps,
+  job: Pick<OutboxJob<unknown>, 'id' | 'topic' | 'attempt'>,
+  delivery: Delivery,
+): Promise<JobOutcome> {
   const attemptedAt = deps.clock.now();
   const result = await deps.transport.post(delivery.url, delivery.body, {
     clientCertificate: true,

@@ -35,7 +35,15 @@ export class WebhookDispatcher implements DeliveryDeps {
     this.db = ctx.db;
     this.transport = new WebhookTransport(ctx.pki.webhookClient, ctx.pki.ca.certPem);
     this.recorder = new AttemptRecorder(ctx.db);
-    this.lanes = Array.from({ length: WEBHOOK_LANES.count }, () => new OutboxWorker(ctx.db, ctx.clock, { batchSize: WEBHOOK_LANES.batchSize, pollIntervalMs: WEBHOOK_LANES.pollIntervalMs, leaseMs: webhookSettings().leaseMs }));
+    this.lanes = Array.from(
+      { length: WEBHOOK_LANES.count },
+      () =>
+        new OutboxWorker(ctx.db, ctx.clock, {
+          batchSize: WEBHOOK_LANES.batchSize,
+          pollIntervalMs: WEBHOOK_LANES.pollIntervalMs,
+          leaseMs: webhookSettings().leaseMs,
+        }),
+    );
     // A commit that wakes the main outbox (a payment, a refund) has usually enqueued a webhook too.
     ctx.outbox.onWake(() => this.wake());
   }
@@ -48,7 +56,12 @@ export class WebhookDispatcher implements DeliveryDeps {
     if (this.started) return;
     this.started = true;
     for (const lane of this.lanes) {
-      lane.setErrorLogger((error, job) => log.error({ err: error, job: job && { id: job.id, topic: job.topic, attempt: job.attempt } }, 'webhook job failed'));
+      lane.setErrorLogger((error, job) =>
+        log.error(
+          { err: error, job: job && { id: job.id, topic: job.topic, attempt: job.attempt } },
+          'webhook job failed',
+        ),
+      );
       lane.start();
     }
   }

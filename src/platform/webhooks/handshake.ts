@@ -8,7 +8,12 @@
 import { checkWebhookUrl, isUrlProblem } from './urls.ts';
 import type { FailureKind, WebhookTransport } from './transport.ts';
 
-export type HandshakeCause = 'invalid_url' | 'protocol' | 'mtls_not_enforced' | Exclude<FailureKind, 'http_status' | 'aborted'> | 'http_status';
+export type HandshakeCause =
+  | 'invalid_url'
+  | 'protocol'
+  | 'mtls_not_enforced'
+  | Exclude<FailureKind, 'http_status' | 'aborted'>
+  | 'http_status';
 
 export type HandshakeResult = { ok: true; url: string } | { ok: false; cause: HandshakeCause; detail: string };
 
@@ -28,10 +33,15 @@ const DESCRIBE: Record<Exclude<HandshakeCause, 'invalid_url' | 'protocol' | 'mtl
   http_status: 'A URL respondeu com código de erro HTTP',
 };
 
-export async function verifyReceiver(transport: WebhookTransport, rawUrl: string, options: HandshakeOptions): Promise<HandshakeResult> {
+export async function verifyReceiver(
+  transport: WebhookTransport,
+  rawUrl: string,
+  options: HandshakeOptions,
+): Promise<HandshakeResult> {
   const parsed = checkWebhookUrl(rawUrl);
   if (isUrlProblem(parsed)) return { ok: false, ...parsed };
-  const call = (clientCertificate: boolean) => transport.post(rawUrl, TEST_NOTIFICATION, { clientCertificate, timeoutMs: options.timeoutMs, fresh: true });
+  const call = (clientCertificate: boolean) =>
+    transport.post(rawUrl, TEST_NOTIFICATION, { clientCertificate, timeoutMs: options.timeoutMs, fresh: true });
 
   if (!options.skipMtlsCheck) {
     const anonymous = await call(false);
@@ -44,12 +54,17 @@ export async function verifyReceiver(transport: WebhookTransport, rawUrl: string
     }
     // Refusing at TLS, resetting or answering non-2xx is the expected refusal; failing to connect at all is not.
     const kind = anonymous.failure!.kind;
-    if (kind === 'unreachable' || kind === 'timeout') return { ok: false, cause: kind, detail: `${DESCRIBE[kind]}: ${anonymous.failure!.message}` };
+    if (kind === 'unreachable' || kind === 'timeout')
+      return { ok: false, cause: kind, detail: `${DESCRIBE[kind]}: ${anonymous.failure!.message}` };
   }
 
   const authenticated = await call(true);
   if (authenticated.ok) return { ok: true, url: rawUrl };
   const failure = authenticated.failure!;
   const cause: HandshakeCause = failure.kind === 'aborted' ? 'no_response' : failure.kind;
-  return { ok: false, cause, detail: `${DESCRIBE[cause as keyof typeof DESCRIBE]} (chamada com o certificado do serviço): ${failure.message}` };
+  return {
+    ok: false,
+    cause,
+    detail: `${DESCRIBE[cause as keyof typeof DESCRIBE]} (chamada com o certificado do serviço): ${failure.message}`,
+  };
 }

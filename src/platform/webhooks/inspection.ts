@@ -22,7 +22,9 @@ function stateOf(row: DeliveryRow, attempts: AttemptRow[]): DeliveryState {
   if (!row.done_at) return 'pendente';
   if (row.last_error?.startsWith('gave up')) return 'falhou';
   const last = attempts.at(-1);
-  return last && last.status_code !== null && last.status_code >= 200 && last.status_code < 300 ? 'entregue' : 'nao_enviado';
+  return last && last.status_code !== null && last.status_code >= 200 && last.status_code < 300
+    ? 'entregue'
+    : 'nao_enviado';
 }
 
 /** What the delivery is about, for a person scanning the list: the Pix, the recurrence, the account. */
@@ -43,7 +45,10 @@ export async function recentDeliveries(sql: Sql, accountId: number, topics: stri
      where topic = any($1) and payload->>'accountId' = $2 order by id desc limit $3`,
     [topics, String(accountId), limit],
   );
-  const attempts = await attemptsOf(sql, rows.map((r) => r.id));
+  const attempts = await attemptsOf(
+    sql,
+    rows.map((r) => r.id),
+  );
   return rows.map((row) => {
     const own = attempts.filter((a) => a.outbox_id === row.id);
     const state = stateOf(row, own);

@@ -46,9 +46,18 @@ export interface PostOptions {
 }
 
 const USER_AGENT = 'pixd-webhooks/0.1';
-const UNREACHABLE = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EADDRNOTAVAIL', 'EHOSTDOWN']);
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EADDRNOTAVAIL',
+  'EHOSTDOWN',
+]);
 const NO_RESPONSE = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
-const TLS_CODE = /^(ERR_SSL_|ERR_TLS_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|EPROTO$|ERR_OSSL_|HOSTNAME_MISMATCH|ERR_TLS_CERT_ALTNAME)/;
+const TLS_CODE =
+  /^(ERR_SSL_|ERR_TLS_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|EPROTO$|ERR_OSSL_|HOSTNAME_MISMATCH|ERR_TLS_CERT_ALTNAME)/;
 
 class TimeoutError extends Error {
   readonly code = 'WEBHOOK_TIMEOUT';
@@ -64,7 +73,8 @@ export function classify(error: unknown): { kind: FailureKind; message: string }
   if (e instanceof AbortedError) return { kind: 'aborted', message: e.message };
   if (UNREACHABLE.has(code)) return { kind: 'unreachable', message: `${code}: ${e.message}` };
   if (TLS_CODE.test(code)) return { kind: 'tls', message: `${code}: ${e.reason ?? e.message}` };
-  if (NO_RESPONSE.has(code) || /socket hang up/i.test(e?.message ?? '')) return { kind: 'no_response', message: `${code || 'ECONNRESET'}: ${e.message}` };
+  if (NO_RESPONSE.has(code) || /socket hang up/i.test(e?.message ?? ''))
+    return { kind: 'no_response', message: `${code || 'ECONNRESET'}: ${e.message}` };
   return { kind: 'no_response', message: code ? `${code}: ${e.message}` : String(e?.message ?? error) };
 }
 
@@ -74,7 +84,10 @@ export class WebhookTransport {
   private readonly inFlight = new Set<{ abort(): void }>();
   private closed = false;
 
-  constructor(private readonly clientIdentity: KeyPairPem, private readonly chainPem: string) {}
+  constructor(
+    private readonly clientIdentity: KeyPairPem,
+    private readonly chainPem: string,
+  ) {}
 
   /**
    * One TLS context per client-certificate mode, built once per settings generation: without it every new
@@ -88,7 +101,10 @@ export class WebhookTransport {
       context = tls.createSecureContext({
         minVersion: 'TLSv1.2',
         ca: outboundCa(),
-        ...(clientCertificate && { cert: this.clientIdentity.certPem + this.chainPem, key: this.clientIdentity.keyPem }),
+        ...(clientCertificate && {
+          cert: this.clientIdentity.certPem + this.chainPem,
+          key: this.clientIdentity.keyPem,
+        }),
       });
       this.contexts.set(clientCertificate, context);
     }
@@ -96,7 +112,12 @@ export class WebhookTransport {
   }
 
   private agentOptions(clientCertificate: boolean, keepAlive: boolean): https.AgentOptions {
-    return { keepAlive, maxSockets: LIMITS.webhookSocketsPerDestination, minVersion: 'TLSv1.2', secureContext: this.secureContext(clientCertificate) };
+    return {
+      keepAlive,
+      maxSockets: LIMITS.webhookSocketsPerDestination,
+      minVersion: 'TLSv1.2',
+      secureContext: this.secureContext(clientCertificate),
+    };
   }
 
   /** The pooled agent for one destination (origin) with the client certificate. */
@@ -112,8 +133,15 @@ export class WebhookTransport {
 
   post(url: string, body: unknown, options: PostOptions): Promise<PostResult> {
     // A job that was already claimed when the node began stopping goes back at once, unsent.
-    if (this.closed) return Promise.resolve({ ok: false, latencyMs: 0, failure: classify(new AbortedError('o nó está sendo encerrado.')) });
-    const payload = options.form ? new URLSearchParams(body as Record<string, string>).toString() : JSON.stringify(body);
+    if (this.closed)
+      return Promise.resolve({
+        ok: false,
+        latencyMs: 0,
+        failure: classify(new AbortedError('o nó está sendo encerrado.')),
+      });
+    const payload = options.form
+      ? new URLSearchParams(body as Record<string, string>).toString()
+      : JSON.stringify(body);
     const target = new URL(url);
     this.refreshOnSettingsChange();
     const oneOff = options.fresh ? new https.Agent(this.agentOptions(options.clientCertificate, false)) : undefined;
@@ -141,9 +169,14 @@ export class WebhookTransport {
           ...options.headers,
         },
       });
-      const handle = { abort: () => request.destroy(new AbortedError('envio interrompido: o nó está sendo encerrado.')) };
+      const handle = {
+        abort: () => request.destroy(new AbortedError('envio interrompido: o nó está sendo encerrado.')),
+      };
       this.inFlight.add(handle);
-      const timer = setTimeout(() => request.destroy(new TimeoutError(`sem resposta em ${options.timeoutMs} ms.`)), options.timeoutMs);
+      const timer = setTimeout(
+        () => request.destroy(new TimeoutError(`sem resposta em ${options.timeoutMs} ms.`)),
+        options.timeoutMs,
+      );
       request.on('error', fail);
       request.on('response', (response) => {
         const statusCode = response.statusCode ?? 0;
@@ -152,7 +185,12 @@ export class WebhookTransport {
         response.on('error', fail);
         response.on('end', () => {
           const ok = statusCode >= 200 && statusCode < 300;
-          finish({ ok, statusCode, latencyMs: latency(), ...(!ok && { failure: { kind: 'http_status' as const, message: `HTTP ${statusCode}` } }) });
+          finish({
+            ok,
+            statusCode,
+            latencyMs: latency(),
+            ...(!ok && { failure: { kind: 'http_status' as const, message: `HTTP ${statusCode}` } }),
+          });
         });
       });
       request.end(payload);

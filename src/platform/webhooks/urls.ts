@@ -15,8 +15,10 @@ export function checkWebhookUrl(raw: string): URL | UrlProblem {
   } catch {
     return { cause: 'invalid_url', detail: `"${raw}" não é uma URL absoluta válida.` };
   }
-  if (url.protocol !== 'https:') return { cause: 'protocol', detail: `A URL deve usar HTTPS (recebido ${url.protocol.replace(':', '')}).` };
-  if (raw.length > LIMITS.webhookUrlMaxChars) return { cause: 'invalid_url', detail: `A URL passa de ${LIMITS.webhookUrlMaxChars} caracteres.` };
+  if (url.protocol !== 'https:')
+    return { cause: 'protocol', detail: `A URL deve usar HTTPS (recebido ${url.protocol.replace(':', '')}).` };
+  if (raw.length > LIMITS.webhookUrlMaxChars)
+    return { cause: 'invalid_url', detail: `A URL passa de ${LIMITS.webhookUrlMaxChars} caracteres.` };
   if (url.username || url.password) return { cause: 'invalid_url', detail: 'A URL não pode conter usuário ou senha.' };
   if (url.hash) return { cause: 'invalid_url', detail: 'A URL não pode conter fragmento (#).' };
   return url;

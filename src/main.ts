@@ -1,4 +1,4 @@
-/** The `pixd` command: start | migrate | account create | schedule create. */
+/** The `pixd` command: start | migrate | account create | schedule create | ledger verify. */
 import fs from 'node:fs';
 import https from 'node:https';
 import { ConfigError, loadConfig, settingsFrom, type Config } from './config.ts';
@@ -20,6 +20,7 @@ import {
 } from './pix/schedules/cli.ts';
 import type { ScheduleView } from './pix/schedules/schemas.ts';
 import type { CredentialsFile } from './accounts/credentials.ts';
+import { describeVerification, verifyLedger, type LedgerVerification } from './platform/ledger/verify.ts';
 
 const USAGE = `usage: pixd <command> [settings]
   start                                   start the service (default)
@@ -27,6 +28,8 @@ const USAGE = `usage: pixd <command> [settings]
   account create [--nome N] [--documento D] [--scopes a,b] [--json]
                                           create an account with its application and certificate
   ${SCHEDULE_USAGE}
+  ledger verify [--json]                  recompute every posted total and the journal's sum from the
+                                          journal lines; exits 2 when they disagree
 settings (flags or environment): --port PORT, --host HOST, --data-dir PIXD_DATA_DIR, --env PIXD_ENV,
   --public-url PIXD_PUBLIC_URL, --database-url DATABASE_URL, --redis-url REDIS_URL`;
 
@@ -39,6 +42,7 @@ export async function main(argv: string[]): Promise<void> {
     if (command === 'migrate') return await runMigrate(config);
     if (command === 'account' && sub === 'create') return await accountCreate(config, args);
     if (command === 'schedule' && sub === 'create') return await scheduleCreate(config, args);
+    if (command === 'ledger' && sub === 'verify') return await ledgerVerify(config, args);
     fail(`unknown command "${[command, sub].filter(Boolean).join(' ')}"\n${USAGE}`);
   } catch (error) {
     fail(
@@ -160,6 +164,25 @@ async function scheduleCreate(config: Config, args: string[]): Promise<void> {
   process.stdout.write(json ? JSON.stringify(view, null, 2) + '\n' : describeSchedule(view) + '\n');
 }
 
+/** Through the running server, else on the database directly; exit status 2 when the ledger is not sound. */
+async function ledgerVerify(config: Config, args: string[]): Promise<void> {
+  const unknown = args.find((a) => a !== '--json');
+  if (unknown) throw new CliError(`unknown flag "${unknown}" for ledger verify\n${USAGE}`);
+  let verification = await throughOperatorApi<LedgerVerification>(config, '/operator/ledger/verify', {});
+  if (!verification) {
+    const db = await openDatabase(config);
+    try {
+      verification = await verifyLedger(db);
+    } finally {
+      await db.close();
+    }
+  }
+  process.stdout.write(
+    args.includes('--json') ? JSON.stringify(verification, null, 2) + '\n' : describeVerification(verification) + '\n',
+  );
+  if (!verification.ok) process.exitCode = 2;
+}
+
 function demoConta(config: Config): string {
   const file = `${config.dataDir}/credentials.json`;
   if (!fs.existsSync(file)) throw new CliError(`--conta is needed: no ${file} to take the demo account from`);
@@ -190,7 +213,7 @@ async function throughOperatorApi<T>(config: Config, path: string, input: unknow
         response.on('data', (chunk) => (text += chunk));
         response.on('end', () => {
           const parsed = text ? JSON.parse(text) : {};
-          if (response.statusCode === 201) resolve(parsed as T);
+          if (response.statusCode === 200 || response.statusCode === 201) resolve(parsed as T);
           else reject(new CliError(`server refused: ${parsed.mensagem ?? text}`));
         });
       },

@@ -34,16 +34,17 @@ import { writeNotesSection } from '../notes-section.ts';
  * Writes `count` movements on `accountId`'s available balance, spread evenly over the Brasília day `date`,
  * in two set-based statements (entries, then both lines of each). Per 20 entries: 16 Pix received
  * (credits of 10.00 to 99.99), 2 sent by key, 1 refund sent, 1 MED block (debits of 1.00 to 4.99, so the
- * balance never goes negative). Returns nothing: the tests and the bench recompute what they check.
+ * balance never goes negative), then brings the posted totals up to the new lines. Returns nothing: the tests and the bench recompute what they check.
  */
 export async function seedMovements(sql: Sql, accountId: number, date: string, count: number): Promise<void> {
   const { start, end } = brasiliaDay(date);
   const codes = [ledgerCode.available(accountId), ledgerCode.externalPix, ledgerCode.blocked(accountId, 'med')];
   for (const code of codes) {
-    await sql.query(`insert into ledger_accounts (code, account_id) values ($1, $2) on conflict (code) do nothing`, [
-      code,
-      code.startsWith('customer:') ? accountId : null,
-    ]);
+    const customer = code.startsWith('customer:');
+    await sql.query(
+      `insert into ledger_accounts (code, account_id, balance_cents) values ($1, $2, $3) on conflict (code) do nothing`,
+      [code, customer ? accountId : null, customer ? 0 : null],
+    );
   }
   const stepMs = (end.getTime() - start.getTime()) / count;
   await sql.query(
@@ -64,6 +65,12 @@ export async function seedMovements(sql: Sql, accountId: number, date: string, c
      union all
      select e.id, (select id from ledger_accounts where code = case when e.kind = 'bloqueio_med' then $6 else $5 end), -e.amount from e`,
     [accountId, start, end, ...codes],
+  );
+  // Written around post(), so the posted totals are brought up to the lines just inserted.
+  await sql.query(
+    `update ledger_accounts a set balance_cents = (select coalesce(sum(amount_cents), 0) from journal_lines l where l.ledger_account_id = a.id)
+     where a.code = any($1) and a.balance_cents is not null`,
+    [codes],
   );
 }
 

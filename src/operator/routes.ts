@@ -9,6 +9,7 @@ import { isValidCnpj, isValidCpf } from '../platform/documents.ts';
 import { AccountInputError, createAccount } from '../accounts/service.ts';
 import { operatorSecretValid } from './secret.ts';
 import { scheduleOperatorRoutes } from '../pix/schedules/creation-routes.ts';
+import { verifyLedger } from '../platform/ledger/verify.ts';
 
 const tags = ['Operator'];
 const hide = true;
@@ -51,6 +52,9 @@ export const operatorRoutes =
         }
       },
     );
+
+    // `pixd ledger verify`: a read, but POST like every operator command (the CLI has one way to call).
+    app.post('/operator/ledger/verify', { schema: { tags, hide } }, async () => verifyLedger(ctx.db));
 
     app.post(
       '/operator/blocked-documents',

@@ -18,6 +18,8 @@ export const LIMITS = {
    */
   chargeCreateBatchMax: 100,
   chargeCreateStatementsInFlight: 1,
+  /** `pixd ledger verify` names at most this many ledger accounts whose posted total differs from its lines. */
+  ledgerVerifyMismatchesListedMax: 100,
   /** Bacen: paginacao.itensPorPagina is 1..1000, default 100. */
   pageSizeDefault: 100,
   pageSizeMax: 1000,

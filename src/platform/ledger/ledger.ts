@@ -1,6 +1,8 @@
 /**
- * The double-entry journal. Every balance change is an entry whose lines sum to zero; balances are
- * derived from lines, never stored. Ledger accounts are named by code:
+ * The double-entry journal. Every balance change is an entry whose lines sum to zero. Each customer
+ * ledger account carries its posted total, updated by the statement that writes the lines, so a balance
+ * costs one indexed row read whatever the history; the lines are the audit trail (`verifyLedger`).
+ * The institution's own accounts keep no total (see migration 013). Ledger accounts are named by code:
  *   customer:<id>:available | customer:<id>:blocked:judicial | customer:<id>:blocked:med
  *   external:pix  (the rest of the Pix system: money that came from or went to other institutions)
  *   external:card (the card acquirer: card payments come from it, card refunds go back to it)
@@ -27,6 +29,15 @@ export interface Posting {
 export class LedgerInvariantError extends Error {}
 
 /**
+ * A posting would take a customer balance below zero. Callers check the balance under `lockCustomer`
+ * before debiting, so reaching this means a path that forgot to: the database constraint refuses the
+ * whole transaction instead of letting money appear from nowhere.
+ */
+export class InsufficientBalance extends LedgerInvariantError {}
+
+const BALANCE_NOT_NEGATIVE = 'ledger_accounts_balance_not_negative';
+
+/**
  * Ids of the ledger accounts, created on first use. Resolving never locks an existing account: an
  * upsert would lock `external:pix` for the whole transaction and make every payment queue behind it.
  */
@@ -43,8 +54,10 @@ async function ledgerAccountIds(sql: Sql, codes: string[]): Promise<Map<string, 
   const missing = unique.filter((code) => !ids.has(code));
   if (missing.length) {
     const owners = missing.map((code) => /^customer:(\d+):/.exec(code)?.[1] ?? null);
+    // Customer accounts start with a posted total of zero; the institution's accounts keep none.
     await sql.query(
-      `insert into ledger_accounts (code, account_id) select code, owner::bigint from unnest($1::text[], $2::text[]) as t(code, owner)
+      `insert into ledger_accounts (code, account_id, balance_cents)
+       select code, owner::bigint, case when owner is null then null else 0 end from unnest($1::text[], $2::text[]) as t(code, owner)
        on conflict (code) do nothing`,
       [missing, owners],
     );
@@ -71,21 +84,37 @@ export async function post(
     sql,
     entry.postings.map((p) => p.code),
   );
-  // The entry and all its lines in one statement: one round trip whatever the number of postings.
-  const { rows } = await sql.query<{ id: number }>(
-    `with e as (insert into journal_entries (kind, reference, account_id, created_at) values ($1, $2, $3, $4) returning id)
-     insert into journal_lines (entry_id, ledger_account_id, amount_cents)
-     select e.id, l.ledger_account_id, l.amount_cents from e, unnest($5::bigint[], $6::bigint[]) as l(ledger_account_id, amount_cents)
-     returning entry_id as id`,
-    [
-      entry.kind,
-      entry.reference,
-      entry.accountId,
-      entry.at,
-      entry.postings.map((p) => ids.get(p.code)),
-      entry.postings.map((p) => p.amountCents),
-    ],
-  );
+  // The entry, its lines and the posted totals in one statement: one round trip whatever the number of
+  // postings, and no total can drift from its lines. Data-modifying CTEs all run to completion.
+  let rows: { id: number }[];
+  try {
+    ({ rows } = await sql.query<{ id: number }>(
+      `with e as (insert into journal_entries (kind, reference, account_id, created_at) values ($1, $2, $3, $4) returning id),
+       lines as (
+         insert into journal_lines (entry_id, ledger_account_id, amount_cents)
+         select e.id, l.ledger_account_id, l.amount_cents from e, unnest($5::bigint[], $6::bigint[]) as l(ledger_account_id, amount_cents)
+         returning ledger_account_id),
+       totals as (
+         update ledger_accounts a set balance_cents = a.balance_cents + d.delta_cents
+         from (select ledger_account_id, sum(amount_cents) as delta_cents
+                 from unnest($5::bigint[], $6::bigint[]) as l(ledger_account_id, amount_cents) group by ledger_account_id) d
+         where a.id = d.ledger_account_id and a.balance_cents is not null
+         returning a.id)
+       select id from e`,
+      [
+        entry.kind,
+        entry.reference,
+        entry.accountId,
+        entry.at,
+        entry.postings.map((p) => ids.get(p.code)),
+        entry.postings.map((p) => p.amountCents),
+      ],
+    ));
+  } catch (error) {
+    if ((error as { constraint?: string }).constraint === BALANCE_NOT_NEGATIVE)
+      throw new InsufficientBalance(`journal entry ${entry.kind} ${entry.reference} would overdraw a customer balance`);
+    throw error;
+  }
   return rows[0].id;
 }
 
@@ -114,12 +143,23 @@ export function transfer(
   });
 }
 
+/**
+ * A ledger account's balance. A customer account's is its posted total: one row read whatever the
+ * history. An institution account keeps no total (migration 013), so its balance is the sum of its
+ * lines; no hot path reads one.
+ */
 export async function balanceCents(sql: Sql, code: string): Promise<number> {
-  const { rows } = await sql.query<{ total: number }>(
+  const { rows } = await sql.query<{ balance_cents: number | null }>(
+    'select balance_cents from ledger_accounts where code = $1',
+    [code],
+  );
+  if (!rows[0]) return 0;
+  if (rows[0].balance_cents !== null) return rows[0].balance_cents;
+  const lines = await sql.query<{ total: number }>(
     `select coalesce(sum(l.amount_cents), 0)::bigint as total from journal_lines l join ledger_accounts a on a.id = l.ledger_account_id where a.code = $1`,
     [code],
   );
-  return rows[0].total;
+  return lines.rows[0].total;
 }
 
 /**

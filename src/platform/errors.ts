@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from './db/errors.ts';
 
 /**
  * problem: Bacen problem object (/v2 Pix routes). named: {nome, mensagem} (/v2/gn helpers).
@@ -166,6 +167,12 @@ const GENERIC_INVALID: Record<ErrorFormat, string> = {
 /** Turns any thrown value into an ApiError: schema failures name the property, unknown failures are 500s. */
 export function toApiError(error: unknown, format: ErrorFormat, config: InvalidRequestConfig): ApiError {
   if (error instanceof ApiError) return error;
+  if (isDatabaseUnavailable(error))
+    return new ApiError(
+      503,
+      format === 'problem' ? 'ServicoIndisponivel' : 'servico_indisponivel',
+      'Serviço temporariamente indisponível; tente novamente.',
+    );
   const fastifyError = error as FastifyError & { validationContext?: string };
   const invalidName = config.invalidRequest ?? GENERIC_INVALID[format];
   if (fastifyError.validation) {

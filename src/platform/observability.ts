@@ -34,18 +34,31 @@ export function installObservability(app: FastifyInstance, ctx: AppContext): voi
     latency.observe(labels, reply.elapsedTime / 1000);
   });
 
-  app.get('/health', { schema: { hide: true } }, async (_request, reply) => {
-    try {
-      await ctx.db.query('select 1');
-      return { status: 'ok', environment: ctx.config.environment, database: ctx.db.kind };
-    } catch {
-      return reply.status(503).send({ status: 'unavailable', database: ctx.db.kind });
-    }
-  });
+  // `/health` and `/health/ready` answer 503 while the database is out of reach, so a load balancer
+  // drains the node; `/health/live` says only that the process serves (restart it if that fails).
+  const health = async (_request: FastifyRequest, reply: FastifyReply) => {
+    const checks = { database: await databaseCheck(ctx) };
+    const ok = Object.values(checks).every((c) => c === 'ok');
+    return reply
+      .status(ok ? 200 : 503)
+      .send({ status: ok ? 'ok' : 'unavailable', environment: ctx.config.environment, database: ctx.db.kind, checks });
+  };
+  app.get('/health', { schema: { hide: true } }, health);
+  app.get('/health/ready', { schema: { hide: true } }, health);
+  app.get('/health/live', { schema: { hide: true } }, async () => ({ status: 'ok' }));
 
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
     reply.type(registry.contentType).send(await registry.metrics()),
   );
+}
+
+async function databaseCheck(ctx: AppContext): Promise<'ok' | 'down'> {
+  try {
+    await ctx.db.query('select 1');
+    return 'ok';
+  } catch {
+    return 'down';
+  }
 }
 
 /**

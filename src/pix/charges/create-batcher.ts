@@ -9,7 +9,7 @@
  */
 import type { Sql } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
-import { isUniqueViolation } from './rules.ts';
+import { isUniqueViolation } from '../../platform/db/errors.ts';
 import { insertChargesOnNewLocations, type NewChargeOnNewLocation, type NewChargeOutcome } from './store.ts';
 
 interface Pending {

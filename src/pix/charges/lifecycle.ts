@@ -14,7 +14,8 @@ import { newLocationToken, type LocationRow, type TipoCob } from '../loc/store.t
 import { receivedPixForCharges, refundsOf } from '../received/store.ts';
 import { pixView, type PixView } from '../received/view.ts';
 import { qualifiesForAutoPayment, scheduleAutoPayment } from '../../sandbox/settlement.ts';
-import { claimLocation, isUniqueViolation, keyStateViolations, keyViolations } from './rules.ts';
+import { claimLocation, keyStateViolations, keyViolations } from './rules.ts';
+import { isUniqueViolation } from '../../platform/db/errors.ts';
 import {
   findCharge,
   findRevision,

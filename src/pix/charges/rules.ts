@@ -74,7 +74,3 @@ export async function claimLocation(sql: Sql, args: LocationClaim): Promise<Loca
   return location!;
 }
 
-/** Unique-violation on (account, txid): a concurrent create with the same txid lost the race. */
-export function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: string })?.code === '23505';
-}

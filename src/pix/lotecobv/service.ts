@@ -6,7 +6,7 @@ import type { Sql } from '../../platform/db/database.ts';
 import { ApiError, invalid, notFound, type Violation } from '../../platform/errors.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { listWindow } from '../charges/lifecycle.ts';
-import { isUniqueViolation } from '../charges/rules.ts';
+import { isUniqueViolation } from '../../platform/db/errors.ts';
 import type { Caller } from '../shared/caller.ts';
 import { paginacao } from '../shared/schemas.ts';
 import { enqueueBatchJob } from './process.ts';

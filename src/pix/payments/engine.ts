@@ -14,7 +14,7 @@ import type { CobVBody } from '../cobv/schemas.ts';
 import type { CobBody } from '../cob/schemas.ts';
 import { insertReceivedPix, type PixOrigin, type ReceivedPixRow } from '../received/store.ts';
 import { enqueuePixEvent } from '../received/events.ts';
-import { isUniqueViolation } from '../charges/rules.ts';
+import { isUniqueViolation } from '../../platform/db/errors.ts';
 import { distributeSplit } from '../split/distribute.ts';
 import { receivingRefusal } from '../settings/receiving.ts';
 

@@ -4,7 +4,7 @@ import { invalid, notFound } from '../../platform/errors.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { formatAmount, parseAmount } from '../../platform/money.ts';
 import { RECEIVER_ISPB, newEndToEndId } from '../../platform/institution.ts';
-import { isUniqueViolation } from '../charges/rules.ts';
+import { isUniqueViolation } from '../../platform/db/errors.ts';
 import { activeKeysAmong } from '../settings/store.ts';
 import type { ScheduleCreate, ScheduleListQuery, ScheduleView } from './schemas.ts';
 import { enqueueDue } from './scheduler.ts';

@@ -9,7 +9,7 @@ import { LIMITS } from '../../platform/limits.ts';
 import { parseAmount } from '../../platform/money.ts';
 import { randomAlphanumeric } from '../../platform/ids.ts';
 import { STATIC_TXID_MAX_CHARS } from '../../platform/brcode.ts';
-import { isUniqueViolation } from '../charges/rules.ts';
+import { isUniqueViolation } from '../../platform/db/errors.ts';
 import type { Caller } from '../shared/caller.ts';
 import type { SplitConfigBody, SplitConfigRequest, SplitConfigView } from './schemas.ts';
 import type { ShareTipo } from './shares.ts';

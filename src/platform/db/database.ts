@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+import { isDatabaseUnavailable } from './errors.ts';
 
 export interface QueryResult<R> {
   rows: R[];
@@ -61,26 +62,40 @@ async function openPostgres(url: string): Promise<Database> {
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it. Nothing was in flight on it.
   });
+  // A client whose connection drops emits 'error', possibly more than once and possibly after it went
+  // back to the pool; an unheard 'error' event ends the process. The statement in flight fails on its
+  // own (and so fails only the request or job that ran it), so every client gets a listener for life.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   await pool.query('select 1');
   const withClient = async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
     const client = await pool.connect();
+    let broken: Error | undefined;
     try {
       return await work(client);
+    } catch (error) {
+      // Released with an error, the pool destroys the client instead of handing a dead connection on.
+      if (isDatabaseUnavailable(error)) broken = error as Error;
+      throw error;
     } finally {
-      client.release();
+      client.release(broken);
     }
   };
-  const asSql = (client: pg.PoolClient | pg.Pool, atomic: Sql['atomic'], inTransaction = false): Sql => ({
+  const run = async (client: pg.PoolClient, text: string, params?: unknown[]) => {
+    const result = params?.length
+      ? await client.query({ name: statementName(text), text, values: params })
+      : await client.query(text);
+    return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+  };
+  // Outside a transaction each statement checks a client out through `withClient` too, so a statement
+  // that found its connection dead gets that client destroyed rather than reused.
+  const asSql = (client: pg.PoolClient | undefined, atomic: Sql['atomic'], inTransaction = false): Sql => ({
     atomic,
     inTransaction,
-    async query(text, params) {
-      const result = params?.length
-        ? await client.query({ name: statementName(text), text, values: params as unknown[] })
-        : await client.query(text);
-      return { rows: result.rows, rowCount: result.rowCount ?? 0 };
-    },
+    query: (text, params) => (client ? run(client, text, params) : withClient((c) => run(c, text, params))),
     async exec(script) {
-      await client.query(script);
+      await (client ? client.query(script) : withClient((c) => c.query(script)));
     },
   });
   const transactionSql = (client: pg.PoolClient): Sql => {
@@ -101,7 +116,7 @@ async function openPostgres(url: string): Promise<Database> {
   const tx = <T>(work: (sql: Sql) => Promise<T>): Promise<T> => withClient((client) => transactionOn(client, work));
   return {
     kind: 'postgres',
-    ...asSql(pool, tx),
+    ...asSql(undefined, tx),
     tx,
     withAdvisoryLock: (lockId, work) =>
       withClient(async (client) => {

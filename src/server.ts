@@ -8,7 +8,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { AppContext } from './platform/context.ts';
-import { ApiError, errorHandler, type ErrorFormat } from './platform/errors.ts';
+import { ApiError, errorHandler, renderFrameworkError, type ErrorFormat } from './platform/errors.ts';
 import { LIMITS } from './platform/limits.ts';
 import { guard } from './platform/auth/guard.ts';
 import type { Audience } from './platform/auth/tokens.ts';
@@ -32,6 +32,7 @@ import { pixWebhookRoutes } from './pix/webhook/routes.ts';
 import { openingWebhookRoutes } from './opening/routes.ts';
 import { sandboxWebhookRoutes } from './sandbox/webhooks.ts';
 import { operatorRoutes } from './operator/routes.ts';
+import { boundRequestNumbers, rejectUnstorableText } from './platform/request-guards.ts';
 import { reportRoutes } from './pix/reports/routes.ts';
 import { scheduleRoutes } from './pix/schedules/routes.ts';
 import { billingChargeRoutes } from './billing/charges/routes.ts';
@@ -94,8 +95,12 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
     ajv: { customOptions: { strict: false } },
+    frameworkErrors: renderFrameworkError,
   });
   app.setValidatorCompiler(validatorCompiler());
+  // Before any route is declared: they apply to every family registered below.
+  app.addHook('onRoute', boundRequestNumbers);
+  app.addHook('preValidation', rejectUnstorableText);
   app.decorateRequest('principal', null as never);
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(String(body))));
@@ -118,7 +123,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   app.setErrorHandler(errorHandler('problem'));
   app.setNotFoundHandler((request) => {
-    throw new ApiError(404, 'NaoEncontrado', `Rota ${request.method} ${request.url.split('?')[0]} não encontrada.`);
+    // The path is named only up to a bound: an unknown path is the caller's, and may be long.
+    const path = request.url.split('?')[0];
+    const shown =
+      path.length > LIMITS.errorPathShownMaxChars ? `${path.slice(0, LIMITS.errorPathShownMaxChars)}…` : path;
+    throw new ApiError(404, 'NaoEncontrado', `Rota ${request.method} ${shown} não encontrada.`);
   });
 
   await app.register(family(ctx, { format: 'oauth' }, oauthRoutes(ctx)));

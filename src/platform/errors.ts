@@ -156,7 +156,7 @@ export interface InvalidRequestConfig {
   propertyRoot?: string;
 }
 
-const GENERIC_INVALID: Record<ErrorFormat, string> = {
+export const GENERIC_INVALID: Record<ErrorFormat, string> = {
   problem: 'RequisicaoInvalida',
   named: 'json_invalido',
   wrapper: 'Validation Error',
@@ -236,3 +236,21 @@ export function errorHandler(format: ErrorFormat) {
 }
 
 export const newCorrelationId = () => randomUUID();
+
+/**
+ * The family a path belongs to, for errors raised before any route matched (a URL that does not decode).
+ * Mirrors the families registered in server.ts.
+ */
+export function formatForPath(url: string): ErrorFormat {
+  if (url.startsWith('/oauth')) return 'oauth';
+  if (/^\/(v1\/(charge|card|installments|notification|pubkey|authorize)|checkout)/.test(url)) return 'billing';
+  if (url.startsWith('/v1/')) return 'wrapper';
+  return 'problem';
+}
+
+/** Fastify's `frameworkErrors`: a URL it cannot decode is a 400 in the path's family, without echoing it. */
+export function renderFrameworkError(_error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const format = formatForPath(request.url);
+  const apiError = new ApiError(400, GENERIC_INVALID[format], 'Caminho da requisição com codificação inválida.');
+  return errorHandler(format).call(null, apiError, request, reply);
+}

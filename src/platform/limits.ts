@@ -20,6 +20,15 @@ export const LIMITS = {
   chargeCreateStatementsInFlight: 1,
   /** `pixd ledger verify` names at most this many ledger accounts whose posted total differs from its lines. */
   ledgerVerifyMismatchesListedMax: 100,
+  /**
+   * Bound of any integer or number in a request whose schema sets none (src/platform/request-guards.ts):
+   * the largest integer a JSON number carries exactly, well inside PostgreSQL's bigint.
+   */
+  requestNumberMax: Number.MAX_SAFE_INTEGER,
+  /** Bound of request integers stored in or compared with PostgreSQL `integer` columns (revisao, page numbers). */
+  requestInt4Max: 2_147_483_647,
+  /** An unknown path is named in its 404 only up to this many characters. */
+  errorPathShownMaxChars: 100,
   /** Bacen: paginacao.itensPorPagina is 1..1000, default 100. */
   pageSizeDefault: 100,
   pageSizeMax: 1000,

@@ -83,4 +83,26 @@ describe('charge creation group commit', () => {
     );
     assert.equal(rows[0].n, 10);
   });
+
+  it('a row the database rejects for another reason fails only its own create, not the rest of its batch', async () => {
+    const db = svc.service.ctx.db;
+    // Bypasses the HTTP guard on purpose: a NUL in text is what PostgreSQL refuses, standing for any
+    // rejection validation did not foresee. Another tenant's creates in the same batch must all land.
+    const other = await svc.newParty();
+    const otherCaller = (): Caller => ({ ...caller(), accountId: other.accountId });
+    const poisoned = { ...body(svc.demo.chaves[0], '77.00'), solicitacaoPagador: 'x\u0000y' };
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 16 }, (_, n) =>
+        n % 4 === 0
+          ? createCob(db, caller(), txid(200 + n), poisoned)
+          : createCob(db, otherCaller(), txid(200 + n), body(other.chaves[0], `${n + 30}.00`)),
+      ),
+    );
+    for (const [n, outcome] of outcomes.entries())
+      assert.equal(outcome.status, n % 4 === 0 ? 'rejected' : 'fulfilled', `create ${n}`);
+    const { rows } = await db.query<{ n: number }>('select count(*)::int as n from charges where account_id = $1', [
+      other.accountId,
+    ]);
+    assert.equal(rows[0].n, 12, "every one of the other tenant's creates was written");
+  });
 });

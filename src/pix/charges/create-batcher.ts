@@ -3,13 +3,13 @@
  * earlier statements are in flight are written together by one multi-row statement. PostgreSQL's cost of a
  * create is mostly per statement (parse, plan, commit, wake-ups), so under load this spends it once per
  * batch; an idle service writes each request at once, so nothing waits for a batch to fill.
- * Each request still gets its own outcome: a key problem refuses only its charge, and a txid already taken
- * (which fails the whole statement, writing nothing) sends the batch's requests again one by one, so only
- * the duplicate is refused.
+ * Each request still gets its own outcome: a key problem refuses only its charge, and any statement failure
+ * (a txid already taken, or a row the database rejects for a reason validation did not foresee — it fails the
+ * whole statement, writing nothing) sends the batch's requests again one by one, so only the culprit fails:
+ * nothing one tenant sends can fail another tenant's create.
  */
 import type { Sql } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
-import { isUniqueViolation } from '../../platform/db/errors.ts';
 import { insertChargesOnNewLocations, type NewChargeOnNewLocation, type NewChargeOutcome } from './store.ts';
 
 interface Pending {
@@ -54,7 +54,7 @@ export class ChargeCreateBatcher {
       );
       batch.forEach((p, n) => p.resolve(outcomes[n]));
     } catch (error) {
-      if (batch.length > 1 && isUniqueViolation(error)) {
+      if (batch.length > 1) {
         this.written.statements += batch.length;
         await Promise.all(
           batch.map((p) =>

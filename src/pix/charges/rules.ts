@@ -73,4 +73,3 @@ export async function claimLocation(sql: Sql, args: LocationClaim): Promise<Loca
   if (refusal) throw invalid(args.errorName, refusal.detail, [refusal.violation]);
   return location!;
 }
-

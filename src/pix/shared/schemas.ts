@@ -43,7 +43,7 @@ export const LocView = Type.Object({
 });
 
 export const PaginationQuery = {
-  'paginacao.paginaAtual': Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  'paginacao.paginaAtual': Type.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.requestInt4Max, default: 0 })),
   'paginacao.itensPorPagina': Type.Optional(
     Type.Integer({ minimum: 1, maximum: LIMITS.pageSizeMax, default: LIMITS.pageSizeDefault }),
   ),
@@ -84,7 +84,7 @@ export type StatusCobranca = Static<typeof StatusCobranca>;
 
 export const TxidParams = Type.Object({ txid: Txid });
 export const RevisaoQuery = Type.Object(
-  { revisao: Type.Optional(Type.Integer({ minimum: 0 })) },
+  { revisao: Type.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.requestInt4Max })) },
   { additionalProperties: false },
 );
 

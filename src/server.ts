@@ -33,6 +33,7 @@ import { openingWebhookRoutes } from './opening/routes.ts';
 import { sandboxWebhookRoutes } from './sandbox/webhooks.ts';
 import { operatorRoutes } from './operator/routes.ts';
 import { boundRequestNumbers, rejectUnstorableText } from './platform/request-guards.ts';
+import { redactedError } from './platform/log-redaction.ts';
 import { reportRoutes } from './pix/reports/routes.ts';
 import { scheduleRoutes } from './pix/schedules/routes.ts';
 import { billingChargeRoutes } from './billing/charges/routes.ts';
@@ -73,8 +74,10 @@ function family(
 }
 
 /** pino's settings for a level; silent means no logger at all (pino would still build a child logger per request). */
-export function loggerOptions(level: string): false | { level: string; redact: string[] } {
-  return level === 'silent' ? false : { level, redact: ['req.headers.authorization'] };
+export function loggerOptions(level: string) {
+  return level === 'silent'
+    ? (false as const)
+    : { level, redact: ['req.headers.authorization'], serializers: { err: redactedError } };
 }
 
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {

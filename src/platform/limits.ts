@@ -27,6 +27,8 @@ export const LIMITS = {
   requestNumberMax: Number.MAX_SAFE_INTEGER,
   /** Bound of request integers stored in or compared with PostgreSQL `integer` columns (revisao, page numbers). */
   requestInt4Max: 2_147_483_647,
+  /** A logged error's message and statement shape are cut at this many characters. */
+  loggedErrorTextMaxChars: 300,
   /** An unknown path is named in its 404 only up to this many characters. */
   errorPathShownMaxChars: 100,
   /** Bacen: paginacao.itensPorPagina is 1..1000, default 100. */

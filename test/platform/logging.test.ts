@@ -53,4 +53,36 @@ describe('request log', () => {
     assert.ok(!text.includes(cpf), 'a CPF from the query string was logged');
     assert.ok(!text.includes(token), 'the bearer token was logged');
   });
+
+  it('logs a failed statement without the row it carried: no payer document or name', async () => {
+    const token = await svc.demo.token();
+    const db = svc.service.ctx.db;
+    const cpf = '71428793860';
+    const nome = 'Benedita Quaresma';
+    // A realistic database refusal whose `detail` quotes the whole failing row ("Failing row contains …").
+    await db.query(
+      `alter table charges add constraint test_refuses_quaresma check (body->'devedor'->>'nome' <> '${nome}')`,
+    );
+    try {
+      const body = {
+        calendario: { expiracao: 3600 },
+        devedor: { cpf, nome },
+        valor: { original: '12.34' },
+        chave: svc.demo.chaves[0],
+      };
+      const refused = await Promise.all([0, 1, 2].map(() => svc.demo.http.request('POST', '/v2/cob', { token, body })));
+      for (const res of refused) assert.equal(res.status, 500, res.text);
+    } finally {
+      await db.query('alter table charges drop constraint test_refuses_quaresma');
+    }
+    const errors = lines.filter((line) => (line.level as number) >= 50);
+    assert.ok(errors.length > 0, 'the failures were logged');
+    assert.ok(
+      errors.some((line) => JSON.stringify(line).includes('test_refuses_quaresma')),
+      'the log still names the constraint',
+    );
+    const text = lines.map((line) => JSON.stringify(line)).join('\n');
+    assert.ok(!text.includes(cpf), 'a payer CPF was logged');
+    assert.ok(!text.includes('Quaresma'), 'a payer name was logged');
+  });
 });

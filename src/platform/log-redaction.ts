@@ -1,0 +1,43 @@
+/**
+ * What an error may carry into the log. Database errors hold the data of the statement that failed:
+ * PostgreSQL's `detail` and `where` quote row values (a payer's CPF, name), PGlite's `params` hold every
+ * parameter of a group-committed batch (other tenants' charges). Logged errors keep their kind, code, the
+ * constraint or column involved and the statement's shape, never parameters or quoted values.
+ */
+import { LIMITS } from './limits.ts';
+
+interface LoggedError {
+  type: string;
+  message: string;
+  stack?: string;
+  code?: string;
+  constraint?: string;
+  table?: string;
+  column?: string;
+  /** The statement text with its whitespace folded: placeholders only, never the values bound to them. */
+  query?: string;
+}
+
+/** A SQLSTATE: five characters, digits and upper-case letters. */
+const SQLSTATE = /^[0-9A-Z]{5}$/;
+
+const clip = (text: string) =>
+  text.length > LIMITS.loggedErrorTextMaxChars ? `${text.slice(0, LIMITS.loggedErrorTextMaxChars)}…` : text;
+
+export function redactedError(error: unknown): LoggedError | unknown {
+  if (!(error instanceof Error)) return error;
+  const e = error as Error & Record<string, unknown>;
+  const fromDatabase = typeof e.code === 'string' && SQLSTATE.test(e.code);
+  // A database message may quote a value ("invalid input syntax for type bigint: "…""): quotes are emptied.
+  const message = fromDatabase ? e.message.replace(/"[^"]*"/g, '"…"') : e.message;
+  const logged: LoggedError = { type: e.constructor?.name ?? 'Error', message: clip(message), stack: e.stack };
+  if (fromDatabase) {
+    logged.stack = e.stack?.replace(e.message, logged.message);
+    for (const field of ['code', 'constraint', 'table', 'column'] as const)
+      if (typeof e[field] === 'string') logged[field] = e[field] as string;
+    if (typeof e.query === 'string') logged.query = clip(e.query.replace(/\s+/g, ' '));
+  } else if (typeof e.code === 'string') {
+    logged.code = e.code;
+  }
+  return logged;
+}

@@ -4,6 +4,7 @@ import https from 'node:https';
 import { ConfigError, loadConfig, settingsFrom, type Config } from './config.ts';
 import { migrate } from './platform/db/migrate.ts';
 import { openDatabase } from './platform/db/database.ts';
+import { DataDirInUse } from './platform/db/data-dir-lock.ts';
 import { LIMITS } from './platform/limits.ts';
 import { OffsetClock } from './platform/clock.ts';
 import { createAccount, type IssuedAccount, type NewAccountInput } from './accounts/service.ts';
@@ -46,7 +47,10 @@ export async function main(argv: string[]): Promise<void> {
     fail(`unknown command "${[command, sub].filter(Boolean).join(' ')}"\n${USAGE}`);
   } catch (error) {
     fail(
-      error instanceof ConfigError || error instanceof CliError || error instanceof ScheduleCliError
+      error instanceof ConfigError ||
+        error instanceof CliError ||
+        error instanceof ScheduleCliError ||
+        error instanceof DataDirInUse
         ? error.message
         : ((error as Error).stack ?? String(error)),
     );

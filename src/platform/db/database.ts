@@ -4,6 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import { isDatabaseUnavailable } from './errors.ts';
+import { lockDataDir } from './data-dir-lock.ts';
 
 export interface QueryResult<R> {
   rows: R[];
@@ -54,7 +55,24 @@ function statementName(text: string): string {
 }
 
 export async function openDatabase(options: { databaseUrl?: string; dataDir: string }): Promise<Database> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl) : openPglite(path.join(options.dataDir, 'pgdata'));
+  if (options.databaseUrl) return openPostgres(options.databaseUrl);
+  const lock = lockDataDir(options.dataDir);
+  try {
+    const db = await openPglite(path.join(options.dataDir, 'pgdata'));
+    return {
+      ...db,
+      async close() {
+        try {
+          await db.close();
+        } finally {
+          lock.release();
+        }
+      },
+    };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
 }
 
 async function openPostgres(url: string): Promise<Database> {

@@ -4,6 +4,7 @@
  * allows 500 req/s per application and a max-throughput run must not be measuring 429s.
  */
 import fs from 'node:fs';
+import { SCOPES } from '../src/platform/auth/scopes.ts';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -114,7 +115,7 @@ async function applications(ready: PixdReady, count: number): Promise<Party[]> {
       { ca },
       {
         method: 'POST',
-        body: { nome: `Bench ${i} Ltda` },
+        body: { nome: `Bench ${i} Ltda`, scopes: [...SCOPES] },
         headers: { authorization: `Bearer ${operator.secret}` },
       },
     );

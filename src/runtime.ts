@@ -12,6 +12,7 @@ import { MemoryRateLimiter, RedisRateLimiter } from './platform/ratelimit.ts';
 import { OutboxWorker } from './platform/outbox/outbox.ts';
 import type { AppContext } from './platform/context.ts';
 import { createAccount } from './accounts/service.ts';
+import { SCOPES } from './platform/auth/scopes.ts';
 import { writeAccountFiles, type CredentialsFile } from './accounts/credentials.ts';
 import { ensureOperatorSecret, writeOperatorFile } from './operator/secret.ts';
 import { loadClockOffset } from './sandbox/clock.ts';
@@ -96,7 +97,8 @@ async function ensureDemoCredentials(
   if (fs.existsSync(credentialsPath)) {
     return { credentials: JSON.parse(fs.readFileSync(credentialsPath, 'utf8')) as CredentialsFile, credentialsPath };
   }
-  const issued = await createAccount(ctx.db, ctx.pki, ctx.clock, { nome: 'Pixd Demo Ltda' });
+  // The demo application holds every scope, the sandbox tools' included.
+  const issued = await createAccount(ctx.db, ctx.pki, ctx.clock, { nome: 'Pixd Demo Ltda', scopes: [...SCOPES] });
   const credentials = writeAccountFiles(ctx.config, issued, ctx.pki.files);
   fs.writeFileSync(credentialsPath, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
   return { credentials, credentialsPath };

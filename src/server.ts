@@ -33,6 +33,7 @@ import { openingWebhookRoutes } from './opening/routes.ts';
 import { sandboxWebhookRoutes } from './sandbox/webhooks.ts';
 import { operatorRoutes } from './operator/routes.ts';
 import { boundRequestNumbers, rejectUnstorableText } from './platform/request-guards.ts';
+import type { Scope } from './platform/auth/scopes.ts';
 import { redactedError } from './platform/log-redaction.ts';
 import { reportRoutes } from './pix/reports/routes.ts';
 import { scheduleRoutes } from './pix/schedules/routes.ts';
@@ -63,11 +64,18 @@ function validatorCompiler() {
 /** A family: its guard and error format wrap every route registered inside it. */
 function family(
   ctx: AppContext,
-  options: { format: ErrorFormat; audience?: Audience },
+  options: { format: ErrorFormat; audience?: Audience; scope?: Scope },
   ...routes: FastifyPluginAsync[]
 ): FastifyPluginAsync {
   return async (app) => {
     app.setErrorHandler(errorHandler(options.format));
+    // A family-wide scope (the sandbox tools): every route in it requires it, whatever else it declares.
+    if (options.scope) {
+      const scope = options.scope;
+      app.addHook('onRoute', (route) => {
+        route.config = { ...(route.config as object), scope };
+      });
+    }
     if (options.audience) app.addHook('onRequest', guard(ctx, options.audience));
     for (const plugin of routes) await app.register(plugin);
   };
@@ -157,7 +165,12 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(family(ctx, { format: 'problem', audience: 'pix' }, reportRoutes(ctx)));
   if (ctx.config.environment === 'sandbox')
     await app.register(
-      family(ctx, { format: 'problem', audience: 'pix' }, sandboxRoutes(ctx), sandboxWebhookRoutes(ctx)),
+      family(
+        ctx,
+        { format: 'problem', audience: 'pix', scope: 'sandbox.write' },
+        sandboxRoutes(ctx),
+        sandboxWebhookRoutes(ctx),
+      ),
     );
   await app.register(family(ctx, { format: 'named' }, operatorRoutes(ctx)));
   // Card billing (docs/billing.md): billing tokens for the API; payers' browsers reach the token routes and pages.

@@ -8,7 +8,7 @@ import type { Clock } from '../platform/clock.ts';
 import type { ServicePki } from '../platform/bootstrap.ts';
 import { certificateSha256, issueCertificate, toPkcs12 } from '../platform/pki.ts';
 import { hashSecret } from '../platform/auth/tokens.ts';
-import { SCOPES, isScope } from '../platform/auth/scopes.ts';
+import { DEFAULT_ACCOUNT_SCOPES, isScope } from '../platform/auth/scopes.ts';
 import { completeCnpj, isValidCnpj, isValidCpf } from '../platform/documents.ts';
 import { insertAccount, insertApplication, insertKey, type AccountRow } from './store.ts';
 
@@ -38,7 +38,7 @@ export function validateAccountInput(input: NewAccountInput): Required<NewAccoun
   const documento = input.documento ?? completeCnpj(String(randomInt(10 ** 11, 10 ** 12)));
   if (!isValidCpf(documento) && !isValidCnpj(documento))
     throw new AccountInputError(`documento "${documento}" is not a valid CPF or CNPJ`);
-  const scopes = input.scopes?.length ? [...new Set(input.scopes)] : [...SCOPES];
+  const scopes = input.scopes?.length ? [...new Set(input.scopes)] : [...DEFAULT_ACCOUNT_SCOPES];
   const unknown = scopes.filter((s) => !isScope(s));
   if (unknown.length) throw new AccountInputError(`unknown scopes: ${unknown.join(', ')}`);
   return { nome, documento, scopes, cidade: input.cidade?.trim() || 'Sao Paulo' };

@@ -11,6 +11,7 @@ import pg from 'pg';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { OffsetClock } from '../../src/platform/clock.ts';
 import { createAccount, type NewAccountInput } from '../../src/accounts/service.ts';
+import { SCOPES } from '../../src/platform/auth/scopes.ts';
 import { startService, type RunningService, type StartOptions } from '../../src/runtime.ts';
 import { HttpsClient, type Identity } from './https-client.ts';
 
@@ -182,7 +183,8 @@ export async function startTestService(
     anonymous,
     demo,
     async newParty(input = {}) {
-      const issued = await createAccount(service.ctx.db, service.ctx.pki, clock, input);
+      // Test parties play the payer too: the sandbox tools are granted explicitly, as an operator would.
+      const issued = await createAccount(service.ctx.db, service.ctx.pki, clock, { scopes: [...SCOPES], ...input });
       return party({
         clientId: issued.clientId,
         clientSecret: issued.clientSecret,

@@ -1,5 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { createAccount } from '../../src/accounts/service.ts';
 import { cobBody, startTestService, type Party, type TestService } from '../helpers/service.ts';
 
 const basic = (id: string, secret: string) => ({
@@ -134,6 +135,25 @@ describe('authentication', () => {
       token,
     });
     assert.equal(read.status, 200);
+  });
+
+  it('keeps the sandbox tools behind their own scope: not held by default, held by the demo application', async () => {
+    const reader = await svc.newParty({ scopes: ['cob.read'] });
+    const plain = await createAccount(svc.service.ctx.db, svc.service.ctx.pki, svc.clock, {});
+    assert.ok(!plain.scopes.includes('sandbox.write'), 'a new account is not given the sandbox tools by default');
+    const token = await reader.token();
+    for (const [method, path, body] of [
+      ['POST', '/sandbox/clock/advance', { segundos: 86_400 }],
+      ['GET', '/sandbox/clock', undefined],
+      ['POST', '/sandbox/pix/pay', { chave: reader.chaves[0], valor: '1.00' }],
+    ] as const) {
+      const res = await reader.http.request(method, path, { token, body });
+      assert.equal(res.status, 403, `${method} ${path}: ${res.text}`);
+      assert.match(res.body.detail, /sandbox\.write/);
+    }
+    assert.equal(svc.clock.offset, 0, 'the clock did not move');
+    const demo = await svc.demo.http.request('GET', '/sandbox/clock', { token: await svc.demo.token() });
+    assert.equal(demo.status, 200, demo.text);
   });
 
   it('issues billing tokens without a client certificate, not usable on Pix routes', async () => {

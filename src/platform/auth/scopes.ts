@@ -40,9 +40,17 @@ export const SCOPES = [
   'pix.ind.read',
   'charge.write',
   'charge.read',
+  /**
+   * pixd's own: the sandbox tools (/sandbox/*) move money and the service clock, so they are not for every
+   * application. The demo application holds it; other accounts only when granted explicitly.
+   */
+  'sandbox.write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
+
+/** What a new account's application holds when no scopes are named: every scope but the sandbox tools. */
+export const DEFAULT_ACCOUNT_SCOPES: readonly Scope[] = SCOPES.filter((s) => s !== 'sandbox.write');
 
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);

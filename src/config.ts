@@ -11,6 +11,8 @@ export interface Config {
   publicUrl: string;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
+  /** Nodes sharing REDIS_URL's limits: while Redis is out of reach each admits 1/nodes of a limit. */
+  nodes: number;
   logLevel: string;
 }
 
@@ -24,6 +26,7 @@ const FLAG_TO_ENV: Record<string, string> = {
   '--public-url': 'PIXD_PUBLIC_URL',
   '--database-url': 'DATABASE_URL',
   '--redis-url': 'REDIS_URL',
+  '--nodes': 'PIXD_NODES',
   '--log-level': 'LOG_LEVEL',
 };
 
@@ -63,6 +66,9 @@ export function loadConfig(settings: Record<string, string | undefined>, cwd = p
   if (databaseUrl) parseUrl('DATABASE_URL', databaseUrl, ['postgres:', 'postgresql:']);
   const redisUrl = settings.REDIS_URL || undefined;
   if (redisUrl) parseUrl('REDIS_URL', redisUrl, ['redis:', 'rediss:']);
+  const nodes = Number(settings.PIXD_NODES || '1');
+  if (!Number.isInteger(nodes) || nodes < 1 || nodes > 1000)
+    throw new ConfigError(`PIXD_NODES must be a whole number from 1 to 1000, got "${settings.PIXD_NODES}"`);
   return {
     host,
     port,
@@ -71,6 +77,7 @@ export function loadConfig(settings: Record<string, string | undefined>, cwd = p
     publicUrl: publicUrl.replace(/\/+$/, ''),
     databaseUrl,
     redisUrl,
+    nodes,
     logLevel: settings.LOG_LEVEL || 'info',
   };
 }

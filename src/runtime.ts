@@ -50,6 +50,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
     await loadClockOffset(db, clock);
     clockSync = setInterval(() => loadClockOffset(db, clock).catch(() => undefined), CLOCK_SYNC_INTERVAL_MS).unref();
   }
+  // The limiter exists before the app (and its logger) does; its news is logged once the app is built.
+  let rateLimiterLog: ((event: { degraded: boolean; error?: unknown }) => void) | undefined;
   const ctx: AppContext = {
     config,
     db,
@@ -57,7 +59,11 @@ export async function startService(config: Config, options: StartOptions = {}): 
     pki,
     tokens: new TokenService(pki.tokenSigningKey, clock),
     rateLimiter: config.redisUrl
-      ? new RedisRateLimiter(config.redisUrl, options.wallClockMs)
+      ? new RedisRateLimiter(config.redisUrl, {
+          wallMs: options.wallClockMs,
+          nodes: config.nodes,
+          onStoreChange: (event) => rateLimiterLog?.(event),
+        })
       : new MemoryRateLimiter(options.wallClockMs),
     outbox: new OutboxWorker(db, clock),
   };
@@ -70,6 +76,11 @@ export async function startService(config: Config, options: StartOptions = {}): 
       'outbox job failed',
     ),
   );
+  if (ctx.rateLimiter instanceof RedisRateLimiter) await ctx.rateLimiter.connected();
+  rateLimiterLog = ({ degraded, error }) =>
+    degraded
+      ? app.log.warn({ err: error }, 'redis out of reach: rate limits are per node until it answers again')
+      : app.log.info('redis answers again: rate limits are shared across nodes');
   await app.listen({ port: config.port, host: config.host });
   ctx.outbox.start();
   writeOperatorFile(config.dataDir, operator);

@@ -26,6 +26,8 @@ export class ApiError extends Error {
     readonly errorName: string,
     readonly detail: string,
     readonly violations: Violation[] = [],
+    /** For 429 and 503: when to come back (the Retry-After header); one second unless said. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(detail);
   }
@@ -226,7 +228,7 @@ export function errorHandler(format: ErrorFormat) {
     if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
     // Both ask the caller to come back: the rate window is a second, and so is a batch backlog's progress.
     if ((apiError.statusCode === 429 || apiError.statusCode === 503) && !reply.hasHeader('retry-after'))
-      reply.header('retry-after', '1');
+      reply.header('retry-after', String(apiError.retryAfterSeconds ?? 1));
     const type = format === 'problem' ? 'application/problem+json; charset=utf-8' : 'application/json; charset=utf-8';
     return reply
       .status(apiError.statusCode)

@@ -31,6 +31,21 @@ export const LIMITS = {
   loggedErrorTextMaxChars: 300,
   /** An unknown path is named in its 404 only up to this many characters. */
   errorPathShownMaxChars: 100,
+  /** Rate-limit windows one node keeps in memory before it drops those already closed. */
+  rateLimitMemoryKeysMax: 100_000,
+  /** Redis for rate limits: how long a connection or a command may take before the node limits on its own. */
+  redisConnectTimeoutMs: 1_000,
+  redisCommandTimeoutMs: 200,
+  redisReconnectMaxDelayMs: 2_000,
+  /** While Redis stays out of reach, the node says so in its log at most this often. */
+  redisDownLogIntervalMs: 60_000,
+  /**
+   * Failed client authentications at the token endpoints, per client id and per source address, in a
+   * window: past them the endpoint answers 429 with Retry-After, a correct secret included.
+   */
+  oauthFailuresPerClientMax: 10,
+  oauthFailuresPerAddressMax: 30,
+  oauthFailureWindowSeconds: 60,
   /** Bacen: paginacao.itensPorPagina is 1..1000, default 100. */
   pageSizeDefault: 100,
   pageSizeMax: 1000,

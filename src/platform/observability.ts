@@ -37,11 +37,16 @@ export function installObservability(app: FastifyInstance, ctx: AppContext): voi
   // `/health` and `/health/ready` answer 503 while the database is out of reach, so a load balancer
   // drains the node; `/health/live` says only that the process serves (restart it if that fails).
   const health = async (_request: FastifyRequest, reply: FastifyReply) => {
-    const checks = { database: await databaseCheck(ctx) };
-    const ok = Object.values(checks).every((c) => c === 'ok');
+    // Redis only helps (shared rate limits): without it the node serves, limiting on its own.
+    const checks = {
+      database: await databaseCheck(ctx),
+      ...(ctx.config.redisUrl && { redis: ctx.rateLimiter.degraded ? ('degraded' as const) : ('ok' as const) }),
+    };
+    const ready = checks.database === 'ok';
+    const status = !ready ? 'unavailable' : checks.redis === 'degraded' ? 'degraded' : 'ok';
     return reply
-      .status(ok ? 200 : 503)
-      .send({ status: ok ? 'ok' : 'unavailable', environment: ctx.config.environment, database: ctx.db.kind, checks });
+      .status(ready ? 200 : 503)
+      .send({ status, environment: ctx.config.environment, database: ctx.db.kind, checks });
   };
   app.get('/health', { schema: { hide: true } }, health);
   app.get('/health/ready', { schema: { hide: true } }, health);

@@ -43,8 +43,9 @@ describe('rate limit: 500 requests per second per application on listed PUT/POST
 describe('rate limit shared through Redis', () => {
   it('two nodes together allow 500 per second', async () => {
     const wallMs = () => Date.UTC(2026, 0, 1, 12);
-    const nodes = [new RedisRateLimiter(REDIS_URL, wallMs), new RedisRateLimiter(REDIS_URL, wallMs)];
+    const nodes = [new RedisRateLimiter(REDIS_URL, { wallMs }), new RedisRateLimiter(REDIS_URL, { wallMs })];
     try {
+      await Promise.all(nodes.map((n) => n.connected()));
       const key = `test-${process.pid}-${Date.now()}`;
       const decisions = await Promise.all(Array.from({ length: 600 }, (_, i) => nodes[i % 2].hit(key, LIMIT)));
       assert.equal(decisions.filter((d) => d.allowed).length, LIMIT);

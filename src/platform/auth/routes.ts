@@ -8,6 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
+import { LIMITS } from '../limits.ts';
 import { findApplication } from '../../accounts/store.ts';
 import { clientCertificateSha256 } from './guard.ts';
 import { secretMatches, type Audience } from './tokens.ts';
@@ -21,6 +22,30 @@ const TokenResponse = Type.Object({
 });
 
 const invalidClient = (detail: string) => new ApiError(401, 'invalid_client', detail);
+
+/**
+ * One answer for every failed client authentication (unknown client, wrong secret, inactive application,
+ * right secret with another application's certificate): which part was right is not for the caller to learn.
+ */
+const FAILED_AUTHENTICATION = 'Credenciais inválidas ou inativas.';
+
+/** Failed authentications are counted per client id and per source address, in windows of wall time. */
+function failureKeys(clientId: string, request: FastifyRequest): [string, number][] {
+  return [
+    [`oauth-failures:client:${clientId}`, LIMITS.oauthFailuresPerClientMax],
+    [`oauth-failures:address:${request.ip}`, LIMITS.oauthFailuresPerAddressMax],
+  ];
+}
+
+function throttled(retryAfterSeconds: number): ApiError {
+  return new ApiError(
+    429,
+    'too_many_requests',
+    `Muitas tentativas de autenticação com falha; tente novamente em ${retryAfterSeconds} s.`,
+    [],
+    retryAfterSeconds,
+  );
+}
 
 function basicCredentials(request: FastifyRequest): { clientId: string; clientSecret: string } {
   const header = request.headers.authorization;
@@ -36,17 +61,33 @@ export const oauthRoutes =
   async (base) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
 
+    /** 429 while either count is spent: then even the right secret is not checked. */
+    async function refuseWhileThrottled(keys: [string, number][]) {
+      for (const [key, limit] of keys) {
+        const decision = await ctx.rateLimiter.peek(key, limit, LIMITS.oauthFailureWindowSeconds);
+        if (!decision.allowed) throw throttled(decision.retryAfterSeconds);
+      }
+    }
+
+    async function failed(keys: [string, number][]): Promise<never> {
+      const decisions = await Promise.all(
+        keys.map(([key, limit]) => ctx.rateLimiter.hit(key, limit, LIMITS.oauthFailureWindowSeconds)),
+      );
+      const spent = decisions.find((d) => !d.allowed);
+      throw spent ? throttled(spent.retryAfterSeconds) : invalidClient(FAILED_AUTHENTICATION);
+    }
+
     async function issue(request: FastifyRequest<{ Body: { grant_type: string } }>, audience: Audience) {
       const { clientId, clientSecret } = basicCredentials(request);
+      const keys = failureKeys(clientId, request);
+      await refuseWhileThrottled(keys);
       const application = await findApplication(ctx.db, clientId);
-      if (!application || !application.active || !secretMatches(clientSecret, application.secret_hash)) {
-        throw invalidClient('Credenciais inválidas ou inativas.');
-      }
+      if (!application || !application.active || !secretMatches(clientSecret, application.secret_hash))
+        return failed(keys);
       let certificateSha256: string | undefined;
       if (audience === 'pix') {
         const presented = clientCertificateSha256(request);
-        if (presented !== application.certificate_sha256)
-          throw invalidClient('O certificado de cliente apresentado não pertence a esta aplicação.');
+        if (presented !== application.certificate_sha256) return failed(keys);
         certificateSha256 = presented;
       }
       if (request.body.grant_type !== 'client_credentials') {

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { parseAllowList } from './platform/webhooks/destinations.ts';
 
 export type Environment = 'sandbox' | 'production';
 
@@ -11,6 +12,8 @@ export interface Config {
   publicUrl: string;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
+  /** CIDR ranges webhooks may reach although private (PIXD_WEBHOOK_ALLOW); see webhooks/destinations.ts. */
+  webhookAllow: string[];
   /** Nodes sharing REDIS_URL's limits: while Redis is out of reach each admits 1/nodes of a limit. */
   nodes: number;
   logLevel: string;
@@ -27,6 +30,7 @@ const FLAG_TO_ENV: Record<string, string> = {
   '--database-url': 'DATABASE_URL',
   '--redis-url': 'REDIS_URL',
   '--nodes': 'PIXD_NODES',
+  '--webhook-allow': 'PIXD_WEBHOOK_ALLOW',
   '--log-level': 'LOG_LEVEL',
 };
 
@@ -69,6 +73,8 @@ export function loadConfig(settings: Record<string, string | undefined>, cwd = p
   const nodes = Number(settings.PIXD_NODES || '1');
   if (!Number.isInteger(nodes) || nodes < 1 || nodes > 1000)
     throw new ConfigError(`PIXD_NODES must be a whole number from 1 to 1000, got "${settings.PIXD_NODES}"`);
+  const webhookAllow = parseAllowList(settings.PIXD_WEBHOOK_ALLOW);
+  if (!Array.isArray(webhookAllow)) throw new ConfigError(`PIXD_WEBHOOK_ALLOW: ${webhookAllow.error}`);
   return {
     host,
     port,
@@ -78,6 +84,7 @@ export function loadConfig(settings: Record<string, string | undefined>, cwd = p
     databaseUrl,
     redisUrl,
     nodes,
+    webhookAllow,
     logLevel: settings.LOG_LEVEL || 'info',
   };
 }

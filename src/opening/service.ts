@@ -37,6 +37,7 @@ const CAUSE_ERROR: Record<HandshakeCause, { nome: string; mensagem: string }> = 
     mensagem: 'A URL do webhook não respondeu dentro do limite de tempo',
   },
   tls: { nome: 'url_falhou_com_erro', mensagem: 'A chamada à URL do webhook falhou com erro' },
+  forbidden: { nome: 'url_destino_nao_permitido', mensagem: 'A URL do webhook aponta para um destino não permitido' },
   http_status: { nome: 'erro_de_codigo', mensagem: 'A URL do webhook respondeu com código de erro HTTP' },
   no_response: { nome: 'url_informada_nao_existe', mensagem: 'A URL informada não responde' },
 };

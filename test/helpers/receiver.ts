@@ -52,6 +52,8 @@ export class Receiver {
   behaviour: Behaviour = { status: 200 };
   private server: https.Server;
   private readonly sockets = new Set<Socket>();
+  /** TCP connections ever accepted: a refused destination must not even connect. */
+  connections = 0;
   private readonly hanging = new Set<() => void>();
   port = 0;
 
@@ -120,6 +122,7 @@ export class Receiver {
     );
     server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);
+      this.connections++;
       socket.on('close', () => this.sockets.delete(socket));
     });
     server.on('tlsClientError', () => undefined);

@@ -43,6 +43,7 @@ const CAUSE_TITLE: Record<HandshakeCause, string> = {
   timeout: 'Limite de tempo atingido ao chamar a URL do webhook',
   no_response: 'A URL do webhook não respondeu',
   tls: 'Falha de TLS ao chamar a URL do webhook',
+  forbidden: 'Destino do webhook não permitido',
   http_status: 'A URL do webhook respondeu com código de erro HTTP',
 };
 

@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { OutboxWorker, type JobHandler } from '../outbox/outbox.ts';
 import { AttemptRecorder } from './attempts.ts';
+import { destinationPolicy } from './destinations.ts';
 import { WebhookTransport } from './transport.ts';
 import { webhookSettings } from './settings.ts';
 import type { DeliveryDeps } from './delivery.ts';
@@ -33,7 +34,11 @@ export class WebhookDispatcher implements DeliveryDeps {
   constructor(ctx: AppContext) {
     this.clock = ctx.clock;
     this.db = ctx.db;
-    this.transport = new WebhookTransport(ctx.pki.webhookClient, ctx.pki.ca.certPem);
+    this.transport = new WebhookTransport(
+      ctx.pki.webhookClient,
+      ctx.pki.ca.certPem,
+      destinationPolicy({ environment: ctx.config.environment, allow: ctx.config.webhookAllow }),
+    );
     this.recorder = new AttemptRecorder(ctx.db);
     this.lanes = Array.from(
       { length: WEBHOOK_LANES.count },

@@ -30,6 +30,7 @@ const DESCRIBE: Record<Exclude<HandshakeCause, 'invalid_url' | 'protocol' | 'mtl
   timeout: 'A URL não respondeu dentro do limite de tempo',
   no_response: 'A URL encerrou a conexão sem responder',
   tls: 'A conexão TLS com a URL falhou',
+  forbidden: 'A URL aponta para um destino não permitido',
   http_status: 'A URL respondeu com código de erro HTTP',
 };
 
@@ -54,7 +55,7 @@ export async function verifyReceiver(
     }
     // Refusing at TLS, resetting or answering non-2xx is the expected refusal; failing to connect at all is not.
     const kind = anonymous.failure!.kind;
-    if (kind === 'unreachable' || kind === 'timeout')
+    if (kind === 'unreachable' || kind === 'timeout' || kind === 'forbidden')
       return { ok: false, cause: kind, detail: `${DESCRIBE[kind]}: ${anonymous.failure!.message}` };
   }
 

@@ -6,11 +6,13 @@
  * A call never throws: it reports the HTTP status or a classified failure, with its latency.
  */
 import https from 'node:https';
+import net from 'node:net';
 import tls from 'node:tls';
 import { performance } from 'node:perf_hooks';
 import type { KeyPairPem } from '../pki.ts';
 import { LIMITS } from '../limits.ts';
 import { outboundCa, settingsGeneration } from './settings.ts';
+import { ForbiddenDestination, guardedLookup, type DestinationPolicy } from './destinations.ts';
 
 /** Why no 2xx came back, in the terms a registration error or an attempt record needs. */
 export type FailureKind =
@@ -25,7 +27,9 @@ export type FailureKind =
   /** An HTTP answer other than 2xx. */
   | 'http_status'
   /** Aborted because this node is shutting down (not the receiver's fault). */
-  | 'aborted';
+  | 'aborted'
+  /** The destination's address is one pixd may not call (destinations.ts): never connected. */
+  | 'forbidden';
 
 export interface PostResult {
   ok: boolean;
@@ -69,6 +73,7 @@ class AbortedError extends Error {
 export function classify(error: unknown): { kind: FailureKind; message: string } {
   const e = error as NodeJS.ErrnoException & { reason?: string };
   const code = e?.code ?? '';
+  if (e instanceof ForbiddenDestination) return { kind: 'forbidden', message: e.message };
   if (e instanceof TimeoutError) return { kind: 'timeout', message: e.message };
   if (e instanceof AbortedError) return { kind: 'aborted', message: e.message };
   if (UNREACHABLE.has(code)) return { kind: 'unreachable', message: `${code}: ${e.message}` };
@@ -87,6 +92,7 @@ export class WebhookTransport {
   constructor(
     private readonly clientIdentity: KeyPairPem,
     private readonly chainPem: string,
+    private readonly destinations: DestinationPolicy,
   ) {}
 
   /**
@@ -117,6 +123,8 @@ export class WebhookTransport {
       maxSockets: LIMITS.webhookSocketsPerDestination,
       minVersion: 'TLSv1.2',
       secureContext: this.secureContext(clientCertificate),
+      // Every connection checks the addresses its name resolves to (no DNS-rebinding bypass).
+      lookup: guardedLookup(this.destinations) as https.AgentOptions['lookup'],
     };
   }
 
@@ -143,6 +151,10 @@ export class WebhookTransport {
       ? new URLSearchParams(body as Record<string, string>).toString()
       : JSON.stringify(body);
     const target = new URL(url);
+    // An IP literal is never looked up, so it is checked here, before any connection.
+    const literal = target.hostname.replace(/^\[|\]$/g, '');
+    const refused = net.isIP(literal) ? this.destinations.refusal(literal) : undefined;
+    if (refused) return Promise.resolve({ ok: false, latencyMs: 0, failure: classify(refused) });
     this.refreshOnSettingsChange();
     const oneOff = options.fresh ? new https.Agent(this.agentOptions(options.clientCertificate, false)) : undefined;
     const agent = oneOff ?? this.pooledAgent(target.origin);

@@ -46,6 +46,11 @@ export const LIMITS = {
   oauthFailuresPerClientMax: 10,
   oauthFailuresPerAddressMax: 30,
   oauthFailureWindowSeconds: 60,
+  /**
+   * Lease of a claimed outbox job (wall time), renewed every third of it while the job runs: a node that
+   * dies mid-job loses its claims within this long (at once on a restart on the same host).
+   */
+  outboxLeaseMs: 9_000,
   /** Bacen: paginacao.itensPorPagina is 1..1000, default 100. */
   pageSizeDefault: 100,
   pageSizeMax: 1000,

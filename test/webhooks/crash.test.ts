@@ -1,6 +1,7 @@
 /**
- * A node killed (SIGKILL) while a delivery is in flight loses nothing: once its lease runs out, the
- * restarted node delivers the same event again (at least once), with the same delivery id.
+ * A node killed (SIGKILL) while a delivery is in flight loses nothing, and waits for nothing: the node
+ * restarted on the same host frees the dead process's claims at once and delivers the same event again
+ * (at least once, same delivery id) within seconds, with the production lease and heartbeat.
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,8 +19,8 @@ import { waitFor } from '../helpers/wait.ts';
 import type { CredentialsFile } from '../../src/accounts/credentials.ts';
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'pixd-node.child.ts');
-/** Short, so the test does not wait two minutes for a dead node's lease (production: 120 s). */
-const LEASE_MS = 3000;
+/** The issue's goal: after kill -9 and a restart, pending deliveries resume within this long. */
+const RESUME_WITHIN_MS = 10_000;
 
 async function startNode(
   env: Record<string, string>,
@@ -50,7 +51,6 @@ describe('a node killed mid-delivery', () => {
       PIXD_TEST_WEBHOOK_SETTINGS: JSON.stringify({
         extraCaPem: testCa.certPem,
         deliveryTimeoutMs: 60_000,
-        leaseMs: LEASE_MS,
       }),
     };
     const first = await startNode(env);
@@ -94,6 +94,7 @@ describe('a node killed mid-delivery', () => {
     await once(first.child, 'exit');
     receiver.behaviour = { status: 200 };
 
+    const restartedAtMs = Date.now();
     const second = await startNode(env);
     cleanups.push(() => void second.child.kill('SIGTERM'));
     const calls = await receiver.waitForCalls(2, '/crash/pix', 30_000);
@@ -103,7 +104,8 @@ describe('a node killed mid-delivery', () => {
       inFlight.headers['x-pixd-delivery-id'],
       'the same delivery, again',
     );
-    assert.ok(calls[1].atMs - inFlight.atMs >= LEASE_MS - 500, "not before the dead node's lease ran out");
+    const resumedAfterMs = calls[1].atMs - restartedAtMs;
+    assert.ok(resumedAfterMs < RESUME_WITHIN_MS, `resumed ${resumedAfterMs} ms after the restart`);
     const delivery = await waitFor(async () => {
       const d = (await party(second.baseUrl).deliveries('webhook.pix')).find((x) => x.assunto === pix.endToEndId);
       return d?.situacao === 'entregue' && d;

@@ -10,6 +10,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { processAlive } from '../processes.ts';
 
 export class DataDirInUse extends Error {
   constructor(
@@ -41,7 +42,7 @@ export function lockDataDir(dataDir: string): DataDirLock {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = readPid(file);
-      if (holder !== undefined && isAlive(holder)) throw new DataDirInUse(dataDir, holder);
+      if (holder !== undefined && processAlive(holder)) throw new DataDirInUse(dataDir, holder);
       fs.rmSync(file, { force: true }); // stale: its process is gone
     }
   }
@@ -54,15 +55,5 @@ function readPid(file: string): number | undefined {
     return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
     return undefined;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: alive, but another user's.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

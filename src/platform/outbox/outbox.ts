@@ -3,7 +3,9 @@
  * handled at least once by workers on any number of nodes.
  *
  * Claiming takes a batch with `for update skip locked` and leases it (wall time), so no two workers
- * hold the same job while an attempt is in flight; a crashed worker's lease simply runs out. Jobs
+ * hold the same job while an attempt is in flight. Leases are short and renewed by a heartbeat while
+ * their jobs run, so a crashed worker's jobs go to another node within seconds, not minutes; a node
+ * that restarts on the same host frees at once the claims of its dead predecessors. Jobs
  * sharing an `orderingKey` are handled strictly in id order: only the oldest unfinished one of a key
  * is ever claimable. `availableAt` is service-clock time, so the sandbox clock can fast-forward retries.
  */
@@ -11,6 +13,8 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Database, Sql } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
+import { LIMITS } from '../limits.ts';
+import { processAlive } from '../processes.ts';
 
 export interface OutboxJob<P = Record<string, unknown>> {
   id: number;
@@ -56,13 +60,16 @@ export const OUTBOX_DEFAULTS = {
    * backoff only delays jobs it learns of by polling (retries coming due, other nodes' jobs whose lease ran out).
    */
   idlePollFactor: 8,
-  /** Longer than any handler's own timeout, so a live attempt never loses its lease. */
-  leaseMs: 120_000,
+  /** Renewed every third of itself while the job runs (a live attempt never loses it, however long). */
+  leaseMs: LIMITS.outboxLeaseMs,
 } as const;
+
+/** `host:pid:random`: who holds a claim, and whether that process still lives. */
+const NODE_HOST = hostname();
 
 export class OutboxWorker {
   private readonly handlers = new Map<string, JobHandler>();
-  private readonly nodeId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  private readonly nodeId = `${NODE_HOST}:${process.pid}:${randomBytes(3).toString('hex')}`;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = true;
@@ -101,7 +108,34 @@ export class OutboxWorker {
 
   start(): void {
     this.stopped = false;
-    this.schedule(0);
+    // The dead predecessors' claims first, so their jobs are claimable by the first poll.
+    void this.releaseClaimsOfDeadProcesses()
+      .catch((error) => this.options.onError(error))
+      .finally(() => {
+        if (!this.stopped) this.schedule(0);
+      });
+  }
+
+  /**
+   * Claims held by processes of this host that no longer exist (a node killed and restarted) are freed
+   * now instead of when their lease runs out. Another host's claims are left to their leases: their pids
+   * mean nothing here.
+   */
+  private async releaseClaimsOfDeadProcesses(): Promise<void> {
+    const { rows } = await this.db.query<{ locked_by: string }>(
+      `select distinct locked_by from outbox where done_at is null and locked_until > $1 and locked_by like $2`,
+      [new Date(this.options.wallMs()), `${NODE_HOST.replace(/[\\%_]/g, '\\$&')}:%`],
+    );
+    const dead = rows
+      .map((r) => r.locked_by)
+      .filter((holder) => {
+        const pid = Number(holder.split(':').at(-2));
+        return Number.isSafeInteger(pid) && pid > 0 && !processAlive(pid);
+      });
+    if (dead.length)
+      await this.db.query('update outbox set locked_until = null where done_at is null and locked_by = any($1)', [
+        dead,
+      ]);
   }
 
   /** Lets the in-flight batch finish; claims nothing more. */
@@ -171,7 +205,14 @@ export class OutboxWorker {
     }
     // Different ordering keys run concurrently; claim() never returns two jobs of one key.
     const done: number[] = [];
-    await Promise.all(jobs.map((job) => this.handle(job, done)));
+    const running = new Set(jobs.map((job) => job.id));
+    const heartbeat = setInterval(() => void this.renewLeases([...running]), this.options.leaseMs / 3);
+    heartbeat.unref();
+    try {
+      await Promise.all(jobs.map((job) => this.handle(job, done).finally(() => running.delete(job.id))));
+    } finally {
+      clearInterval(heartbeat);
+    }
     // Finished jobs are marked in one statement: one round trip per batch, not per job.
     if (done.length) {
       await this.db
@@ -184,6 +225,18 @@ export class OutboxWorker {
     // Jobs that finished have usually committed follow-up work (webhook events): the lanes should look now.
     if (jobs.length) for (const listener of this.wakeListeners) listener();
     return jobs.length;
+  }
+
+  /** Extends the leases of jobs still running here; a failure only shortens them back to their expiry. */
+  private async renewLeases(ids: number[]): Promise<void> {
+    if (!ids.length) return;
+    await this.db
+      .query('update outbox set locked_until = $1 where id = any($2) and locked_by = $3 and done_at is null', [
+        new Date(this.options.wallMs() + this.options.leaseMs),
+        ids,
+        this.nodeId,
+      ])
+      .catch((error) => this.options.onError(error));
   }
 
   private async claim(): Promise<OutboxJob[]> {

@@ -5,6 +5,8 @@ import { ConfigError, loadConfig, settingsFrom, type Config } from './config.ts'
 import { migrate } from './platform/db/migrate.ts';
 import { openDatabase } from './platform/db/database.ts';
 import { DataDirInUse } from './platform/db/data-dir-lock.ts';
+import { IdentityMismatch } from './platform/identity.ts';
+import { DamagedStateFile, readJsonFile } from './platform/state-files.ts';
 import { LIMITS } from './platform/limits.ts';
 import { OffsetClock } from './platform/clock.ts';
 import { createAccount, type IssuedAccount, type NewAccountInput } from './accounts/service.ts';
@@ -24,7 +26,8 @@ import type { CredentialsFile } from './accounts/credentials.ts';
 import { describeVerification, verifyLedger, type LedgerVerification } from './platform/ledger/verify.ts';
 
 const USAGE = `usage: pixd <command> [settings]
-  start                                   start the service (default)
+  start [--reinitialize]                  start the service (default); --reinitialize lets a data directory
+                                          whose database is gone start over as a new service
   migrate                                 apply database migrations and exit
   account create [--nome N] [--documento D] [--scopes a,b] [--json]
                                           create an account with its application and certificate
@@ -39,7 +42,7 @@ export async function main(argv: string[]): Promise<void> {
     const { settings, rest } = settingsFrom(argv, process.env);
     const config = loadConfig(settings);
     const [command = 'start', sub, ...args] = rest;
-    if (command === 'start') return await start(config);
+    if (command === 'start') return await start(config, { reinitialize: sub === '--reinitialize' });
     if (command === 'migrate') return await runMigrate(config);
     if (command === 'account' && sub === 'create') return await accountCreate(config, args);
     if (command === 'schedule' && sub === 'create') return await scheduleCreate(config, args);
@@ -50,7 +53,9 @@ export async function main(argv: string[]): Promise<void> {
       error instanceof ConfigError ||
         error instanceof CliError ||
         error instanceof ScheduleCliError ||
-        error instanceof DataDirInUse
+        error instanceof DataDirInUse ||
+        error instanceof IdentityMismatch ||
+        error instanceof DamagedStateFile
         ? error.message
         : ((error as Error).stack ?? String(error)),
     );
@@ -64,8 +69,8 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-async function start(config: Config): Promise<void> {
-  const service = await startService(config);
+async function start(config: Config, options: { reinitialize: boolean }): Promise<void> {
+  const service = await startService(config, options);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -190,14 +195,14 @@ async function ledgerVerify(config: Config, args: string[]): Promise<void> {
 function demoConta(config: Config): string {
   const file = `${config.dataDir}/credentials.json`;
   if (!fs.existsSync(file)) throw new CliError(`--conta is needed: no ${file} to take the demo account from`);
-  return (JSON.parse(fs.readFileSync(file, 'utf8')) as CredentialsFile).account.conta;
+  return readJsonFile<CredentialsFile>(file)!.account.conta;
 }
 
 /** POSTs to the operator API; undefined when no server answers on the operator address (then the CLI opens the database). */
 async function throughOperatorApi<T>(config: Config, path: string, input: unknown): Promise<T | undefined> {
   const file = operatorFilePath(config.dataDir);
   if (!fs.existsSync(file)) return undefined;
-  const operator = JSON.parse(fs.readFileSync(file, 'utf8')) as OperatorFile;
+  const operator = readJsonFile<OperatorFile>(file)!;
   const ca = fs.readFileSync(`${config.dataDir}/ca.pem`);
   const body = JSON.stringify(input);
   return new Promise((resolve, reject) => {

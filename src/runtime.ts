@@ -16,6 +16,8 @@ import { SCOPES } from './platform/auth/scopes.ts';
 import { writeAccountFiles, type CredentialsFile } from './accounts/credentials.ts';
 import { ensureOperatorSecret, writeOperatorFile } from './operator/secret.ts';
 import { loadClockOffset } from './sandbox/clock.ts';
+import { ensureServiceIdentity } from './platform/identity.ts';
+import { readJsonFile, writeJsonAtomic } from './platform/state-files.ts';
 import { buildApp, type BuildOptions } from './server.ts';
 
 /** How often a sandbox node re-reads the shared clock offset that another node may have moved. */
@@ -29,10 +31,20 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-export async function prepareDatabase(config: Config): Promise<{ db: Database; pki: ServicePki }> {
+export async function prepareDatabase(
+  config: Config,
+  options: { reinitialize?: boolean } = {},
+): Promise<{ db: Database; pki: ServicePki }> {
   const db = await openDatabase(config);
-  await migrate(db);
-  return { db, pki: await ensureServicePki(db, config) };
+  try {
+    await migrate(db);
+    // Before the PKI: an empty database beside a lived-in data directory must not get a new CA.
+    await ensureServiceIdentity(db, config.dataDir, options);
+    return { db, pki: await ensureServicePki(db, config) };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
 }
 
 export interface StartOptions extends BuildOptions {
@@ -40,10 +52,12 @@ export interface StartOptions extends BuildOptions {
   clock?: OffsetClock;
   /** Wall time for rate-limit windows (tests freeze it). */
   wallClockMs?: () => number;
+  /** `pixd start --reinitialize`: the data directory forgets the service it belonged to. */
+  reinitialize?: boolean;
 }
 
 export async function startService(config: Config, options: StartOptions = {}): Promise<RunningService> {
-  const { db, pki } = await prepareDatabase(config);
+  const { db, pki } = await prepareDatabase(config, { reinitialize: options.reinitialize });
   const clock = options.clock ?? new OffsetClock();
   let clockSync: NodeJS.Timeout | undefined;
   if (config.environment === 'sandbox' && !options.clock) {
@@ -105,13 +119,12 @@ async function ensureDemoCredentials(
   ctx: AppContext,
 ): Promise<{ credentials: CredentialsFile; credentialsPath: string }> {
   const credentialsPath = path.join(ctx.config.dataDir, 'credentials.json');
-  if (fs.existsSync(credentialsPath)) {
-    return { credentials: JSON.parse(fs.readFileSync(credentialsPath, 'utf8')) as CredentialsFile, credentialsPath };
-  }
+  const existing = readJsonFile<CredentialsFile>(credentialsPath);
+  if (existing) return { credentials: existing, credentialsPath };
   // The demo application holds every scope, the sandbox tools' included.
   const issued = await createAccount(ctx.db, ctx.pki, ctx.clock, { nome: 'Pixd Demo Ltda', scopes: [...SCOPES] });
   const credentials = writeAccountFiles(ctx.config, issued, ctx.pki.files);
-  fs.writeFileSync(credentialsPath, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
+  writeJsonAtomic(credentialsPath, credentials);
   return { credentials, credentialsPath };
 }
 

@@ -3,13 +3,13 @@
  * `<data dir>/operator.json` (mode 0600); the database keeps hashes, one per node that wrote one.
  * Account credentials never carry it and no account route accepts it.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
 import type { Database } from '../platform/db/database.ts';
 import { hashSecret, secretMatches } from '../platform/auth/tokens.ts';
 import { newSecret } from '../platform/ids.ts';
 import { readState, writeState } from '../platform/state.ts';
+import { readJsonFile, writeJsonAtomic } from '../platform/state-files.ts';
 
 const STATE = 'operator.secret_hashes';
 
@@ -22,7 +22,7 @@ export const operatorFilePath = (dataDir: string) => path.join(dataDir, 'operato
 
 export async function ensureOperatorSecret(db: Database, config: Config): Promise<OperatorFile> {
   const file = operatorFilePath(config.dataDir);
-  const existing = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as OperatorFile) : undefined;
+  const existing = readJsonFile<OperatorFile>(file);
   const secret = existing?.secret ?? newSecret();
   const operator = { url: `https://127.0.0.1:${config.port}`, secret };
   await db.tx(async (sql) => {
@@ -34,7 +34,7 @@ export async function ensureOperatorSecret(db: Database, config: Config): Promis
 
 /** Called once the server listens: the CLI dials the actual port (PORT=0 picks one). */
 export function writeOperatorFile(dataDir: string, operator: OperatorFile): void {
-  fs.writeFileSync(operatorFilePath(dataDir), JSON.stringify(operator, null, 2), { mode: 0o600 });
+  writeJsonAtomic(operatorFilePath(dataDir), operator);
 }
 
 export async function operatorSecretValid(db: Database, secret: string): Promise<boolean> {

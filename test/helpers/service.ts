@@ -88,6 +88,8 @@ export interface StartTestOptions {
   logger?: StartOptions['logger'];
   /** Start on the data of a service closed with `keepData` (a restart), instead of fresh data. */
   reuse?: ReusableData;
+  /** `pixd start --reinitialize`. */
+  reinitialize?: boolean;
 }
 
 export async function startTestService(
@@ -123,6 +125,7 @@ export async function startTestService(
     clock,
     logger: options.logger ?? false,
     wallClockMs: options.wallClockMs,
+    reinitialize: options.reinitialize,
   });
   const caPem = fs.readFileSync(service.credentials.caCertificate, 'utf8');
   const baseUrl = service.credentials.baseUrl;

@@ -1,0 +1,63 @@
+/**
+ * Which service a data directory and a database belong to. A data directory whose embedded database went
+ * missing (or a DATABASE_URL pointing at an empty database) used to start a brand-new service silently: new
+ * CA, new demo account, every old credential dead, and credentials.json still naming the old ones. Now the
+ * service has an identity, kept in the database and in `<data dir>/identity.json`, and start-up refuses
+ * what does not match; `pixd start --reinitialize` is the explicit way to start over.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { Database } from './db/database.ts';
+import { readState, writeState } from './state.ts';
+import { readJsonFile, writeJsonAtomic } from './state-files.ts';
+
+export class IdentityMismatch extends Error {}
+
+interface IdentityFile {
+  serviceId: string;
+  createdAt: string;
+}
+
+/** Files that say a service already lived in this data directory. */
+const SERVICE_FILES = ['credentials.json', 'operator.json', 'ca.pem', 'webhook-client-chain.pem', 'certificates'];
+const IDENTITY_FILE = 'identity.json';
+const STATE = 'service.identity';
+
+export async function ensureServiceIdentity(
+  db: Database,
+  dataDir: string,
+  options: { reinitialize?: boolean } = {},
+): Promise<string> {
+  const file = path.join(dataDir, IDENTITY_FILE);
+  if (options.reinitialize) forgetDataDirService(dataDir);
+  const onDisk = readJsonFile<IdentityFile>(file);
+  let inDatabase = (await readState<IdentityFile>(db, STATE))?.serviceId;
+  if (!inDatabase) {
+    const leftovers = SERVICE_FILES.filter((name) => fs.existsSync(path.join(dataDir, name)));
+    const hasData = (await db.query<{ any: boolean }>('select exists (select 1 from accounts) as any')).rows[0].any;
+    // A database with accounts but no identity predates the marker: it is adopted, not refused.
+    if (!hasData && (onDisk || leftovers.length))
+      throw new IdentityMismatch(
+        `the data directory ${dataDir} belongs to an existing service (${onDisk ? `id ${onDisk.serviceId}` : leftovers.join(', ')}), ` +
+          `but its database is empty or missing: point DATABASE_URL/PIXD_DATA_DIR at that service's database, ` +
+          `or start over with pixd start --reinitialize (its credentials stop working)`,
+      );
+    inDatabase = onDisk?.serviceId ?? randomUUID();
+    await writeState(db, STATE, { serviceId: inDatabase, createdAt: new Date().toISOString() });
+  }
+  if (onDisk && onDisk.serviceId !== inDatabase)
+    throw new IdentityMismatch(
+      `the data directory ${dataDir} belongs to service ${onDisk.serviceId} but the database to service ${inDatabase}: ` +
+        `point DATABASE_URL/PIXD_DATA_DIR at matching ones, or start over with pixd start --reinitialize`,
+    );
+  // A new node's data directory for an existing database (several nodes on PostgreSQL) takes its identity.
+  if (!onDisk) writeJsonAtomic(file, { serviceId: inDatabase, createdAt: new Date().toISOString() });
+  return inDatabase;
+}
+
+/** --reinitialize: the data directory forgets its service (the database is left as it is). */
+function forgetDataDirService(dataDir: string): void {
+  for (const name of [IDENTITY_FILE, ...SERVICE_FILES])
+    fs.rmSync(path.join(dataDir, name), { recursive: true, force: true });
+}

@@ -1,0 +1,75 @@
+/**
+ * A data directory remembers its service. If its embedded database goes missing, pixd refuses to start a
+ * new service silently (new CA, dead credentials) and says how to start over; `--reinitialize` does.
+ * State files are written atomically, and a damaged one is a one-line error, not a stack trace.
+ * The embedded database is the point, so this file runs on PGlite in both passes of the suite.
+ */
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { freePort, startTestService, type TestService } from '../helpers/service.ts';
+import { IdentityMismatch } from '../../src/platform/identity.ts';
+
+const BIN = path.resolve('bin/pixd.js');
+const EMBEDDED = { DATABASE_URL: '' };
+
+function pixd(args: string[]): Promise<{ status: number | null; stderr: string }> {
+  const env = { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' };
+  return new Promise((resolve) =>
+    execFile(process.execPath, [BIN, ...args], { encoding: 'utf8', env, timeout: 60_000 }, (error, _stdout, stderr) =>
+      resolve({ status: error ? ((error.code as number) ?? null) : 0, stderr }),
+    ),
+  );
+}
+
+describe('faults: the data directory and its database belong to one service', () => {
+  let svc: TestService | undefined;
+  after(async () => {
+    await svc?.close();
+  });
+
+  it('refuses a data directory whose database went missing, until --reinitialize', async () => {
+    svc = await startTestService(EMBEDDED);
+    const dir = svc.data.dataDir;
+    const port = new URL(svc.baseUrl).port;
+    const oldClient = svc.demo.clientId;
+    const identity = JSON.parse(fs.readFileSync(path.join(dir, 'identity.json'), 'utf8'));
+    assert.match(identity.serviceId, /^[0-9a-f-]{36}$/);
+    await svc.close({ keepData: true });
+    const data = svc.data;
+    svc = undefined;
+    fs.rmSync(path.join(dir, 'pgdata'), { recursive: true, force: true });
+
+    await assert.rejects(startTestService({ ...EMBEDDED, PORT: port }, { reuse: data }), (error) => {
+      assert.ok(error instanceof IdentityMismatch);
+      assert.match(error.message, new RegExp(`belongs to an existing service \\(id ${identity.serviceId}\\)`));
+      assert.match(error.message, /--reinitialize/);
+      return true;
+    });
+    const cli = await pixd(['start', '--data-dir', dir, '--port', String(await freePort())]);
+    assert.equal(cli.status, 1);
+    assert.equal(cli.stderr.trim().split('\n').length, 1, `one line: ${cli.stderr}`);
+    assert.match(cli.stderr, /^pixd: the data directory .* belongs to an existing service/);
+
+    svc = await startTestService({ ...EMBEDDED, PORT: port }, { reuse: data, reinitialize: true });
+    assert.notEqual(svc.demo.clientId, oldClient, 'a new service, with new credentials');
+    const token = await svc.demo.token();
+    assert.equal((await svc.demo.http.request('GET', '/v2/gn/saldo/', { token })).status, 200);
+  });
+
+  it('a truncated credentials.json is a one-line error naming the file', async () => {
+    const dir = svc!.data.dataDir;
+    await svc!.close({ keepData: true });
+    const data = svc!.data;
+    svc = undefined;
+    const file = path.join(dir, 'credentials.json');
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').slice(0, 40));
+    const cli = await pixd(['start', '--data-dir', dir, '--port', String(await freePort())]);
+    assert.equal(cli.status, 1);
+    assert.equal(cli.stderr.trim().split('\n').length, 1, `one line: ${cli.stderr}`);
+    assert.match(cli.stderr, /credentials\.json is damaged/);
+    await data.discard();
+  });
+});

@@ -118,6 +118,12 @@ export const LIMITS = {
   webhookUrlMaxChars: 2048,
   /** Concurrent keep-alive connections from one node to one receiver (per origin). */
   webhookSocketsPerDestination: 64,
+  /**
+   * Webhook calls in flight to one destination per node; past it, its further deliveries wait
+   * `webhookBusyDestinationDeferMs` unsent, so a hanging receiver holds only its own slots.
+   */
+  webhookCallsInFlightPerDestination: 32,
+  webhookBusyDestinationDeferMs: 1_000,
   /** Sandbox deliveries inspection: at most this many recent deliveries per call. */
   webhookInspectionMaxItems: 200,
   /** Spec: Limits, batch size of PUT /v2/lotecobv/:id (also rule 1: a batch holds 1 to 1000 charges). */

@@ -47,6 +47,11 @@ export interface WorkerOptions {
   /** Polls that find nothing back off, doubling up to this; any claim or wake returns to `pollIntervalMs`. */
   idlePollMaxMs?: number;
   leaseMs?: number;
+  /**
+   * Claim as slots free up (at most `batchSize` jobs in flight) instead of batch after batch: a job that
+   * waits long (a receiver hanging until its timeout) then holds only its own slot, not its batch.
+   */
+  continuous?: boolean;
   wallMs?: () => number;
   onError?: (error: unknown, job?: OutboxJob) => void;
 }
@@ -78,6 +83,12 @@ export class OutboxWorker {
   private pollDelayMs: number;
   private readonly wakeListeners: (() => void)[] = [];
   private readonly options: Required<WorkerOptions>;
+  /** Jobs claimed by this worker and not finished: their leases are renewed by the heartbeat. */
+  private readonly leased = new Set<number>();
+  /** Continuous mode: the jobs running, and finished ones waiting to be marked done in one statement. */
+  private readonly inFlight = new Set<Promise<void>>();
+  private finished: number[] = [];
+  private heartbeat: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly db: Database,
@@ -91,6 +102,7 @@ export class OutboxWorker {
       pollIntervalMs,
       idlePollMaxMs: pollIntervalMs * OUTBOX_DEFAULTS.idlePollFactor,
       wallMs: Date.now,
+      continuous: false,
       onError: () => undefined,
       ...options,
     };
@@ -108,6 +120,8 @@ export class OutboxWorker {
 
   start(): void {
     this.stopped = false;
+    this.heartbeat = setInterval(() => void this.renewLeases(), this.options.leaseMs / 3);
+    this.heartbeat.unref();
     // The dead predecessors' claims first, so their jobs are claimable by the first poll.
     void this.releaseClaimsOfDeadProcesses()
       .catch((error) => this.options.onError(error))
@@ -138,11 +152,14 @@ export class OutboxWorker {
       ]);
   }
 
-  /** Lets the in-flight batch finish; claims nothing more. */
+  /** Lets the jobs in flight finish; claims nothing more. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
+    await Promise.all(this.inFlight);
+    await this.markDone();
+    clearInterval(this.heartbeat);
   }
 
   /** How long the worker will wait before its next poll, unless woken. */
@@ -184,6 +201,7 @@ export class OutboxWorker {
 
   /** Returns how many jobs were claimed in all. */
   private async loop(): Promise<number> {
+    if (this.options.continuous) return this.claimIntoFreeSlots();
     // Keep claiming while full batches come back: a backlog drains without waiting for polls.
     let claimed = 0;
     while (!this.stopped) {
@@ -194,25 +212,57 @@ export class OutboxWorker {
     return claimed;
   }
 
+  /** Continuous mode: fills the free slots; each job, once finished, frees its slot and claims again. */
+  private async claimIntoFreeSlots(): Promise<number> {
+    const free = this.options.batchSize - this.inFlight.size;
+    if (free <= 0) return 0;
+    let jobs: OutboxJob[];
+    try {
+      jobs = await this.claim(free);
+    } catch (error) {
+      this.options.onError(error);
+      return 0;
+    }
+    for (const job of jobs) {
+      this.leased.add(job.id);
+      const running: Promise<void> = this.handle(job, this.finished).finally(() => {
+        this.leased.delete(job.id);
+        this.inFlight.delete(running);
+        // Marked done together with whatever else finished in this turn of the event loop.
+        if (this.finished.length) setImmediate(() => void this.markDone());
+        if (!this.stopped) this.wake();
+      });
+      this.inFlight.add(running);
+    }
+    return jobs.length;
+  }
+
+  private async markDone(): Promise<void> {
+    const done = this.finished;
+    if (!done.length) return;
+    this.finished = [];
+    await this.db
+      .query('update outbox set done_at = $2, locked_until = null, last_error = null where id = any($1)', [
+        done,
+        this.clock.now(),
+      ])
+      .catch((error) => this.options.onError(error)); // the leases run out and the jobs run again: at least once
+    for (const listener of this.wakeListeners) listener();
+  }
+
   /** Claims one batch and handles it. Returns how many jobs were claimed. */
   async runOnce(): Promise<number> {
     let jobs: OutboxJob[];
     try {
-      jobs = await this.claim();
+      jobs = await this.claim(this.options.batchSize);
     } catch (error) {
       this.options.onError(error);
       return 0;
     }
     // Different ordering keys run concurrently; claim() never returns two jobs of one key.
     const done: number[] = [];
-    const running = new Set(jobs.map((job) => job.id));
-    const heartbeat = setInterval(() => void this.renewLeases([...running]), this.options.leaseMs / 3);
-    heartbeat.unref();
-    try {
-      await Promise.all(jobs.map((job) => this.handle(job, done).finally(() => running.delete(job.id))));
-    } finally {
-      clearInterval(heartbeat);
-    }
+    for (const job of jobs) this.leased.add(job.id);
+    await Promise.all(jobs.map((job) => this.handle(job, done).finally(() => this.leased.delete(job.id))));
     // Finished jobs are marked in one statement: one round trip per batch, not per job.
     if (done.length) {
       await this.db
@@ -228,7 +278,8 @@ export class OutboxWorker {
   }
 
   /** Extends the leases of jobs still running here; a failure only shortens them back to their expiry. */
-  private async renewLeases(ids: number[]): Promise<void> {
+  private async renewLeases(): Promise<void> {
+    const ids = [...this.leased];
     if (!ids.length) return;
     await this.db
       .query('update outbox set locked_until = $1 where id = any($2) and locked_by = $3 and done_at is null', [
@@ -239,7 +290,7 @@ export class OutboxWorker {
       .catch((error) => this.options.onError(error));
   }
 
-  private async claim(): Promise<OutboxJob[]> {
+  private async claim(limit: number): Promise<OutboxJob[]> {
     const topics = [...this.handlers.keys()];
     if (!topics.length) return [];
     const wallNow = new Date(this.options.wallMs());
@@ -265,7 +316,7 @@ export class OutboxWorker {
         topics,
         this.clock.now(),
         wallNow,
-        this.options.batchSize,
+        limit,
         new Date(wallNow.getTime() + this.options.leaseMs),
         this.nodeId,
       ],

@@ -9,12 +9,37 @@ import type { Database } from '../db/database.ts';
 import { countedFailures, type AttemptRecorder } from './attempts.ts';
 import { nextAttemptAt, type RetrySchedule } from './schedule.ts';
 import type { WebhookTransport } from './transport.ts';
+import { LIMITS } from '../limits.ts';
 
 export interface DeliveryDeps {
   db: Database;
   clock: Clock;
   transport: WebhookTransport;
   recorder: AttemptRecorder;
+  slots: DestinationSlots;
+}
+
+/**
+ * Calls in flight per destination (origin), on this node. A destination at its limit (a receiver hanging
+ * until the timeout) gets its further deliveries put back for a moment, unsent and uncounted, instead of
+ * letting them wait in a queue where they would hold slots every other destination needs.
+ */
+export class DestinationSlots {
+  private readonly inFlight = new Map<string, number>();
+  constructor(private readonly perDestination: number) {}
+
+  /** A release function, or undefined when the destination is at its limit. */
+  take(url: string): (() => void) | undefined {
+    const origin = new URL(url).origin;
+    const current = this.inFlight.get(origin) ?? 0;
+    if (current >= this.perDestination) return undefined;
+    this.inFlight.set(origin, current + 1);
+    return () => {
+      const left = (this.inFlight.get(origin) ?? 1) - 1;
+      if (left > 0) this.inFlight.set(origin, left);
+      else this.inFlight.delete(origin);
+    };
+  }
 }
 
 export interface Delivery {
@@ -36,13 +61,21 @@ export async function attemptDelivery(
   job: Pick<OutboxJob<unknown>, 'id' | 'topic' | 'attempt'>,
   delivery: Delivery,
 ): Promise<JobOutcome> {
+  const release = deps.slots.take(delivery.url);
+  if (!release)
+    return {
+      retryAt: new Date(deps.clock.nowMs() + LIMITS.webhookBusyDestinationDeferMs),
+      error: 'adiada: o destino já tem o máximo de entregas em andamento.',
+    };
   const attemptedAt = deps.clock.now();
-  const result = await deps.transport.post(delivery.url, delivery.body, {
-    clientCertificate: true,
-    timeoutMs: delivery.timeoutMs,
-    form: delivery.form,
-    headers: { [DELIVERY_ID_HEADER]: String(job.id), [ATTEMPT_HEADER]: String(job.attempt) },
-  });
+  const result = await deps.transport
+    .post(delivery.url, delivery.body, {
+      clientCertificate: true,
+      timeoutMs: delivery.timeoutMs,
+      form: delivery.form,
+      headers: { [DELIVERY_ID_HEADER]: String(job.id), [ATTEMPT_HEADER]: String(job.attempt) },
+    })
+    .finally(release);
   const error = result.failure ? `${result.failure.kind}: ${result.failure.message}` : null;
   await deps.recorder.record({
     outboxId: job.id,

@@ -1,10 +1,12 @@
 /**
  * The webhook side of the outbox. Deliveries wait on other people's servers, so they get their own claim
  * loops ("lanes", each an OutboxWorker over the same table) instead of sharing the one that settles
- * payments and refunds: a worker awaits its whole claimed batch, and one receiver hanging until its timeout
- * must hold neither internal jobs nor every other receiver. With several lanes, a slow batch holds one lane
- * while the others keep claiming (`for update skip locked`), on this node and on every other.
- * Per-charge order still holds: a key's next job is not claimable until the previous one is done.
+ * payments and refunds: one receiver hanging until its timeout must hold neither internal jobs nor every
+ * other receiver. Lanes claim continuously (a finished delivery frees its slot at once, no waiting for a
+ * batch), and each destination has a bounded number of calls in flight (`DestinationSlots`), so a slow or
+ * dead destination slows only itself. Several lanes claim with `for update skip locked`, on this node and
+ * on every other. Per-charge order still holds: a key's next job is not claimable until the previous one
+ * is done.
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
@@ -13,7 +15,8 @@ import { AttemptRecorder } from './attempts.ts';
 import { destinationPolicy } from './destinations.ts';
 import { WebhookTransport } from './transport.ts';
 import { webhookSettings } from './settings.ts';
-import type { DeliveryDeps } from './delivery.ts';
+import { DestinationSlots, type DeliveryDeps } from './delivery.ts';
+import { LIMITS } from '../limits.ts';
 
 export const WEBHOOK_LANES = {
   count: 4,
@@ -26,6 +29,7 @@ export const WEBHOOK_LANES = {
 export class WebhookDispatcher implements DeliveryDeps {
   readonly transport: WebhookTransport;
   readonly recorder: AttemptRecorder;
+  readonly slots = new DestinationSlots(LIMITS.webhookCallsInFlightPerDestination);
   readonly clock: AppContext['clock'];
   readonly db: AppContext['db'];
   private readonly lanes: OutboxWorker[];
@@ -47,6 +51,7 @@ export class WebhookDispatcher implements DeliveryDeps {
           batchSize: WEBHOOK_LANES.batchSize,
           pollIntervalMs: WEBHOOK_LANES.pollIntervalMs,
           leaseMs: webhookSettings().leaseMs,
+          continuous: true,
         }),
     );
     // A commit that wakes the main outbox (a payment, a refund) has usually enqueued a webhook too.

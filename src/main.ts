@@ -23,6 +23,7 @@ import {
 } from './pix/schedules/cli.ts';
 import type { ScheduleView } from './pix/schedules/schemas.ts';
 import type { CredentialsFile } from './accounts/credentials.ts';
+import type { ServicePki } from './platform/bootstrap.ts';
 import { describeVerification, verifyLedger, type LedgerVerification } from './platform/ledger/verify.ts';
 
 const USAGE = `usage: pixd <command> [settings]
@@ -129,7 +130,7 @@ async function accountCreate(config: Config, args: string[]): Promise<void> {
   const { input, json } = parseAccountFlags(args);
   const viaServer = await throughOperatorApi<IssuedAccount>(config, '/operator/accounts', input);
   let issued: IssuedAccount;
-  let publicFiles;
+  let publicFiles: ServicePki['files'];
   if (viaServer) {
     issued = viaServer;
     publicFiles = {

@@ -8,6 +8,7 @@ import type { FastifyRequest, RouteOptions } from 'fastify';
 import { LIMITS } from './limits.ts';
 
 /** NUL, a high surrogate not followed by a low one, or a low surrogate not preceded by a high one. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what this looks for.
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 const REASON = 'contém caractere não permitido (NUL ou surrogate UTF-16 isolado)';

@@ -5,7 +5,8 @@
 import type { Database, Sql } from '../platform/db/database.ts';
 import type { Clock } from '../platform/clock.ts';
 import { enqueue, type JobOutcome, type OutboxJob } from '../platform/outbox/outbox.ts';
-import { PaymentRefused, amountDue, receivePix } from '../pix/payments/engine.ts';
+import { amountDue, receivePix } from '../pix/payments/engine.ts';
+import { PaymentRefused } from '../pix/payments/refusal.ts';
 import type { CobBody } from '../pix/cob/schemas.ts';
 import type { CobVBody } from '../pix/cobv/schemas.ts';
 

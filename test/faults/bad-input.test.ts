@@ -42,7 +42,7 @@ const nasty = fc.oneof(
 
 const jsonValue = fc.oneof(
   nasty,
-  fc.constantFrom(1e308, -1e308, 2 ** 63, -(2 ** 63), 99999999999999999999, 0.1, -1, 0, true, false, null),
+  fc.constantFrom(1e308, -1e308, 2 ** 63, -(2 ** 63), 1e20, 0.1, -1, 0, true, false, null),
   fc.anything({ maxDepth: 4, withNullPrototype: false }),
   fc.nat({ max: 300 }).map((depth) => {
     let nested: unknown = 'fundo';

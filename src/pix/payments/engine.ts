@@ -17,6 +17,7 @@ import { enqueuePixEvent } from '../received/events.ts';
 import { isUniqueViolation } from '../../platform/db/errors.ts';
 import { distributeSplit } from '../split/distribute.ts';
 import { receivingRefusal } from '../settings/receiving.ts';
+import { PaymentRefused } from './refusal.ts';
 
 export type PaymentTarget =
   /** A charge by its receiver and txid (sandbox pay by txid). */
@@ -36,16 +37,6 @@ export interface IncomingPix {
   origin: PixOrigin;
   /** Given by the payer's institution (participant confirmations); generated otherwise. */
   endToEndId?: string;
-}
-
-/** A payment the receiving side refuses; `code` is stable for clients and tests. */
-export class PaymentRefused extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 interface PayableCharge {

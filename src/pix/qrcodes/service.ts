@@ -69,7 +69,7 @@ function normaliseAmount(text: string | undefined): string | undefined {
  */
 export async function detailQrCode(sql: Sql, caller: Caller, { pixCopiaECola }: DetailRequest) {
   const property = 'pixCopiaECola';
-  let parsed;
+  let parsed: ReturnType<typeof parseBrCode>;
   try {
     parsed = parseBrCode(pixCopiaECola.trim());
   } catch (error) {

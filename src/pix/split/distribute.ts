@@ -10,8 +10,7 @@
 import type { Sql } from '../../platform/db/database.ts';
 import { ledgerCode, post } from '../../platform/ledger/ledger.ts';
 import { formatAmount } from '../../platform/money.ts';
-// engine.ts imports this module too; PaymentRefused is only used inside functions, so the cycle is harmless.
-import { PaymentRefused } from '../payments/engine.ts';
+import { PaymentRefused } from '../payments/refusal.ts';
 import type { RefundGuard } from '../received/service.ts';
 import type { ReceivedPixRow } from '../received/store.ts';
 import { SplitExceedsAmount, SplitInvariantError, divide } from './shares.ts';

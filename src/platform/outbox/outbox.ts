@@ -177,7 +177,7 @@ export class OutboxWorker {
     for (const listener of this.wakeListeners) listener();
     this.pollDelayMs = this.options.pollIntervalMs;
     if (this.stopped) return;
-    if (this.running) this.wakeRequested = true;
+    if (this.running !== undefined) this.wakeRequested = true;
     else this.schedule(0);
   }
 
@@ -312,14 +312,7 @@ export class OutboxWorker {
          update outbox set locked_until = $5, locked_by = $6, attempts = attempts + 1
          from ready where outbox.id = ready.id
          returning outbox.id, outbox.topic, outbox.payload, outbox.attempts, outbox.created_at`,
-      [
-        topics,
-        this.clock.now(),
-        wallNow,
-        limit,
-        new Date(wallNow.getTime() + this.options.leaseMs),
-        this.nodeId,
-      ],
+      [topics, this.clock.now(), wallNow, limit, new Date(wallNow.getTime() + this.options.leaseMs), this.nodeId],
     );
     return rows
       .sort((a, b) => a.id - b.id)

@@ -71,7 +71,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     db,
     clock,
     pki,
-    tokens: new TokenService(pki.tokenSigningKey, clock),
+    tokens: new TokenService(pki.tokenSigningKey, options.wallClockMs),
     rateLimiter: config.redisUrl
       ? new RedisRateLimiter(config.redisUrl, {
           wallMs: options.wallClockMs,

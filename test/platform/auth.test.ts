@@ -11,8 +11,10 @@ const grant = { grant_type: 'client_credentials' };
 describe('authentication', () => {
   let svc: TestService;
   let other: Party;
+  /** Tokens live on wall time: the test moves its own wall clock to expire one. */
+  let wallOffsetMs = 0;
   before(async () => {
-    svc = await startTestService();
+    svc = await startTestService({}, { wallClockMs: () => Date.now() + wallOffsetMs });
     other = await svc.newParty({ nome: 'Outra Empresa Ltda' });
   });
   after(() => svc.close());
@@ -110,17 +112,24 @@ describe('authentication', () => {
     assert.equal((await svc.demo.http.request('GET', path, { token })).status, 404, 'the token as issued still works');
   });
 
-  it('refuses an expired token (service clock moved past expires_in)', async () => {
+  it('expires tokens on real time, never on the sandbox clock', async () => {
     const fresh = await svc.newParty();
     const token = await fresh.token();
-    assert.equal((await fresh.http.request('GET', '/v2/cob/abcdefghijklmnopqrstuvwxyz123', { token })).status, 404);
-    svc.advance(3601);
+    const read = () => fresh.http.request('GET', '/v2/cob/abcdefghijklmnopqrstuvwxyz123', { token });
+    assert.equal((await read()).status, 404);
+    svc.advance(2 * 86_400);
     try {
-      const res = await fresh.http.request('GET', '/v2/cob/abcdefghijklmnopqrstuvwxyz123', { token });
+      assert.equal((await read()).status, 404, 'moving the service clock two days expires no token');
+    } finally {
+      svc.advance(-2 * 86_400);
+    }
+    wallOffsetMs = 3601 * 1000;
+    try {
+      const res = await read();
       assert.equal(res.status, 401);
       assert.match(res.body.detail, /expirado/);
     } finally {
-      svc.advance(-3601);
+      wallOffsetMs = 0;
     }
   });
 

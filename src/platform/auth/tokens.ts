@@ -5,7 +5,6 @@
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { SignJWT } from 'jose';
-import type { Clock } from '../clock.ts';
 import { LIMITS } from '../limits.ts';
 
 export type Audience = 'pix' | 'billing';
@@ -33,9 +32,13 @@ export class TokenService {
    * Expiry and audience are still checked on every use.
    */
   private readonly verified = new Map<string, { principal: Principal; expSeconds: number }>();
+  /**
+   * `wallMs`: tokens live on real time, never on the sandbox clock: moving the service clock must not
+   * expire every tenant's tokens (nor keep a stolen one alive).
+   */
   constructor(
     private readonly signingKey: Buffer,
-    private readonly clock: Clock,
+    private readonly wallMs: () => number = Date.now,
   ) {
     this.key = new Uint8Array(signingKey);
   }
@@ -43,7 +46,7 @@ export class TokenService {
   async issue(
     principal: Omit<Principal, 'scopes'> & { scopes: string[] },
   ): Promise<{ accessToken: string; expiresInSeconds: number }> {
-    const nowSeconds = Math.floor(this.clock.nowMs() / 1000);
+    const nowSeconds = Math.floor(this.wallMs() / 1000);
     const expiresInSeconds = LIMITS.tokenLifetimeSeconds;
     const accessToken = await new SignJWT({
       acc: principal.accountId,
@@ -73,7 +76,7 @@ export class TokenService {
       this.verified.set(token, entry);
     }
     if (entry.principal.audience !== audience) throw new TokenError('token inválido para esta API.');
-    if (this.clock.nowMs() / 1000 >= entry.expSeconds) throw new TokenError('token expirado.');
+    if (this.wallMs() / 1000 >= entry.expSeconds) throw new TokenError('token expirado.');
     return entry.principal;
   }
 

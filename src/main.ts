@@ -13,7 +13,6 @@ import { createAccount, type IssuedAccount, type NewAccountInput } from './accou
 import { writeAccountFiles } from './accounts/credentials.ts';
 import { operatorFilePath, type OperatorFile } from './operator/secret.ts';
 import { prepareDatabase, startService, startupSummary } from './runtime.ts';
-import { loadClockOffset } from './sandbox/clock.ts';
 import {
   SCHEDULE_USAGE,
   ScheduleCliError,
@@ -165,7 +164,7 @@ async function scheduleCreate(config: Config, args: string[]): Promise<void> {
     try {
       // The sandbox clock may have been moved: "now" must be the service's, as a running node would see it.
       const clock = new OffsetClock();
-      if (config.environment === 'sandbox') await loadClockOffset(db, clock);
+      if (config.environment === 'sandbox') await (await import('./sandbox/clock.ts')).loadClockOffset(db, clock);
       view = await createScheduleOffline(db, clock, conta, body);
     } finally {
       await db.close();

@@ -15,7 +15,6 @@ import { createAccount } from './accounts/service.ts';
 import { SCOPES } from './platform/auth/scopes.ts';
 import { writeAccountFiles, type CredentialsFile } from './accounts/credentials.ts';
 import { ensureOperatorSecret, writeOperatorFile } from './operator/secret.ts';
-import { loadClockOffset } from './sandbox/clock.ts';
 import { ensureServiceIdentity } from './platform/identity.ts';
 import { readJsonFile, writeJsonAtomic } from './platform/state-files.ts';
 import { buildApp, type BuildOptions } from './server.ts';
@@ -61,6 +60,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const clock = options.clock ?? new OffsetClock();
   let clockSync: NodeJS.Timeout | undefined;
   if (config.environment === 'sandbox' && !options.clock) {
+    const { loadClockOffset } = await import('./sandbox/clock.ts');
     await loadClockOffset(db, clock);
     clockSync = setInterval(() => loadClockOffset(db, clock).catch(() => undefined), CLOCK_SYNC_INTERVAL_MS).unref();
   }
@@ -80,6 +80,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
         })
       : new MemoryRateLimiter(options.wallClockMs),
     outbox: new OutboxWorker(db, clock),
+    chargeCreatedHooks: [],
   };
   const { credentials, credentialsPath } = await ensureDemoCredentials(ctx);
   const operator = await ensureOperatorSecret(db, config);

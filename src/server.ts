@@ -27,10 +27,8 @@ import { payloadRoutes } from './pix/payload/routes.ts';
 import { qrcodeRoutes } from './pix/qrcodes/routes.ts';
 import { evpRoutes } from './pix/evp/routes.ts';
 import { settingsRoutes } from './pix/settings/routes.ts';
-import { sandboxRoutes } from './sandbox/routes.ts';
 import { pixWebhookRoutes } from './pix/webhook/routes.ts';
 import { openingWebhookRoutes } from './opening/routes.ts';
-import { sandboxWebhookRoutes } from './sandbox/webhooks.ts';
 import { operatorRoutes } from './operator/routes.ts';
 import { boundRequestNumbers, rejectUnstorableText } from './platform/request-guards.ts';
 import type { Scope } from './platform/auth/scopes.ts';
@@ -163,7 +161,10 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(family(ctx, { format: 'wrapper', audience: 'pix' }, cobV1Routes(ctx), scheduleRoutes(ctx)));
   // Reports answer problem objects although they sit under /v2/gn (docs/reports-schedules.md).
   await app.register(family(ctx, { format: 'problem', audience: 'pix' }, reportRoutes(ctx)));
-  if (ctx.config.environment === 'sandbox')
+  // Loaded only in the sandbox: a production node never loads a module of src/sandbox/.
+  if (ctx.config.environment === 'sandbox') {
+    const { sandboxRoutes } = await import('./sandbox/routes.ts');
+    const { sandboxWebhookRoutes } = await import('./sandbox/webhooks.ts');
     await app.register(
       family(
         ctx,
@@ -172,6 +173,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
         sandboxWebhookRoutes(ctx),
       ),
     );
+  }
   await app.register(family(ctx, { format: 'named' }, operatorRoutes(ctx)));
   // Card billing (docs/billing.md): billing tokens for the API; payers' browsers reach the token routes and pages.
   await app.register(

@@ -225,7 +225,7 @@ async function runTarget(target: string, source: Source): Promise<Result> {
       accountId: rows[0].account_id,
       now: service.ctx.clock.now(),
       publicUrl: config.publicUrl,
-      sandbox: false,
+      chargeCreated: [],
     };
     await registerPixWebhook(
       { db: service.ctx.db, transport: dispatcher.transport },

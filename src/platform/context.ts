@@ -5,6 +5,7 @@ import type { TokenService } from './auth/tokens.ts';
 import type { RateLimiter } from './ratelimit.ts';
 import type { ServicePki } from './bootstrap.ts';
 import type { OutboxWorker } from './outbox/outbox.ts';
+import type { ChargeCreatedHook } from '../pix/charges/hooks.ts';
 
 /** Everything a feature plugin may use, built once at start and handed to `buildApp`. */
 export interface AppContext {
@@ -16,4 +17,9 @@ export interface AppContext {
   pki: ServicePki;
   /** Feature plugins register their job handlers here; routes wake it after committing work. */
   outbox: OutboxWorker;
+  /**
+   * Extension point: run inside the transaction of every charge creation (API, batches). The sandbox
+   * registers its fictitious payer; production registers nothing.
+   */
+  chargeCreatedHooks: ChargeCreatedHook[];
 }

@@ -9,6 +9,7 @@ import { amountDue, receivePix } from '../pix/payments/engine.ts';
 import { PaymentRefused } from '../pix/payments/refusal.ts';
 import type { CobBody } from '../pix/cob/schemas.ts';
 import type { CobVBody } from '../pix/cobv/schemas.ts';
+import type { ChargeCreatedHook } from '../pix/charges/hooks.ts';
 
 export const SANDBOX_AUTOPAY = {
   minCents: 1,
@@ -24,20 +25,18 @@ export function qualifiesForAutoPayment(amountCents: number): boolean {
   return amountCents >= SANDBOX_AUTOPAY.minCents && amountCents <= SANDBOX_AUTOPAY.maxCents;
 }
 
-export async function scheduleAutoPayment(
-  sql: Sql,
-  charge: { accountId: number; txid: string; amountCents: number },
-  now: Date,
-): Promise<boolean> {
-  if (!qualifiesForAutoPayment(charge.amountCents)) return false;
-  await enqueue(sql, {
-    topic: SANDBOX_AUTOPAY.topic,
-    payload: { accountId: charge.accountId, txid: charge.txid },
-    availableAt: new Date(now.getTime() + SANDBOX_AUTOPAY.delayMs),
-    now,
-  });
-  return true;
-}
+/** Spec, Environments: in the sandbox a charge of 0.01 to 10.00 is paid a moment later (batches' too). */
+export const autoPaymentHook: ChargeCreatedHook = {
+  appliesTo: (charge) => qualifiesForAutoPayment(charge.amountCents),
+  async onCreated(sql, charge, now) {
+    await enqueue(sql, {
+      topic: SANDBOX_AUTOPAY.topic,
+      payload: { accountId: charge.accountId, txid: charge.txid },
+      availableAt: new Date(now.getTime() + SANDBOX_AUTOPAY.delayMs),
+      now,
+    });
+  },
+};
 
 export function autoPaymentHandler(db: Database, clock: Clock) {
   return async (job: OutboxJob<{ accountId: number; txid: string }>): Promise<JobOutcome> => {

@@ -24,7 +24,7 @@ describe('charge creation group commit', () => {
     accountId: svc.demo.accountId,
     now: svc.clock.now(),
     publicUrl: svc.baseUrl,
-    sandbox: false,
+    chargeCreated: [],
   });
   const written = () => ({ ...batcherFor(svc.service.ctx.db).written });
   const reason = (outcome: PromiseSettledResult<unknown>) => (outcome as PromiseRejectedResult).reason;

@@ -1,6 +1,7 @@
 /** Batches of due charges: the eight rules of the interface (Endpoints, Due charges and batches). */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { autoPaymentHook } from '../../src/sandbox/settlement.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { insertLocation } from '../../src/pix/loc/store.ts';
@@ -387,7 +388,7 @@ describe('batches of due charges (lotecobv)', () => {
       tx: <T>(work: (sql: never) => Promise<T>) =>
         failures++ ? db.tx(work as never) : Promise.reject(new Error('database unavailable')),
     } as typeof db;
-    const handler = batchJobHandler({ db: failingOnce, clock, sandbox: true });
+    const handler = batchJobHandler({ db: failingOnce, clock, chargeCreated: [autoPaymentHook] });
     const job = (attempt: number) => ({
       id: 0,
       topic: 'lotecobv.process',
@@ -440,7 +441,7 @@ describe('batches of due charges (lotecobv)', () => {
       'select id from cobv_batches where account_id = $1 and public_id = $2',
       [svc.demo.accountId, id],
     );
-    await db.tx((sql) => processBatch(sql, { db, clock: svc.clock, sandbox: true }, rows[0].id));
+    await db.tx((sql) => processBatch(sql, { db, clock: svc.clock, chargeCreated: [autoPaymentHook] }, rows[0].id));
     assert.equal(await count(), before);
     assert.deepEqual(await api.settled(id), batch);
   });

@@ -13,7 +13,7 @@ import { paginacao, type StatusCobranca } from '../shared/schemas.ts';
 import { newLocationToken, type LocationRow, type TipoCob } from '../loc/store.ts';
 import { receivedPixForCharges, refundsOf } from '../received/store.ts';
 import { pixView, type PixView } from '../received/view.ts';
-import { qualifiesForAutoPayment, scheduleAutoPayment } from '../../sandbox/settlement.ts';
+import { runChargeCreatedHooks } from './hooks.ts';
 import { claimLocation, keyStateViolations, keyViolations } from './rules.ts';
 import { isUniqueViolation } from '../../platform/db/errors.ts';
 import {
@@ -105,8 +105,9 @@ export function duplicateTxid(def: ChargeKind<ChargeBody>, txid: string): ApiErr
 /**
  * Creates revision 0 on the location named by `locId`, or on a fresh location of the charge's kind, and
  * returns its view built from what was written (a new charge has no Pix yet, so nothing is re-read).
- * The common case (a fresh location, nothing else to write) is one statement; a named location or the
- * sandbox's automatic payment need a transaction, opened here unless `sql` is already one.
+ * The common case (a fresh location, nothing else to write) is one statement; a named location or a
+ * creation hook that applies (the sandbox's automatic payment) needs a transaction, opened here unless `sql`
+ * is already one.
  */
 export async function createCharge<B extends ChargeBody>(
   sql: Sql,
@@ -124,14 +125,14 @@ export async function createCharge<B extends ChargeBody>(
       ...(await keyViolations(sql, caller.accountId, body.chave, def.root)),
     ]);
   const write = toWrite(body, 'ATIVA', null);
-  // Spec, Environments: in the sandbox a charge of 0.01 to 10.00 is paid a moment later; in the same transaction.
-  const autoPaid = caller.sandbox && qualifiesForAutoPayment(write.amountCents);
+  const created = { accountId: caller.accountId, txid, amountCents: write.amountCents };
+  const hooked = caller.chargeCreated.some((hook) => hook.appliesTo(created));
   let location: LocationRow;
   try {
     location =
-      locId === undefined && !autoPaid
+      locId === undefined && !hooked
         ? await createOnNewLocation(sql, caller, def, txid, write)
-        : await sql.atomic((s) => createInTransaction(s, caller, def, txid, write, locId, autoPaid));
+        : await sql.atomic((s) => createInTransaction(s, caller, def, txid, write, locId));
   } catch (error) {
     // The unique (account, txid) index decides duplicates, concurrent ones included; nothing was written.
     if (isUniqueViolation(error)) throw duplicateTxid(def, txid);
@@ -163,14 +164,13 @@ async function createInTransaction<B extends ChargeBody>(
   txid: string,
   write: ChargeWrite<B>,
   locId: number | undefined,
-  autoPaid: boolean,
 ): Promise<LocationRow> {
   const location =
     locId === undefined
       ? await createOnNewLocation(sql, caller, def, txid, write)
       : await createOnNamedLocation(sql, caller, def, txid, write, locId);
-  if (autoPaid)
-    await scheduleAutoPayment(sql, { accountId: caller.accountId, txid, amountCents: write.amountCents }, caller.now);
+  const created = { accountId: caller.accountId, txid, amountCents: write.amountCents };
+  await runChargeCreatedHooks(sql, caller.chargeCreated, created, caller.now);
   return location;
 }
 

@@ -15,7 +15,7 @@ import { keyViolations, locationRefusal } from '../charges/rules.ts';
 import { insertCharges, lockCharges, reviseCharges } from '../charges/store.ts';
 import { COBV } from '../cobv/service.ts';
 import type { CobVBody } from '../cobv/schemas.ts';
-import { scheduleAutoPayment } from '../../sandbox/settlement.ts';
+import { runChargeCreatedHooks, type ChargeCreatedHook } from '../charges/hooks.ts';
 import { planItem, type Plan } from './items.ts';
 import {
   deleteLocations,
@@ -45,8 +45,8 @@ export async function enqueueBatchJob(sql: Sql, batch: BatchRow, now: Date): Pro
 export interface JobEnv {
   db: Database;
   clock: Clock;
-  /** Sandbox simulations apply to the charges a batch creates, as to any charge. */
-  sandbox: boolean;
+  /** What runs when a charge is created (the sandbox's fictitious payer, if mounted), as for any charge. */
+  chargeCreated: readonly ChargeCreatedHook[];
 }
 
 export function batchJobHandler(env: JobEnv) {
@@ -211,13 +211,8 @@ async function create(
       continue;
     }
     outcomes.push({ position: plan.item.position, status: 'CRIADA', problema: null, chargeId });
-    // Spec, Environments: a batch's charge of 0.01 to 10.00 is paid a moment later, like any other.
-    if (env.sandbox)
-      await scheduleAutoPayment(
-        sql,
-        { accountId: batch.account_id, txid: plan.item.txid, amountCents: write.amountCents },
-        now,
-      );
+    const charge = { accountId: batch.account_id, txid: plan.item.txid, amountCents: write.amountCents };
+    await runChargeCreatedHooks(sql, env.chargeCreated, charge, now);
   }
   return outcomes;
 }

@@ -31,7 +31,7 @@ export const lotecobvRoutes =
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
     ctx.outbox.register(
       LOTECOBV_TOPIC,
-      batchJobHandler({ db: ctx.db, clock: ctx.clock, sandbox: ctx.config.environment === 'sandbox' }),
+      batchJobHandler({ db: ctx.db, clock: ctx.clock, chargeCreated: ctx.chargeCreatedHooks }),
     );
 
     app.put(

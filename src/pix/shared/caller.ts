@@ -1,12 +1,13 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
+import type { ChargeCreatedHook } from '../charges/hooks.ts';
 
 export interface Caller {
   accountId: number;
   now: Date;
   publicUrl: string;
-  /** Sandbox simulations (auto-settlement of small charges) apply. */
-  sandbox: boolean;
+  /** What else runs when this caller creates a charge (the sandbox's fictitious payer, if mounted). */
+  chargeCreated: readonly ChargeCreatedHook[];
 }
 
 /** The authenticated account, the service's "now" and its public address: what every service call needs. */
@@ -15,6 +16,6 @@ export function callerOf(ctx: AppContext, request: FastifyRequest): Caller {
     accountId: request.principal.accountId,
     now: ctx.clock.now(),
     publicUrl: ctx.config.publicUrl,
-    sandbox: ctx.config.environment === 'sandbox',
+    chargeCreated: ctx.chargeCreatedHooks,
   };
 }

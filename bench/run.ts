@@ -10,7 +10,9 @@ import { describeMachine } from './machine.ts';
 import { Interrupted, cleanupAll, cleanupOnSignals, throwIfInterrupted } from './lifecycle.ts';
 import { startEcho, startPixd, type Environment, type Target, type TargetId } from './targets.ts';
 import { runLoad, type LoadPlan } from './load.ts';
-import { scenarios, type Scenario } from './scenarios/index.ts';
+import { scenarios, standalone, type Scenario } from './scenarios/index.ts';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { writeReport, type Run, type ScenarioResult } from './report.ts';
 import { cpuSeconds, cpuUsedBetween } from './cpu.ts';
 
@@ -148,6 +150,23 @@ async function main(): Promise<void> {
     loadAverageEnd: os.loadavg()[0],
   });
   log(`wrote ${file} in ${Math.round((Date.now() - started) / 1000)} s`);
+  await runStandalone(settings);
+}
+
+/**
+ * The benches that are not request loads (each writes its own section of the notes), in child processes of
+ * their own so their memory and CPU are measured alone. Selected by BENCH_SCENARIOS like the rest.
+ */
+async function runStandalone(settings: Settings): Promise<void> {
+  for (const file of standalone) {
+    const id = file.replace(/\.ts$/, '');
+    if (settings.scenarioFilter.length && !settings.scenarioFilter.some((f) => id.includes(f))) continue;
+    throwIfInterrupted();
+    log(`standalone ${id}`);
+    const child = spawn(process.execPath, ['--import', 'tsx', `bench/scenarios/${file}`], { stdio: 'inherit' });
+    const [code] = (await once(child, 'exit')) as [number | null];
+    if (code !== 0) log(`standalone ${id} failed (exit ${code})`);
+  }
 }
 
 cleanupOnSignals();

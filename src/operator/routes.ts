@@ -10,6 +10,7 @@ import { AccountInputError, createAccount } from '../accounts/service.ts';
 import { operatorSecretValid } from './secret.ts';
 import { scheduleOperatorRoutes } from '../pix/schedules/creation-routes.ts';
 import { verifyLedger } from '../platform/ledger/verify.ts';
+import { blockDocument } from '../pix/cob-v1/store.ts';
 
 const tags = ['Operator'];
 const hide = true;
@@ -72,10 +73,7 @@ export const operatorRoutes =
         const { documento, motivo } = request.body;
         if (!isValidCpf(documento) && !isValidCnpj(documento))
           throw new ApiError(400, 'documento_invalido', `"${documento}" não é um CPF ou CNPJ válido.`);
-        await ctx.db.query(
-          'insert into blocked_documents (documento, reason, created_at) values ($1, $2, $3) on conflict (documento) do update set reason = excluded.reason',
-          [documento, motivo, ctx.clock.now()],
-        );
+        await blockDocument(ctx.db, documento, motivo, ctx.clock.now());
         return reply.status(201).send({ documento, motivo });
       },
     );

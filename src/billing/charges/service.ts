@@ -1,4 +1,5 @@
 /** Card charges: creation, payment (two-step and one-step), retry, cancel, read, metadata. No HTTP here. */
+import { lockCustomer } from '../../platform/ledger/ledger.ts';
 import { randomBytes } from 'node:crypto';
 import type { Database, Sql } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
@@ -158,7 +159,7 @@ export async function updateMetadata(
   const charge = await lockOwn(sql, caller, id);
   const urlChanges = metadata.notification_url !== undefined && metadata.notification_url !== charge.notification_url;
   if (urlChanges) {
-    await sql.query('select id from accounts where id = $1 for update', [caller.accountId]);
+    await lockCustomer(sql, caller.accountId);
     const since = new Date(caller.now.getTime() - LIMITS.billingMetadataUpdateWindowSeconds * 1000);
     const { rows } = await sql.query<{ n: number }>(
       'select count(*)::int as n from billing_metadata_updates where account_id = $1 and created_at > $2',

@@ -3,11 +3,10 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../platform/context.ts';
-import { ApiError, correlationId, responseTimeMs } from '../../platform/errors.ts';
+import { correlationId, responseTimeMs } from '../../platform/errors.ts';
 import { callerOf } from '../shared/caller.ts';
 import { CobView, V1CobCreate } from '../cob/schemas.ts';
-import { createCob } from '../cob/service.ts';
-import { txidTaken } from '../charges/store.ts';
+import { createCobV1 } from './service.ts';
 
 const V1CobResponse = Type.Intersect([
   CobView,
@@ -31,27 +30,7 @@ export const cobV1Routes =
       },
       async (request, reply) => {
         const { txid, ...body } = request.body;
-        const caller = callerOf(ctx, request);
-        const view = await ctx.db.tx(async (sql) => {
-          const document = body.devedor?.cpf ?? body.devedor?.cnpj;
-          if (
-            document &&
-            (await sql.query('select 1 from blocked_documents where documento = $1', [document])).rows.length
-          ) {
-            throw new ApiError(
-              400,
-              'documento_bloqueado',
-              'O documento do devedor está bloqueado para novas cobranças.',
-              [{ property: 'devedor', reason: 'documento bloqueado.', value: document }],
-            );
-          }
-          if (txid && (await txidTaken(sql, caller.accountId, txid))) {
-            throw new ApiError(409, 'txid_duplicado', `O txid ${txid} já foi utilizado.`, [
-              { property: 'txid', reason: 'txid já utilizado.', value: txid },
-            ]);
-          }
-          return createCob(sql, caller, txid, body);
-        });
+        const view = await createCobV1(ctx.db, callerOf(ctx, request), txid, body);
         return reply
           .status(201)
           .send({ ...view, responseTime: responseTimeMs(reply), correlationId: correlationId(request) });

@@ -1,5 +1,4 @@
 /** Start-up and shut-down of one node: database, migrations, identity, the app, then listen. */
-import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
@@ -9,7 +8,7 @@ import { ensureServicePki, type ServicePki } from './platform/bootstrap.ts';
 import { OffsetClock } from './platform/clock.ts';
 import { TokenService } from './platform/auth/tokens.ts';
 import { MemoryRateLimiter, RedisRateLimiter } from './platform/ratelimit.ts';
-import { OutboxWorker } from './platform/outbox/outbox.ts';
+import { OUTBOX_CHANNEL, OutboxWorker } from './platform/outbox/outbox.ts';
 import type { AppContext } from './platform/context.ts';
 import { createAccount } from './accounts/service.ts';
 import { SCOPES } from './platform/auth/scopes.ts';
@@ -82,6 +81,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
     outbox: new OutboxWorker(db, clock),
     chargeCreatedHooks: [],
   };
+  // A commit that enqueued jobs wakes the workers (the webhook lanes through the main worker's listeners).
+  db.subscribe(OUTBOX_CHANNEL, () => ctx.outbox.wake());
   const { credentials, credentialsPath } = await ensureDemoCredentials(ctx);
   const operator = await ensureOperatorSecret(db, config);
   const app = await buildApp(ctx, { logger: options.logger });

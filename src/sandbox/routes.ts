@@ -110,7 +110,6 @@ export const sandboxRoutes =
         const view = await ctx.db.tx((sql) =>
           sandboxPay(sql, request.principal.accountId, ctx.clock.now(), request.body),
         );
-        ctx.outbox.wake();
         return reply.status(201).send(view);
       },
     );

@@ -2,7 +2,7 @@
  * Sandbox simulation (spec: Environments): a charge of 0.01 to 10.00 is paid by a fictitious payer a
  * moment after creation, through the same payment engine as every other Pix; above 10.00 it stays ATIVA.
  */
-import type { Database, Sql } from '../platform/db/database.ts';
+import type { Database } from '../platform/db/database.ts';
 import type { Clock } from '../platform/clock.ts';
 import { enqueue, type JobOutcome, type OutboxJob } from '../platform/outbox/outbox.ts';
 import { amountDue, receivePix } from '../pix/payments/engine.ts';

@@ -10,7 +10,6 @@ import type { AppContext } from '../platform/context.ts';
 import { LIMITS } from '../platform/limits.ts';
 import { randomAlphanumeric } from '../platform/ids.ts';
 import { RECEIVER_ISPB } from '../platform/institution.ts';
-import { webhookDispatcher } from '../platform/webhooks/dispatcher.ts';
 import { recentDeliveries } from '../platform/webhooks/inspection.ts';
 import { Txid } from '../pix/shared/schemas.ts';
 import { WEBHOOK_TOPICS, enqueueAccountEvent } from '../pix/webhook/events.ts';
@@ -35,7 +34,6 @@ export const sandboxWebhookRoutes =
   (ctx: AppContext): FastifyPluginAsync =>
   async (base) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
-    const dispatcher = webhookDispatcher(base, ctx);
 
     app.post(
       '/sandbox/webhooks/rec',
@@ -68,7 +66,6 @@ export const sandboxWebhookRoutes =
         const id = await ctx.db.tx((sql) =>
           enqueueAccountEvent(sql, 'rec', request.principal.accountId, item, idRec, now),
         );
-        dispatcher.wake();
         return reply.status(202).send({ topico: WEBHOOK_TOPICS.rec, entrega: id, corpo: { recs: [item] } });
       },
     );
@@ -99,7 +96,6 @@ export const sandboxWebhookRoutes =
         const id = await ctx.db.tx((sql) =>
           enqueueAccountEvent(sql, 'cobr', request.principal.accountId, item, txid, now),
         );
-        dispatcher.wake();
         return reply.status(202).send({ topico: WEBHOOK_TOPICS.cobr, entrega: id, corpo: { cobsr: [item] } });
       },
     );
@@ -129,7 +125,6 @@ export const sandboxWebhookRoutes =
         const webhooks = await ctx.db.tx((sql) =>
           enqueueOpeningEvent(sql, request.principal.accountId, identificador, evento, now),
         );
-        dispatcher.wake();
         return reply.status(202).send({ identificador, evento, webhooks });
       },
     );

@@ -68,7 +68,6 @@ export const webRoutes =
         const status = await ctx.db.tx((sql) =>
           checkoutPay(sql, request.params.token, request.body, ctx.clock.now(), ctx.config.publicUrl),
         );
-        ctx.outbox.wake();
         return { code: 200, status };
       },
     );

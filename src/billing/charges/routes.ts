@@ -2,7 +2,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
-import type { Sql } from '../../platform/db/database.ts';
 import { CARD_TOPICS } from './payment.ts';
 import { REFUND_TOPIC } from './refunds.ts';
 import {
@@ -51,12 +50,6 @@ export const billingChargeRoutes =
       now: ctx.clock.now(),
       publicUrl: ctx.config.publicUrl,
     });
-    /** Runs a write in one transaction, then wakes the outbox for the jobs it queued. */
-    const tx = async <T>(work: (sql: Sql) => Promise<T>): Promise<T> => {
-      const result = await ctx.db.tx(work);
-      ctx.outbox.wake();
-      return result;
-    };
     const id = { params: ChargeIdParams };
 
     app.post(
@@ -67,7 +60,7 @@ export const billingChargeRoutes =
       },
       async (request) => {
         const c = caller(request);
-        return { code: 200, data: createdView(c, await tx((sql) => createCharge(sql, c, request.body))) };
+        return { code: 200, data: createdView(c, await ctx.db.tx((sql) => createCharge(sql, c, request.body))) };
       },
     );
 
@@ -84,7 +77,7 @@ export const billingChargeRoutes =
       },
       async (request) => ({
         code: 200,
-        data: paymentView(await tx((sql) => oneStepCharge(sql, caller(request), request.body))),
+        data: paymentView(await ctx.db.tx((sql) => oneStepCharge(sql, caller(request), request.body))),
       }),
     );
 
@@ -103,7 +96,9 @@ export const billingChargeRoutes =
       async (request) => ({
         code: 200,
         data: paymentView(
-          await tx((sql) => payCharge(sql, caller(request), request.params.id, request.body.payment.credit_card)),
+          await ctx.db.tx((sql) =>
+            payCharge(sql, caller(request), request.params.id, request.body.payment.credit_card),
+          ),
         ),
       }),
     );
@@ -123,7 +118,9 @@ export const billingChargeRoutes =
       async (request) => ({
         code: 200,
         data: paymentView(
-          await tx((sql) => retryCharge(sql, caller(request), request.params.id, request.body.payment.credit_card)),
+          await ctx.db.tx((sql) =>
+            retryCharge(sql, caller(request), request.params.id, request.body.payment.credit_card),
+          ),
         ),
       }),
     );
@@ -143,7 +140,7 @@ export const billingChargeRoutes =
       async (request) => ({
         code: 200,
         status: 'processing',
-        message: await tx((sql) => refundCharge(sql, caller(request), request.params.id, request.body?.amount)),
+        message: await ctx.db.tx((sql) => refundCharge(sql, caller(request), request.params.id, request.body?.amount)),
       }),
     );
 
@@ -151,7 +148,7 @@ export const billingChargeRoutes =
       '/v1/charge/:id/cancel',
       { config: write, schema: { tags, summary: 'Cancel a charge', ...id, response: { 200: Done } } },
       async (request) => {
-        await tx((sql) => cancelCharge(sql, caller(request), request.params.id));
+        await ctx.db.tx((sql) => cancelCharge(sql, caller(request), request.params.id));
         return { code: 200 };
       },
     );
@@ -175,7 +172,7 @@ export const billingChargeRoutes =
         schema: { tags, summary: 'Set notification_url and custom_id', ...id, body: Metadata, response: { 200: Done } },
       },
       async (request) => {
-        await tx((sql) => updateMetadata(sql, caller(request), request.params.id, request.body));
+        await ctx.db.tx((sql) => updateMetadata(sql, caller(request), request.params.id, request.body));
         return { code: 200 };
       },
     );
@@ -193,7 +190,7 @@ export const billingChargeRoutes =
           },
         },
         async (request) => {
-          await tx((sql) => settleNow(sql, caller(request), request.params.id));
+          await ctx.db.tx((sql) => settleNow(sql, caller(request), request.params.id));
           return { code: 200 };
         },
       );

@@ -48,7 +48,6 @@ export const lotecobvRoutes =
       },
       async (request, reply) => {
         await ctx.db.tx((sql) => putBatch(sql, callerOf(ctx, request), batchId(request.params.id), request.body));
-        ctx.outbox.wake();
         return reply.status(202).send();
       },
     );
@@ -66,10 +65,7 @@ export const lotecobvRoutes =
         },
       },
       async (request, reply) => {
-        const queued = await ctx.db.tx((sql) =>
-          patchBatch(sql, callerOf(ctx, request), batchId(request.params.id), request.body),
-        );
-        if (queued) ctx.outbox.wake();
+        await ctx.db.tx((sql) => patchBatch(sql, callerOf(ctx, request), batchId(request.params.id), request.body));
         return reply.status(202).send();
       },
     );

@@ -53,7 +53,6 @@ export const receivedPixRoutes =
             refundGuards,
           ),
         );
-        if (result.created) ctx.outbox.wake();
         return reply.status(201).send(result.view);
       },
     );

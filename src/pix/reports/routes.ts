@@ -40,8 +40,7 @@ export const reportRoutes =
         },
       },
       async (request, reply) => {
-        const { view, created } = await ctx.db.tx((sql) => requestReport(sql, callerOf(ctx, request), request.body));
-        if (created) ctx.outbox.wake();
+        const { view } = await ctx.db.tx((sql) => requestReport(sql, callerOf(ctx, request), request.body));
         return reply.status(201).send(view);
       },
     );

@@ -14,10 +14,8 @@ import { SCHEDULE_INVALID, createSchedule } from './service.ts';
 import { accountIdByConta } from './store.ts';
 
 async function create(ctx: AppContext, accountId: number, body: ScheduleCreate): Promise<ScheduleView> {
-  const view = await ctx.db.tx((sql) => createSchedule(sql, accountId, ctx.clock.now(), body));
-  // A schedule due within the next poll runs on time without waiting for it.
-  ctx.outbox.wake();
-  return view;
+  // Its commit wakes the outbox: a schedule due within the next poll runs on time.
+  return ctx.db.tx((sql) => createSchedule(sql, accountId, ctx.clock.now(), body));
 }
 
 export const scheduleSandboxRoutes =

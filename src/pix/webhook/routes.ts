@@ -187,7 +187,6 @@ export const pixWebhookRoutes =
       },
       async (request, reply) => {
         const result = await requestResend(ctx.db, callerOf(ctx, request), request.body);
-        dispatcher.wake();
         return reply.status(202).send(result);
       },
     );

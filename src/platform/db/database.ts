@@ -24,12 +24,19 @@ export interface Sql {
   atomic<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
   /** True inside a transaction: statements wait for its commit, so they cannot be coalesced with others'. */
   readonly inTransaction: boolean;
+  /**
+   * Once what was written through this Sql is committed (at once outside a transaction; never if the
+   * transaction rolls back), tells the `channel`'s subscribers (`Database.subscribe`). The outbox uses it to
+   * wake its workers when a transaction that enqueued jobs commits.
+   */
+  notifyAfterCommit(channel: string): void;
 }
 
 export interface Database extends Sql {
   readonly kind: 'pglite' | 'postgres';
   /** Runs `work` in one transaction: everything one request writes commits or rolls back together. */
   tx<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
+  subscribe(channel: string, listener: () => void): void;
   /** Runs `work` holding a session-level advisory lock (migrations, first-start bootstrap). */
   withAdvisoryLock<T>(lockId: number, work: (sql: Sql) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -39,6 +46,25 @@ export interface Database extends Sql {
 pg.types.setTypeParser(20, (v) => Number(v));
 
 const statementNames = new Map<string, string>();
+
+/** Subscribers per channel, and the notifications a transaction holds until it commits. */
+class CommitNotifications {
+  private readonly subscribers = new Map<string, (() => void)[]>();
+
+  subscribe(channel: string, listener: () => void): void {
+    this.subscribers.set(channel, [...(this.subscribers.get(channel) ?? []), listener]);
+  }
+
+  /** For one statement outside a transaction (`pending` undefined) or one transaction's held channels. */
+  notify(channel: string, pending: Set<string> | undefined): void {
+    if (pending) pending.add(channel);
+    else this.publish([channel]);
+  }
+
+  publish(channels: Iterable<string>): void {
+    for (const channel of channels) for (const listener of this.subscribers.get(channel) ?? []) listener();
+  }
+}
 
 /**
  * Parameterised queries run as named prepared statements: PostgreSQL parses and plans each text once
@@ -108,23 +134,24 @@ async function openPostgres(url: string): Promise<Database> {
   };
   // Outside a transaction each statement checks a client out through `withClient` too, so a statement
   // that found its connection dead gets that client destroyed rather than reused.
-  const asSql = (client: pg.PoolClient | undefined, atomic: Sql['atomic'], inTransaction = false): Sql => ({
+  const notifications = new CommitNotifications();
+  const asSql = (client: pg.PoolClient | undefined, atomic: Sql['atomic'], pending?: Set<string>): Sql => ({
     atomic,
-    inTransaction,
+    inTransaction: pending !== undefined,
+    notifyAfterCommit: (channel) => notifications.notify(channel, pending),
     query: (text, params) => (client ? run(client, text, params) : withClient((c) => run(c, text, params))),
     async exec(script) {
       await (client ? client.query(script) : withClient((c) => c.query(script)));
     },
   });
-  const transactionSql = (client: pg.PoolClient): Sql => {
-    const sql: Sql = asSql(client, (work) => work(sql), true);
-    return sql;
-  };
   const transactionOn = async <T>(client: pg.PoolClient, work: (sql: Sql) => Promise<T>): Promise<T> => {
+    const pending = new Set<string>();
+    const sql: Sql = asSql(client, (inner) => inner(sql), pending);
     await client.query('begin');
     try {
-      const result = await work(transactionSql(client));
+      const result = await work(sql);
       await client.query('commit');
+      notifications.publish(pending);
       return result;
     } catch (error) {
       await client.query('rollback').catch(() => undefined);
@@ -136,6 +163,7 @@ async function openPostgres(url: string): Promise<Database> {
     kind: 'postgres',
     ...asSql(undefined, tx),
     tx,
+    subscribe: (channel, listener) => notifications.subscribe(channel, listener),
     withAdvisoryLock: (lockId, work) =>
       withClient(async (client) => {
         await client.query('select pg_advisory_lock($1)', [lockId]);
@@ -152,9 +180,11 @@ async function openPostgres(url: string): Promise<Database> {
 async function openPglite(dir: string): Promise<Database> {
   fs.mkdirSync(dir, { recursive: true });
   const db = await PGlite.create(dir, { parsers: { [pgliteTypes.INT8]: (v: string) => Number(v) } });
-  const asSql = (q: Pick<PGlite, 'query' | 'exec'>, atomic: Sql['atomic'], inTransaction = false): Sql => ({
+  const notifications = new CommitNotifications();
+  const asSql = (q: Pick<PGlite, 'query' | 'exec'>, atomic: Sql['atomic'], pending?: Set<string>): Sql => ({
     atomic,
-    inTransaction,
+    inTransaction: pending !== undefined,
+    notifyAfterCommit: (channel) => notifications.notify(channel, pending),
     async query(text, params) {
       const result = await q.query(text, params as unknown[]);
       return { rows: result.rows as never[], rowCount: result.affectedRows ?? result.rows.length };
@@ -164,15 +194,20 @@ async function openPglite(dir: string): Promise<Database> {
     },
   });
   // PGlite serialises transactions itself: one process, one connection.
-  const tx = <T>(work: (sql: Sql) => Promise<T>): Promise<T> =>
-    db.transaction((open) => {
-      const sql: Sql = asSql(open, (inner) => inner(sql), true);
+  const tx = async <T>(work: (sql: Sql) => Promise<T>): Promise<T> => {
+    const pending = new Set<string>();
+    const result = await db.transaction((open) => {
+      const sql: Sql = asSql(open, (inner) => inner(sql), pending);
       return work(sql);
     });
+    notifications.publish(pending);
+    return result;
+  };
   return {
     kind: 'pglite',
     ...asSql(db, tx),
     tx,
+    subscribe: (channel, listener) => notifications.subscribe(channel, listener),
     withAdvisoryLock: async (lockId, work) => {
       await db.query('select pg_advisory_lock($1)', [lockId]);
       try {

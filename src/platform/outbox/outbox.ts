@@ -30,6 +30,10 @@ export type JobOutcome = { done: true } | { retryAt: Date; error: string } | { g
 
 export type JobHandler = (job: OutboxJob<any>) => Promise<JobOutcome>;
 
+/** The commit notification channel of enqueued jobs: the runtime wakes the workers on it. */
+export const OUTBOX_CHANNEL = 'outbox';
+
+/** Writes a job in the caller's transaction; once that commits, the workers are woken (no manual wake). */
 export async function enqueue(
   sql: Sql,
   job: { topic: string; payload: unknown; orderingKey?: string; availableAt: Date; now: Date },
@@ -38,6 +42,7 @@ export async function enqueue(
     `insert into outbox (topic, ordering_key, payload, available_at, created_at) values ($1, $2, $3::jsonb, $4, $5) returning id`,
     [job.topic, job.orderingKey ?? null, JSON.stringify(job.payload), job.availableAt, job.now],
   );
+  sql.notifyAfterCommit(OUTBOX_CHANNEL);
   return rows[0].id;
 }
 

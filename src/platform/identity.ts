@@ -8,7 +8,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { Database } from './db/database.ts';
+import type { Database, Sql } from './db/database.ts';
+import { MIGRATION_LOCK_ID } from './db/migrate.ts';
 import { readState, writeState } from './state.ts';
 import { readJsonFile, writeJsonAtomic } from './state-files.ts';
 
@@ -32,10 +33,24 @@ export async function ensureServiceIdentity(
   const file = path.join(dataDir, IDENTITY_FILE);
   if (options.reinitialize) forgetDataDirService(dataDir);
   const onDisk = readJsonFile<IdentityFile>(file);
-  let inDatabase = (await readState<IdentityFile>(db, STATE))?.serviceId;
+  // Under the start-up lock: nodes starting together on an empty database agree on one identity.
+  const inDatabase = await db.withAdvisoryLock(MIGRATION_LOCK_ID, (sql) => databaseIdentity(sql, dataDir, onDisk));
+  if (onDisk && onDisk.serviceId !== inDatabase)
+    throw new IdentityMismatch(
+      `the data directory ${dataDir} belongs to service ${onDisk.serviceId} but the database to service ${inDatabase}: ` +
+        `point DATABASE_URL/PIXD_DATA_DIR at matching ones, or start over with pixd start --reinitialize`,
+    );
+  // A new node's data directory for an existing database (several nodes on PostgreSQL) takes its identity.
+  if (!onDisk) writeJsonAtomic(file, { serviceId: inDatabase, createdAt: new Date().toISOString() });
+  return inDatabase;
+}
+
+/** The database's identity, created (adopting the data directory's, if any) when it has none and may get one. */
+async function databaseIdentity(sql: Sql, dataDir: string, onDisk: IdentityFile | undefined): Promise<string> {
+  let inDatabase = (await readState<IdentityFile>(sql, STATE))?.serviceId;
   if (!inDatabase) {
     const leftovers = SERVICE_FILES.filter((name) => fs.existsSync(path.join(dataDir, name)));
-    const hasData = (await db.query<{ any: boolean }>('select exists (select 1 from accounts) as any')).rows[0].any;
+    const hasData = (await sql.query<{ any: boolean }>('select exists (select 1 from accounts) as any')).rows[0].any;
     // A database with accounts but no identity predates the marker: it is adopted, not refused.
     if (!hasData && (onDisk || leftovers.length))
       throw new IdentityMismatch(
@@ -44,15 +59,8 @@ export async function ensureServiceIdentity(
           `or start over with pixd start --reinitialize (its credentials stop working)`,
       );
     inDatabase = onDisk?.serviceId ?? randomUUID();
-    await writeState(db, STATE, { serviceId: inDatabase, createdAt: new Date().toISOString() });
+    await writeState(sql, STATE, { serviceId: inDatabase, createdAt: new Date().toISOString() });
   }
-  if (onDisk && onDisk.serviceId !== inDatabase)
-    throw new IdentityMismatch(
-      `the data directory ${dataDir} belongs to service ${onDisk.serviceId} but the database to service ${inDatabase}: ` +
-        `point DATABASE_URL/PIXD_DATA_DIR at matching ones, or start over with pixd start --reinitialize`,
-    );
-  // A new node's data directory for an existing database (several nodes on PostgreSQL) takes its identity.
-  if (!onDisk) writeJsonAtomic(file, { serviceId: inDatabase, createdAt: new Date().toISOString() });
   return inDatabase;
 }
 

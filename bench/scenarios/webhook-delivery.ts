@@ -210,6 +210,8 @@ async function runTarget(target: string, source: Source): Promise<Result> {
     PORT: '0',
     PIXD_ENV: 'production',
     LOG_LEVEL: 'silent',
+    // The receiver is on loopback, which production refuses unless allowed (docs/security.md).
+    PIXD_WEBHOOK_ALLOW: '127.0.0.0/8',
     ...(database.url && { DATABASE_URL: database.url }),
   });
   const service = await startService(config, { logger: false });

@@ -11,6 +11,8 @@
  * - `events`: the same `webhook.pix` outbox rows written by the engine's own `enqueuePixEvent` for
  *   synthetic received Pix, without the ledger: what the delivery side sustains when the source is not
  *   the limit.
+ * - `isolation`: `events` for one tenant while another tenant's receiver hangs with a backlog of its own
+ *   webhooks (issue 13: a slow destination may slow only itself). Goal: the first tenant's p99 < 100 ms.
  * Results go between the webhook markers inside the notes block of docs/performance.md, which the main
  * bench keeps when it rewrites the file.
  */
@@ -33,6 +35,7 @@ import { newEndToEndId } from '../../src/platform/institution.ts';
 import type { Sql } from '../../src/platform/db/database.ts';
 import { registerPixWebhook } from '../../src/pix/webhook/service.ts';
 import { newTxid } from '../../src/platform/ids.ts';
+import { createAccount } from '../../src/accounts/service.ts';
 import { writeNotesSection } from '../notes-section.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -51,9 +54,13 @@ const SETTINGS = {
   targets: (process.env.BENCH_TARGETS ?? 'pglite,postgres')
     .split(',')
     .filter((t) => t === 'pglite' || t === 'postgres'),
-  sources: (process.env.BENCH_WEBHOOK_SOURCES ?? 'events,payments')
+  sources: (process.env.BENCH_WEBHOOK_SOURCES ?? 'events,payments,isolation')
     .split(',')
-    .filter((t): t is Source => t === 'events' || t === 'payments'),
+    .filter((t): t is Source => t === 'events' || t === 'payments' || t === 'isolation'),
+  /** `isolation`: the offered rate of the measured tenant, and the hanging tenant's backlog of webhooks. */
+  isolationRatePerSecond: env('BENCH_WEBHOOK_ISOLATION_RATE', 300),
+  hangingBacklog: env('BENCH_WEBHOOK_HANGING_BACKLOG', 1000),
+  isolationGoalP99Ms: 100,
   adminUrl: process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
   output: process.env.BENCH_OUTPUT || 'docs/performance.md',
 };
@@ -61,7 +68,7 @@ const TICK_MS = 10;
 const wallNowMs = () => performance.timeOrigin + performance.now();
 const log = (line: string) => process.stderr.write(`bench webhooks: ${line}\n`);
 
-type Source = 'events' | 'payments';
+type Source = 'events' | 'payments' | 'isolation';
 
 interface Result {
   target: string;
@@ -79,14 +86,19 @@ interface Result {
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
-async function startReceiver(clientCaPem: string) {
+/** Every receiver of a run shares one CA, the one pixd is told to trust. */
+function receiverCa() {
   const ca = createCa('bench receiver CA');
+  setWebhookSettings({ extraCaPem: ca.certPem });
+  return ca;
+}
+
+async function startReceiver(clientCaPem: string, ca: ReturnType<typeof createCa>) {
   const identity = issueCertificate(ca, {
     commonName: 'bench receiver',
     usage: 'server',
     altNames: ['127.0.0.1', 'localhost'],
   });
-  setWebhookSettings({ extraCaPem: ca.certPem });
   const child = fork(path.join(here, 'webhook-receiver.ts'), {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -105,6 +117,10 @@ async function startReceiver(clientCaPem: string) {
     async report(): Promise<{ receipts: Record<string, number[]>; otherCalls: number }> {
       child.send({ report: true });
       return new Promise((resolve) => child.once('message', resolve as never));
+    },
+    async hang(): Promise<void> {
+      child.send({ hang: true });
+      await new Promise((resolve) => child.once('message', resolve as never));
     },
     kill: () => child.kill(),
   };
@@ -172,6 +188,7 @@ async function offer(
   make: Make,
   seconds: number,
   commits: Map<string, number>,
+  ratePerSecond: number,
 ): Promise<number> {
   const { db, clock } = service.ctx;
   const started = performance.now();
@@ -188,7 +205,7 @@ async function offer(
     for (const id of ids) commits.set(id, at);
   };
   while (performance.now() - started < seconds * 1000) {
-    const due = Math.floor(((performance.now() - started) / 1000) * SETTINGS.ratePerSecond) - offered;
+    const due = Math.floor(((performance.now() - started) / 1000) * ratePerSecond) - offered;
     for (let left = due; left > 0 && inFlight.size < SETTINGS.concurrentCommits; ) {
       const count = Math.min(left, SETTINGS.paymentsPerCommit);
       left -= count;
@@ -200,6 +217,29 @@ async function offer(
   }
   await Promise.all(inFlight);
   return offered;
+}
+
+/**
+ * `isolation`: another account whose receiver (registered while it still answered) now hangs, with a
+ * backlog of its webhooks already committed when the measured tenant's load starts.
+ */
+async function hangingTenant(
+  service: RunningService,
+  dispatcher: ReturnType<typeof webhookDispatcher>,
+  url: string,
+  hang: () => Promise<void>,
+): Promise<void> {
+  const { db, pki, clock, config } = service.ctx;
+  const other = await createAccount(db, pki, clock, { nome: 'Bench Hanging Ltda' });
+  const caller = { accountId: other.account.id, now: clock.now(), publicUrl: config.publicUrl, chargeCreated: [] };
+  await registerPixWebhook({ db, transport: dispatcher.transport }, caller, other.chaves[0], `${url}/webhook`, false);
+  await hang();
+  const make = maker('events', other.account.id, other.chaves[0]);
+  for (let made = 0; made < SETTINGS.hangingBacklog; made += 50)
+    await db.tx(async (sql) => {
+      for (let i = 0; i < 50; i++) await make(sql, clock.now());
+    });
+  log(`another tenant's receiver hangs with ${SETTINGS.hangingBacklog} webhooks queued`);
 }
 
 async function runTarget(target: string, source: Source): Promise<Result> {
@@ -215,7 +255,9 @@ async function runTarget(target: string, source: Source): Promise<Result> {
     ...(database.url && { DATABASE_URL: database.url }),
   });
   const service = await startService(config, { logger: false });
-  const receiver = await startReceiver(service.ctx.pki.ca.certPem);
+  const ca = receiverCa();
+  const receiver = await startReceiver(service.ctx.pki.ca.certPem, ca);
+  const hanging = source === 'isolation' ? await startReceiver(service.ctx.pki.ca.certPem, ca) : undefined;
   try {
     const { rows } = await service.ctx.db.query<{ account_id: number }>(
       'select account_id from applications where client_id = $1',
@@ -237,14 +279,16 @@ async function runTarget(target: string, source: Source): Promise<Result> {
       false,
     );
 
-    const make = maker(source, rows[0].account_id, chave);
-    await offer(service, make, SETTINGS.warmupS, new Map());
+    if (hanging) await hangingTenant(service, dispatcher, hanging.url, () => hanging.hang());
+    const make = maker(source === 'payments' ? 'payments' : 'events', rows[0].account_id, chave);
+    const rate = source === 'isolation' ? SETTINGS.isolationRatePerSecond : SETTINGS.ratePerSecond;
+    await offer(service, make, SETTINGS.warmupS, new Map(), rate);
     await new Promise((resolve) => setTimeout(resolve, 2000));
 
     const commits = new Map<string, number>();
     const cpuBefore = process.cpuUsage();
     const started = wallNowMs();
-    const offered = await offer(service, make, SETTINGS.durationS, commits);
+    const offered = await offer(service, make, SETTINGS.durationS, commits, rate);
     const loadEnded = wallNowMs();
     const deadline = Date.now() + SETTINGS.drainTimeoutS * 1000;
     let report = await receiver.report();
@@ -285,6 +329,7 @@ async function runTarget(target: string, source: Source): Promise<Result> {
     };
   } finally {
     receiver.kill();
+    hanging?.kill();
     await service.close();
     await database.drop();
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -307,9 +352,19 @@ function report(results: Result[]): string {
     `Delivery: ${WEBHOOK_LANES.count} lanes × ${WEBHOOK_LANES.batchSize} jobs claimed, ${WEBHOOK_LANES.pollIntervalMs} ms poll, keep-alive agent per destination; every attempt recorded.`,
     'Lag is from the payment transaction\'s commit to the receiver reading the callback; "delivered/s" counts first receipts during the load window.',
     '',
+    `Source \`isolation\`: \`events\` at ${SETTINGS.isolationRatePerSecond}/s for the measured tenant while another tenant's receiver hangs (answers nothing,`,
+    `so each call waits for the delivery timeout) with ${SETTINGS.hangingBacklog.toLocaleString('en')} of its webhooks queued first. Goal: the measured tenant's p99 < ${SETTINGS.isolationGoalP99Ms} ms.`,
+    '',
     '| Database | source | offered | delivered/s | lag p50 ms | p95 ms | p99 ms | max ms | lost | duplicates | pixd CPU (of one core) |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows,
+    '',
+    ...results
+      .filter((r) => r.source === 'isolation')
+      .map(
+        (r) =>
+          `Isolation on ${r.target}: p99 ${r.lagMs.p99} ms, goal < ${SETTINGS.isolationGoalP99Ms} ms: ${r.lagMs.p99 < SETTINGS.isolationGoalP99Ms ? 'met' : '**not met**'}.`,
+      ),
     '',
   ].join('\n');
 }

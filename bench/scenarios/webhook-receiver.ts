@@ -1,7 +1,8 @@
 /**
  * Child process of the webhook-delivery bench: a mutual-TLS receiver that answers 200 and notes, per
  * endToEndId, when each callback arrived (wall clock, sub-millisecond). It gets its certificates over IPC,
- * replies {port}, and on each {report: true} sends back every receipt time so far. It exits with its parent.
+ * replies {port}, and on each {report: true} sends back every receipt time so far; {hang: true} makes it
+ * stand for a dead receiver (requests are read and never answered). It exits with its parent.
  */
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
@@ -16,6 +17,7 @@ interface Start {
 const wallNowMs = () => performance.timeOrigin + performance.now();
 const receipts: Record<string, number[]> = {};
 let otherCalls = 0;
+let hanging = false;
 
 process.once('message', (start: Start) => {
   const server = https.createServer(
@@ -29,6 +31,7 @@ process.once('message', (start: Start) => {
       keepAliveTimeout: 30_000,
     },
     (req, res) => {
+      if (hanging) return; // never answered: pixd's timeout ends it
       const chunks: Buffer[] = [];
       req.on('data', (c) => chunks.push(c));
       req.on('end', () => {
@@ -43,7 +46,11 @@ process.once('message', (start: Start) => {
   server.on('tlsClientError', () => undefined);
   server.listen(0, '127.0.0.1', () => {
     process.send!({ port: (server.address() as { port: number }).port });
-    process.on('message', (message: { report?: boolean }) => {
+    process.on('message', (message: { report?: boolean; hang?: boolean }) => {
+      if (message.hang !== undefined) {
+        hanging = message.hang;
+        process.send!({ hanging });
+      }
       if (message.report) process.send!({ receipts, otherCalls });
     });
   });

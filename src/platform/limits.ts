@@ -122,7 +122,7 @@ export const LIMITS = {
    * Webhook calls in flight to one destination per node; past it, its further deliveries wait
    * `webhookBusyDestinationDeferMs` unsent, so a hanging receiver holds only its own slots.
    */
-  webhookCallsInFlightPerDestination: 32,
+  webhookCallsInFlightPerDestination: 64,
   webhookBusyDestinationDeferMs: 1_000,
   /** Sandbox deliveries inspection: at most this many recent deliveries per call. */
   webhookInspectionMaxItems: 200,

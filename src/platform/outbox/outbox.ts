@@ -230,7 +230,11 @@ export class OutboxWorker {
     }
     for (const job of jobs) {
       this.leased.add(job.id);
-      const running: Promise<void> = this.handle(job, this.finished).finally(() => {
+      // Its own list: `markDone` swaps `this.finished`, and an id pushed into a list already flushed would
+      // never be marked done (its lease would run out and the job run again).
+      const done: number[] = [];
+      const running: Promise<void> = this.handle(job, done).finally(() => {
+        this.finished.push(...done);
         this.leased.delete(job.id);
         this.inFlight.delete(running);
         // Marked done together with whatever else finished in this turn of the event loop.

@@ -175,7 +175,6 @@ describe('money', () => {
     const sellerApi = billingApi(svc.anonymous, seller);
     const sellerToken = await paymentToken(svc.anonymous, seller.payeeCode, CARDS.approved);
     const db = svc.service.ctx.db;
-    const before = await balanceCents(db, ledgerCode.fees);
     const res = await sellerApi.ok('POST', '/v1/charge/one-step', {
       items: [
         { name: 'Produto', value: 3333, amount: 3, marketplace: { payee_code: partner.payeeCode, percentage: 1250 } },
@@ -188,7 +187,14 @@ describe('money', () => {
     await sellerApi.ok('POST', `/sandbox/billing/charge/${res.data.charge_id}/settle`);
     const fee = Math.floor((total * 349 + 5000) / 10000); // 383.6557 → 384
     const share = Math.floor((9999 * 1250) / 10000); // 1249.875 → 1249
-    assert.equal(await balanceCents(db, ledgerCode.fees), before + fee);
+    // This charge's own fee entry: revenue:fees also grows with earlier tests' charges settling on their own.
+    const feeEntry = await db.query<{ total: number }>(
+      `select coalesce(sum(l.amount_cents), 0)::bigint as total from journal_lines l
+         join journal_entries e on e.id = l.entry_id join ledger_accounts a on a.id = l.ledger_account_id
+        where e.reference = $1 and a.code = $2`,
+      [`billing_charge:${res.data.charge_id}`, ledgerCode.fees],
+    );
+    assert.equal(feeEntry.rows[0].total, fee);
     assert.equal(await balanceCents(db, ledgerCode.available(partner.accountId)), share);
     assert.equal(await balanceCents(db, ledgerCode.available(carrier.accountId)), 1001);
     assert.equal(await balanceCents(db, ledgerCode.available(seller.accountId)), total - fee - share - 1001);

@@ -7,21 +7,13 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { freePort, startTestService, type TestService } from '../helpers/service.ts';
+import { runPixd } from '../helpers/cli.ts';
 
-const BIN = path.resolve('bin/pixd.js');
 const EMBEDDED = { DATABASE_URL: '' };
 
-/** Runs the real command without blocking this process's event loop (its server answers here). */
-function pixd(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const env = { ...process.env, DATABASE_URL: '' };
-  return new Promise((resolve) =>
-    execFile(process.execPath, [BIN, ...args], { encoding: 'utf8', env, timeout: 60_000 }, (error, stdout, stderr) =>
-      resolve({ status: error ? ((error.code as number) ?? null) : 0, stdout, stderr }),
-    ),
-  );
-}
+const pixd = (args: string[]) => runPixd(args, EMBEDDED);
 
 describe('faults: the embedded data directory has one owner', () => {
   let svc: TestService;

@@ -8,21 +8,13 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFile } from 'node:child_process';
 import { freePort, startTestService, type TestService } from '../helpers/service.ts';
 import { IdentityMismatch } from '../../src/platform/identity.ts';
+import { runPixd } from '../helpers/cli.ts';
 
-const BIN = path.resolve('bin/pixd.js');
 const EMBEDDED = { DATABASE_URL: '' };
 
-function pixd(args: string[]): Promise<{ status: number | null; stderr: string }> {
-  const env = { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' };
-  return new Promise((resolve) =>
-    execFile(process.execPath, [BIN, ...args], { encoding: 'utf8', env, timeout: 60_000 }, (error, _stdout, stderr) =>
-      resolve({ status: error ? ((error.code as number) ?? null) : 0, stderr }),
-    ),
-  );
-}
+const pixd = (args: string[]) => runPixd(args, { ...EMBEDDED, LOG_LEVEL: 'silent' });
 
 describe('faults: the data directory and its database belong to one service', () => {
   let svc: TestService | undefined;

@@ -8,13 +8,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFile } from 'node:child_process';
 import { freePort, freshPostgres } from '../helpers/service.ts';
 import { Receiver, trustTestCa, webhookApi } from '../helpers/receiver.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { runPixd } from '../helpers/cli.ts';
 import { demoClient, killNode, startChildNode, type ChildNode } from '../helpers/child-node.ts';
 
-const BIN = path.resolve('bin/pixd.js');
 /** Concurrent clients of the mixed load, and the payments acknowledged before the kill lands mid-load. */
 const WORKERS = 6;
 const PAYMENTS_BEFORE_KILL = 40;
@@ -100,15 +99,8 @@ describe('faults: kill -9 under mixed load', () => {
       'every payment webhook delivered',
       30_000,
     );
-    const verify = await new Promise<{ code: number; stdout: string }>((resolve) =>
-      execFile(
-        process.execPath,
-        [BIN, 'ledger', 'verify', '--data-dir', dataDir],
-        { encoding: 'utf8', env: { ...process.env, ...env } },
-        (error, stdout) => resolve({ code: error ? (error.code as number) : 0, stdout }),
-      ),
-    );
-    assert.equal(verify.code, 0, verify.stdout);
+    const verify = await runPixd(['ledger', 'verify', '--data-dir', dataDir], env);
+    assert.equal(verify.status, 0, verify.stdout);
     assert.ok(payments.length > 0 && refunds.length > 0, `${payments.length} payments, ${refunds.length} refunds`);
   });
 });

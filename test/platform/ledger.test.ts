@@ -4,30 +4,18 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { execFile } from 'node:child_process';
+import { runPixd } from '../helpers/cli.ts';
 import { cobBody, startTestService, type Party, type TestService } from '../helpers/service.ts';
 import { assertBalanceMatchesLines, assertLedgerBalanced } from '../helpers/ledger.ts';
 import { InsufficientBalance, ledgerCode, transfer } from '../../src/platform/ledger/ledger.ts';
-
-const BIN = path.resolve('bin/pixd.js');
 
 describe('ledger: posted totals and their verification', () => {
   let svc: TestService;
   let party: Party;
   let token: string;
   const call = (method: string, p: string, body?: unknown) => party.http.request(method, p, { token, body });
-  // Asynchronous: the command talks to the operator API of the server running in this very process.
   const verify = (...flags: string[]) =>
-    new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-      const env = { ...process.env, ...(svc.data.databaseUrl ? { DATABASE_URL: svc.data.databaseUrl } : {}) };
-      execFile(
-        process.execPath,
-        [BIN, 'ledger', 'verify', '--data-dir', svc.data.dataDir, ...flags],
-        { encoding: 'utf8', env },
-        (error, stdout, stderr) => resolve({ status: error ? (error.code as number) : 0, stdout, stderr }),
-      );
-    });
+    runPixd(['ledger', 'verify', '--data-dir', svc.data.dataDir, ...flags], { DATABASE_URL: svc.data.databaseUrl });
 
   before(async () => {
     svc = await startTestService();

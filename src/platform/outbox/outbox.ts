@@ -246,17 +246,24 @@ export class OutboxWorker {
     return jobs.length;
   }
 
+  /** Continuous mode: marks what finished since the last call. */
   private async markDone(): Promise<void> {
     const done = this.finished;
     if (!done.length) return;
     this.finished = [];
+    await this.markDoneIds(done);
+    for (const listener of this.wakeListeners) listener();
+  }
+
+  /** Finished jobs are marked in one statement: one round trip per batch, not per job. */
+  private async markDoneIds(ids: number[]): Promise<void> {
+    if (!ids.length) return;
     await this.db
       .query('update outbox set done_at = $2, locked_until = null, last_error = null where id = any($1)', [
-        done,
+        ids,
         this.clock.now(),
       ])
       .catch((error) => this.options.onError(error)); // the leases run out and the jobs run again: at least once
-    for (const listener of this.wakeListeners) listener();
   }
 
   /** Claims one batch and handles it. Returns how many jobs were claimed. */
@@ -272,15 +279,7 @@ export class OutboxWorker {
     const done: number[] = [];
     for (const job of jobs) this.leased.add(job.id);
     await Promise.all(jobs.map((job) => this.handle(job, done).finally(() => this.leased.delete(job.id))));
-    // Finished jobs are marked in one statement: one round trip per batch, not per job.
-    if (done.length) {
-      await this.db
-        .query('update outbox set done_at = $2, locked_until = null, last_error = null where id = any($1)', [
-          done,
-          this.clock.now(),
-        ])
-        .catch((error) => this.options.onError(error)); // the leases run out and the jobs run again: at least once
-    }
+    await this.markDoneIds(done);
     // Jobs that finished have usually committed follow-up work (webhook events): the lanes should look now.
     if (jobs.length) for (const listener of this.wakeListeners) listener();
     return jobs.length;

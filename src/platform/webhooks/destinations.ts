@@ -61,11 +61,15 @@ const BLOCKS = RANGES.map(([category, address, prefix, family]) => {
   return { category, list };
 });
 
+/** An IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) as the IPv4 address it stands for. */
+function unmapped(address: string): { ip: string; family: 'ipv4' | 'ipv6' } {
+  const ip = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1] ?? address;
+  return { ip, family: net.isIPv4(ip) ? 'ipv4' : 'ipv6' };
+}
+
 /** The category of a non-public address; undefined for a public one. IPv4-mapped IPv6 counts as its IPv4. */
 export function categoryOf(address: string): DestinationCategory | undefined {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  const ip = mapped ?? address;
-  const family = net.isIPv4(ip) ? 'ipv4' : 'ipv6';
+  const { ip, family } = unmapped(address);
   return BLOCKS.find((b) => b.list.check(ip, family))?.category;
 }
 
@@ -93,8 +97,8 @@ export function destinationPolicy(options: {
   }
   return {
     refusal(address) {
-      const ip = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1] ?? address;
-      if (allowed.check(ip, net.isIPv4(ip) ? 'ipv4' : 'ipv6')) return undefined;
+      const { ip, family } = unmapped(address);
+      if (allowed.check(ip, family)) return undefined;
       const category = categoryOf(ip);
       if (!category) return undefined;
       if (category === 'loopback' && options.environment === 'sandbox') return undefined;

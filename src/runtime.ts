@@ -9,6 +9,7 @@ import { OffsetClock } from './platform/clock.ts';
 import { TokenService } from './platform/auth/tokens.ts';
 import { MemoryRateLimiter, RedisRateLimiter } from './platform/ratelimit.ts';
 import { OUTBOX_CHANNEL, OutboxWorker } from './platform/outbox/outbox.ts';
+import { WebhookDispatcher } from './platform/webhooks/dispatcher.ts';
 import type { AppContext } from './platform/context.ts';
 import { createAccount } from './accounts/service.ts';
 import { SCOPES } from './platform/auth/scopes.ts';
@@ -17,6 +18,7 @@ import { ensureOperatorSecret, writeOperatorFile } from './operator/secret.ts';
 import { ensureServiceIdentity } from './platform/identity.ts';
 import { readJsonFile, writeJsonAtomic } from './platform/state-files.ts';
 import { buildApp, type BuildOptions } from './server.ts';
+import { registerJobs } from './jobs.ts';
 
 /** How often a sandbox node re-reads the shared clock offset that another node may have moved. */
 const CLOCK_SYNC_INTERVAL_MS = 1000;
@@ -65,7 +67,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   }
   // The limiter exists before the app (and its logger) does; its news is logged once the app is built.
   let rateLimiterLog: ((event: { degraded: boolean; error?: unknown }) => void) | undefined;
-  const ctx: AppContext = {
+  const base = {
     config,
     db,
     clock,
@@ -81,11 +83,21 @@ export async function startService(config: Config, options: StartOptions = {}): 
     outbox: new OutboxWorker(db, clock),
     chargeCreatedHooks: [],
   };
+  const ctx: AppContext = { ...base, webhooks: new WebhookDispatcher(base) };
+  registerJobs(ctx);
+  if (config.environment === 'sandbox') {
+    const { installSandbox } = await import('./sandbox/extension.ts');
+    installSandbox(ctx);
+  }
   // A commit that enqueued jobs wakes the workers (the webhook lanes through the main worker's listeners).
   db.subscribe(OUTBOX_CHANNEL, () => ctx.outbox.wake());
   const { credentials, credentialsPath } = await ensureDemoCredentials(ctx);
   const operator = await ensureOperatorSecret(db, config);
   const app = await buildApp(ctx, { logger: options.logger });
+  // The webhook lanes run while the app does: started when it is ready, stopped (calls in flight aborted
+  // and rescheduled for any node) when it closes, before the main worker and the database.
+  app.addHook('onReady', async () => ctx.webhooks.start(app.log));
+  app.addHook('onClose', async () => ctx.webhooks.stop());
   ctx.outbox.setErrorLogger((error, job) =>
     app.log.error(
       { err: error, job: job && { id: job.id, topic: job.topic, attempt: job.attempt } },

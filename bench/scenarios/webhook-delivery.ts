@@ -27,7 +27,7 @@ import { loadConfig } from '../../src/config.ts';
 import { startService, type RunningService } from '../../src/runtime.ts';
 import { createCa, issueCertificate } from '../../src/platform/pki.ts';
 import { setWebhookSettings } from '../../src/platform/webhooks/settings.ts';
-import { webhookDispatcher, WEBHOOK_LANES } from '../../src/platform/webhooks/dispatcher.ts';
+import { WEBHOOK_LANES, type WebhookDispatcher } from '../../src/platform/webhooks/dispatcher.ts';
 import { receivePix } from '../../src/pix/payments/engine.ts';
 import { enqueuePixEvent } from '../../src/pix/received/events.ts';
 import type { ReceivedPixRow } from '../../src/pix/received/store.ts';
@@ -225,7 +225,7 @@ async function offer(
  */
 async function hangingTenant(
   service: RunningService,
-  dispatcher: ReturnType<typeof webhookDispatcher>,
+  dispatcher: WebhookDispatcher,
   url: string,
   hang: () => Promise<void>,
 ): Promise<void> {
@@ -264,7 +264,7 @@ async function runTarget(target: string, source: Source): Promise<Result> {
       [service.credentials.clientId],
     );
     const chave = service.credentials.chaves[0];
-    const dispatcher = webhookDispatcher(service.app, service.ctx);
+    const dispatcher = service.ctx.webhooks;
     const caller = {
       accountId: rows[0].account_id,
       now: service.ctx.clock.now(),

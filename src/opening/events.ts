@@ -3,22 +3,20 @@
  * opening webhooks, as registered (no suffix), 60 s timeout, retried at 5, 10, 20, 40, 80, 160, 320, 640,
  * 1280 and 52560 minutes after each failure on the service clock (spec: Events).
  */
-import type { Database, Sql } from '../platform/db/database.ts';
-import { enqueue, type JobHandler, type OutboxJob } from '../platform/outbox/outbox.ts';
-import { attemptDelivery } from '../platform/webhooks/delivery.ts';
-import type { WebhookDispatcher } from '../platform/webhooks/dispatcher.ts';
+import type { Sql } from '../platform/db/database.ts';
+import { defineTopic, enqueue, type JobHandler, type OutboxJob } from '../platform/outbox/outbox.ts';
+import { attemptDelivery, type DeliveryDeps } from '../platform/webhooks/delivery.ts';
 import { OPENING_RETRY_SCHEDULE } from '../platform/webhooks/schedule.ts';
 import { webhookSettings } from '../platform/webhooks/settings.ts';
-import type { OpeningCallbackBody, OpeningEvent } from './schemas.ts';
+import type { OpeningEventPayload } from '../pix/webhook/payloads.ts';
+import type { OpeningEvent } from './schemas.ts';
 import { findOpeningWebhook, openingWebhooksOf } from './store.ts';
 
-export const OPENING_TOPIC = 'webhook.opening';
-
-interface OpeningEventPayload {
-  accountId: number;
-  webhookId: string;
-  body: OpeningCallbackBody;
-}
+/** Delivered on the webhook lanes. */
+export const OPENING_TOPIC = defineTopic<OpeningEventPayload, DeliveryDeps>({
+  name: 'webhook.opening',
+  handler: (deps) => openingHandler(deps),
+});
 
 /** One job per registered webhook, in order per webhook. Returns how many were queued. */
 export async function enqueueOpeningEvent(
@@ -40,10 +38,10 @@ export async function enqueueOpeningEvent(
   return webhooks.length;
 }
 
-export function registerOpeningHandler(dispatcher: WebhookDispatcher, db: Database): void {
-  const handler: JobHandler = async (job: OutboxJob<OpeningEventPayload>) => {
+function openingHandler(dispatcher: DeliveryDeps): JobHandler<OpeningEventPayload> {
+  return async (job: OutboxJob<OpeningEventPayload>) => {
     const { accountId, webhookId, body } = job.payload;
-    const webhook = await findOpeningWebhook(db, accountId, webhookId);
+    const webhook = await findOpeningWebhook(dispatcher.db, accountId, webhookId);
     // Removed since: nothing to deliver.
     if (!webhook) return { done: true };
     return attemptDelivery(dispatcher, job, {
@@ -54,5 +52,4 @@ export function registerOpeningHandler(dispatcher: WebhookDispatcher, db: Databa
       schedule: OPENING_RETRY_SCHEDULE,
     });
   };
-  dispatcher.register(OPENING_TOPIC, handler);
 }

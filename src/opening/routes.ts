@@ -12,7 +12,6 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../platform/context.ts';
 import { ApiError } from '../platform/errors.ts';
 import type { Scope } from '../platform/auth/scopes.ts';
-import { webhookDispatcher } from '../platform/webhooks/dispatcher.ts';
 import { callerOf } from '../pix/shared/caller.ts';
 import {
   IdentificadorParams,
@@ -22,7 +21,6 @@ import {
   OpeningWebhookView,
 } from './schemas.ts';
 import { listOpeningWebhookPage, readOpeningWebhook, registerOpeningWebhook, removeOpeningWebhook } from './service.ts';
-import { registerOpeningHandler } from './events.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -43,8 +41,6 @@ export const openingWebhookRoutes =
   (ctx: AppContext): FastifyPluginAsync =>
   async (base) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
-    const dispatcher = webhookDispatcher(base, ctx);
-    registerOpeningHandler(dispatcher, ctx.db);
     app.addHook('onRequest', requireOpeningScope);
     const write = { openingScope: 'gn.registration.webhook.write' } as const;
     const read = { openingScope: 'gn.registration.webhook.read' } as const;
@@ -62,7 +58,7 @@ export const openingWebhookRoutes =
         },
       },
       async (request) =>
-        registerOpeningWebhook({ db: ctx.db, transport: dispatcher.transport }, callerOf(ctx, request), request.body),
+        registerOpeningWebhook({ db: ctx.db, transport: ctx.webhooks.transport }, callerOf(ctx, request), request.body),
     );
 
     app.get(

@@ -30,10 +30,4 @@ export const OpeningWebhookList = pageEnvelope('webhooks', OpeningWebhookView);
 export const OPENING_EVENTS = ['conta_aberta', 'conta_recusada_pelo_cliente_final'] as const;
 export type OpeningEvent = (typeof OPENING_EVENTS)[number];
 
-/** The callback body (spec: Events, account-opening callbacks). */
-export interface OpeningCallbackBody {
-  contaSimplificada: { identificador: string };
-  evento: OpeningEvent;
-}
-
 export const IDENTIFICADOR_WEBHOOK_CHARS = 32;

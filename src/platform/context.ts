@@ -5,6 +5,7 @@ import type { TokenService } from './auth/tokens.ts';
 import type { RateLimiter } from './ratelimit.ts';
 import type { ServicePki } from './bootstrap.ts';
 import type { OutboxWorker } from './outbox/outbox.ts';
+import type { WebhookDispatcher } from './webhooks/dispatcher.ts';
 import type { ChargeCreatedHook } from '../pix/charges/hooks.ts';
 
 /** Everything a feature plugin may use, built once at start and handed to `buildApp`. */
@@ -15,8 +16,10 @@ export interface AppContext {
   tokens: TokenService;
   rateLimiter: RateLimiter;
   pki: ServicePki;
-  /** Feature plugins register their job handlers here; routes wake it after committing work. */
+  /** The main outbox worker: internal jobs (src/jobs.ts registers their topics); woken by commits. */
   outbox: OutboxWorker;
+  /** The webhook lanes: deliveries (src/jobs.ts), and the transport that webhook registrations test with. */
+  webhooks: WebhookDispatcher;
   /**
    * Extension point: run inside the transaction of every charge creation (API, batches). The sandbox
    * registers its fictitious payer; production registers nothing.

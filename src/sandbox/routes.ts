@@ -8,7 +8,6 @@ import { Amount, Chave, Cnpj, Cpf, Txid } from '../pix/shared/schemas.ts';
 import { PixView } from '../pix/received/schemas.ts';
 import { devedorViolations } from '../pix/shared/devedor.ts';
 import { invalid } from '../platform/errors.ts';
-import { SANDBOX_AUTOPAY, autoPaymentHandler, autoPaymentHook } from './settlement.ts';
 import { sandboxPay } from './pay.ts';
 import { blockBalance } from './blocks.ts';
 import { parseAmount } from '../platform/money.ts';
@@ -22,9 +21,6 @@ export const sandboxRoutes =
   (ctx: AppContext): FastifyPluginAsync =>
   async (base) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
-    ctx.outbox.register(SANDBOX_AUTOPAY.topic, autoPaymentHandler(ctx.db, ctx.clock));
-    // The fictitious payer joins every charge creation (API and batches) through the core's extension point.
-    ctx.chargeCreatedHooks.push(autoPaymentHook);
     const view = () => ({ agora: ctx.clock.now().toISOString(), deslocamentoSegundos: ctx.clock.offset / 1000 });
     await base.register(scheduleSandboxRoutes(ctx));
 

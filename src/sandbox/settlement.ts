@@ -4,7 +4,7 @@
  */
 import type { Database } from '../platform/db/database.ts';
 import type { Clock } from '../platform/clock.ts';
-import { enqueue, type JobOutcome, type OutboxJob } from '../platform/outbox/outbox.ts';
+import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../platform/outbox/outbox.ts';
 import { amountDue, receivePix } from '../pix/payments/engine.ts';
 import { PaymentRefused } from '../pix/payments/refusal.ts';
 import type { CobBody } from '../pix/cob/schemas.ts';
@@ -16,8 +16,15 @@ export const SANDBOX_AUTOPAY = {
   maxCents: 1000,
   /** "A moment after creation": long enough for the creator to see the charge ATIVA first. */
   delayMs: 1000,
-  topic: 'sandbox.autopay',
 } as const;
+
+type AutoPayment = { accountId: number; txid: string };
+
+/** Registered by the sandbox's extension (./extension.ts) on the main worker. */
+export const SANDBOX_AUTOPAY_TOPIC = defineTopic<AutoPayment>({
+  name: 'sandbox.autopay',
+  handler: ({ db, clock }) => autoPaymentHandler(db, clock),
+});
 
 export const FICTITIOUS_PAYER = { nome: 'Pagador Ficticio Sandbox', cpf: '11144477735' } as const;
 
@@ -30,7 +37,7 @@ export const autoPaymentHook: ChargeCreatedHook = {
   appliesTo: (charge) => qualifiesForAutoPayment(charge.amountCents),
   async onCreated(sql, charge, now) {
     await enqueue(sql, {
-      topic: SANDBOX_AUTOPAY.topic,
+      topic: SANDBOX_AUTOPAY_TOPIC,
       payload: { accountId: charge.accountId, txid: charge.txid },
       availableAt: new Date(now.getTime() + SANDBOX_AUTOPAY.delayMs),
       now,
@@ -39,7 +46,7 @@ export const autoPaymentHook: ChargeCreatedHook = {
 };
 
 export function autoPaymentHandler(db: Database, clock: Clock) {
-  return async (job: OutboxJob<{ accountId: number; txid: string }>): Promise<JobOutcome> => {
+  return async (job: OutboxJob<AutoPayment>): Promise<JobOutcome> => {
     try {
       await db.tx(async (sql) => {
         const now = clock.now();

@@ -12,7 +12,7 @@ import { randomAlphanumeric } from '../platform/ids.ts';
 import { RECEIVER_ISPB } from '../platform/institution.ts';
 import { recentDeliveries } from '../platform/webhooks/inspection.ts';
 import { Txid } from '../pix/shared/schemas.ts';
-import { WEBHOOK_TOPICS, enqueueAccountEvent } from '../pix/webhook/events.ts';
+import { WEBHOOK_TOPICS, accountEventBody, enqueueAccountEvent } from '../pix/webhook/events.ts';
 import { OPENING_TOPIC, enqueueOpeningEvent } from '../opening/events.ts';
 import { OPENING_EVENTS } from '../opening/schemas.ts';
 
@@ -26,7 +26,7 @@ const literals = (values: readonly string[]) => Type.Union(values.map((v) => Typ
 
 const newRecId = (now: Date) =>
   `RR${RECEIVER_ISPB}${now.toISOString().slice(0, 10).replaceAll('-', '')}${randomAlphanumeric(11)}`;
-const WEBHOOK_TOPIC_LIST = [...Object.values(WEBHOOK_TOPICS), OPENING_TOPIC];
+const WEBHOOK_TOPIC_LIST = [...Object.values(WEBHOOK_TOPICS), OPENING_TOPIC].map((topic) => topic.name);
 
 const Emitted = Type.Object({ topico: Type.String(), entrega: Type.Integer(), corpo: Type.Unknown() });
 
@@ -66,7 +66,9 @@ export const sandboxWebhookRoutes =
         const id = await ctx.db.tx((sql) =>
           enqueueAccountEvent(sql, 'rec', request.principal.accountId, item, idRec, now),
         );
-        return reply.status(202).send({ topico: WEBHOOK_TOPICS.rec, entrega: id, corpo: { recs: [item] } });
+        return reply
+          .status(202)
+          .send({ topico: WEBHOOK_TOPICS.rec.name, entrega: id, corpo: accountEventBody('rec', item) });
       },
     );
 
@@ -96,7 +98,9 @@ export const sandboxWebhookRoutes =
         const id = await ctx.db.tx((sql) =>
           enqueueAccountEvent(sql, 'cobr', request.principal.accountId, item, txid, now),
         );
-        return reply.status(202).send({ topico: WEBHOOK_TOPICS.cobr, entrega: id, corpo: { cobsr: [item] } });
+        return reply
+          .status(202)
+          .send({ topico: WEBHOOK_TOPICS.cobr.name, entrega: id, corpo: accountEventBody('cobr', item) });
       },
     );
 

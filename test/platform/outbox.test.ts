@@ -5,24 +5,27 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { enqueue, OutboxWorker } from '../../src/platform/outbox/outbox.ts';
+import { defineTopic, enqueue, OutboxWorker } from '../../src/platform/outbox/outbox.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 describe('outbox worker polling', () => {
   let svc: TestService;
   let worker: OutboxWorker;
   const handled: number[] = [];
-  const topic = 'test.outbox-polling';
+  const topic = defineTopic<Record<string, never>, undefined>({
+    name: 'test.outbox-polling',
+    handler: () => async (job) => {
+      handled.push(job.id);
+      return { done: true };
+    },
+  });
   const pollIntervalMs = 20;
   const idlePollMaxMs = 160;
 
   before(async () => {
     svc = await startTestService();
     worker = new OutboxWorker(svc.service.ctx.db, svc.clock, { pollIntervalMs, idlePollMaxMs });
-    worker.register(topic, async (job) => {
-      handled.push(job.id);
-      return { done: true };
-    });
+    worker.register(topic, undefined);
     worker.start();
   });
   after(async () => {

@@ -6,17 +6,35 @@
 import type { Sql } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { ledgerCode, transfer } from '../../platform/ledger/ledger.ts';
-import { enqueue } from '../../platform/outbox/outbox.ts';
+import { defineTopic, enqueue, type JobDeps, type JobHandler } from '../../platform/outbox/outbox.ts';
 import { isValidCnpj, isValidCpf } from '../../platform/documents.ts';
 import { billingError } from '../shared/errors.ts';
 import { percentFloor, percentHalfUp } from '../shared/money.ts';
 import { cardNumberOf, spendPaymentToken } from '../tokens/service.ts';
 import { installmentValue } from '../tokens/installments.ts';
 import type { CreditCardInput } from './schemas.ts';
-import { accountsByPayeeCode, type CardPaymentRecord, type ChargeRow } from './store.ts';
+import { accountsByPayeeCode, lockCharge, type CardPaymentRecord, type ChargeRow } from './store.ts';
 import { transition } from './transitions.ts';
 
-export const CARD_TOPICS = { authorize: 'billing.card.authorize', settle: 'billing.card.settle' } as const;
+type CardJob = { chargeId: number };
+
+/** A card job: in one transaction, `work` on the charge it names, locked (gone: nothing to do). */
+const onCharge =
+  (work: (sql: Sql, charge: ChargeRow, now: Date) => Promise<unknown>) =>
+  ({ db, clock }: JobDeps): JobHandler<CardJob> =>
+  async (job) => {
+    await db.tx(async (sql) => {
+      const charge = await lockCharge(sql, { id: job.payload.chargeId });
+      if (charge) await work(sql, charge, clock.now());
+    });
+    return { done: true };
+  };
+
+/** The issuer's answer (waiting → approved or unpaid), then the confirmation (approved → paid). */
+export const CARD_TOPICS = {
+  authorize: defineTopic<CardJob>({ name: 'billing.card.authorize', handler: onCharge(answerCardPayment) }),
+  settle: defineTopic<CardJob>({ name: 'billing.card.settle', handler: onCharge(confirmCardPayment) }),
+};
 
 /** Spec: sandbox card simulation by the last digit of the number; any other digit is approved. */
 export const SANDBOX_REFUSALS: Record<string, string> = {

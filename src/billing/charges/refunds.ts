@@ -6,7 +6,7 @@
 import type { Sql } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { ledgerCode, transfer } from '../../platform/ledger/ledger.ts';
-import { enqueue } from '../../platform/outbox/outbox.ts';
+import { defineTopic, enqueue } from '../../platform/outbox/outbox.ts';
 import { billingError } from '../shared/errors.ts';
 import { billingDate, DAY_MS } from '../shared/dates.ts';
 import { formatBrl } from '../shared/money.ts';
@@ -21,7 +21,16 @@ import {
 } from './store.ts';
 import { requireStatus, transition } from './transitions.ts';
 
-export const REFUND_TOPIC = 'billing.card.refund';
+/** Completes a refund once its processing time has passed. */
+export const REFUND_TOPIC = defineTopic<{ refundId: number }>({
+  name: 'billing.card.refund',
+  handler:
+    ({ db, clock }) =>
+    async (job) => {
+      await db.tx((sql) => completeRefund(sql, job.payload.refundId, clock.now()));
+      return { done: true };
+    },
+});
 const refusal = (error: string, description: string) => billingError(400, error, description);
 
 /** Checks every rule, then records the refund in process. Returns the response message. */

@@ -2,8 +2,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
-import { CARD_TOPICS } from './payment.ts';
-import { REFUND_TOPIC } from './refunds.ts';
 import {
   CardPayment,
   ChargeCreate,
@@ -20,7 +18,6 @@ import {
 import {
   cancelCharge,
   chargeDetail,
-  chargeJobHandlers,
   createCharge,
   createdView,
   oneStepCharge,
@@ -41,10 +38,6 @@ export const billingChargeRoutes =
   (ctx: AppContext): FastifyPluginAsync =>
   async (base) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
-    const jobs = chargeJobHandlers(ctx.db, () => ctx.clock.now());
-    ctx.outbox.register(CARD_TOPICS.authorize, jobs.authorize);
-    ctx.outbox.register(CARD_TOPICS.settle, jobs.settle);
-    ctx.outbox.register(REFUND_TOPIC, jobs.refund);
     const caller = (request: FastifyRequest): BillingCaller => ({
       accountId: request.principal.accountId,
       now: ctx.clock.now(),

@@ -3,7 +3,6 @@ import { lockCustomer } from '../../platform/ledger/ledger.ts';
 import { randomBytes } from 'node:crypto';
 import type { Database, Sql } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
-import type { JobHandler } from '../../platform/outbox/outbox.ts';
 import { billingError, chargeNotFound } from '../shared/errors.ts';
 import { billingDateTime } from '../shared/dates.ts';
 import { continueAfterUrlChange } from '../notifications/delivery.ts';
@@ -19,7 +18,7 @@ import {
   type ChargeRow,
 } from './store.ts';
 import { answerCardPayment, confirmCardPayment, grossTotal, setCardPayment } from './payment.ts';
-import { completeRefund, requestRefund } from './refunds.ts';
+import { requestRefund } from './refunds.ts';
 import { requireStatus, transition } from './transitions.ts';
 
 export interface BillingCaller {
@@ -236,28 +235,4 @@ export async function settleNow(sql: Sql, caller: BillingCaller, id: number): Pr
   const charge = await lockOwn(sql, caller, id);
   requireStatus(charge, ['approved'], 'A confirmação');
   await confirmCardPayment(sql, charge, caller.now);
-}
-
-/** Outbox handlers: the issuer's answer, the confirmation and refund completion, each in one transaction. */
-export function chargeJobHandlers(
-  db: Database,
-  now: () => Date,
-): { authorize: JobHandler; settle: JobHandler; refund: JobHandler } {
-  const onCharge =
-    (work: (sql: Sql, charge: ChargeRow) => Promise<unknown>): JobHandler =>
-    async (job) => {
-      await db.tx(async (sql) => {
-        const charge = await lockCharge(sql, { id: (job.payload as { chargeId: number }).chargeId });
-        if (charge) await work(sql, charge);
-      });
-      return { done: true };
-    };
-  return {
-    authorize: onCharge((sql, charge) => answerCardPayment(sql, charge, now())),
-    settle: onCharge((sql, charge) => confirmCardPayment(sql, charge, now())),
-    refund: async (job) => {
-      await db.tx((sql) => completeRefund(sql, (job.payload as { refundId: number }).refundId, now()));
-      return { done: true };
-    },
-  };
 }

@@ -10,15 +10,13 @@
  * certificate, extra trust for tests, attempt records); failures also land in the charge history. The URL is
  * read at every attempt, so after PUT /v1/charge/:id/metadata changes it the next attempt uses the new one.
  */
-import type { Database, Sql } from '../../platform/db/database.ts';
+import type { Sql } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
-import { enqueue, type JobHandler, type OutboxJob } from '../../platform/outbox/outbox.ts';
-import { attemptDelivery } from '../../platform/webhooks/delivery.ts';
-import type { WebhookDispatcher } from '../../platform/webhooks/dispatcher.ts';
+import { defineTopic, enqueue, type JobHandler, type OutboxJob } from '../../platform/outbox/outbox.ts';
+import { attemptDelivery, type DeliveryDeps } from '../../platform/webhooks/delivery.ts';
 import { webhookSettings } from '../../platform/webhooks/settings.ts';
 import { findCharge, insertHistory, lastEventId, updateCharge, type ChargeRow } from '../charges/store.ts';
 
-export const NOTIFICATION_TOPIC = 'billing.notification';
 const MINUTE_MS = 60_000;
 const WINDOW_MS = LIMITS.billingNotificationWindowSeconds * 1000;
 
@@ -29,6 +27,12 @@ interface NotificationPayload {
   /** Service-clock time of the first attempt of this notification: the 3-day window starts here. */
   windowStartMs: number;
 }
+
+/** Delivered on the webhook lanes. */
+export const NOTIFICATION_TOPIC = defineTopic<NotificationPayload, DeliveryDeps>({
+  name: 'billing.notification',
+  handler: (deps) => notificationHandler(deps),
+});
 
 /** Called inside the transaction of a status change (or of a URL change). */
 export async function enqueueNotification(
@@ -67,7 +71,8 @@ export function nextSendAt(attempt: number, nowMs: number, windowStartMs: number
   return next > windowStartMs + WINDOW_MS ? null : new Date(next);
 }
 
-export function notificationHandler(dispatcher: WebhookDispatcher, db: Database): JobHandler {
+function notificationHandler(dispatcher: DeliveryDeps): JobHandler<NotificationPayload> {
+  const { db } = dispatcher;
   return async (job: OutboxJob<NotificationPayload>) => {
     const { chargeId, generation, windowStartMs } = job.payload;
     const charge = await findCharge(db, { id: chargeId });

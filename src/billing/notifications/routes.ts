@@ -1,9 +1,7 @@
-/** Billing notifications: GET /v1/notification/:token, and the delivery worker on the webhook lanes. */
+/** Billing notifications: GET /v1/notification/:token (the deliveries are ./delivery.ts's topic). */
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
-import { webhookDispatcher } from '../../platform/webhooks/dispatcher.ts';
-import { NOTIFICATION_TOPIC, notificationHandler } from './delivery.ts';
 import { NotificationList, TokenParams } from './schemas.ts';
 import { readNotification } from './service.ts';
 
@@ -11,8 +9,6 @@ export const billingNotificationRoutes =
   (ctx: AppContext): FastifyPluginAsync =>
   async (base) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
-    const dispatcher = webhookDispatcher(base, ctx);
-    dispatcher.register(NOTIFICATION_TOPIC, notificationHandler(dispatcher, ctx.db));
 
     app.get(
       '/v1/notification/:token',

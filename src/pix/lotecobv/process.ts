@@ -8,7 +8,7 @@
 import type { Database, Sql } from '../../platform/db/database.ts';
 import { ApiError, invalid, problemObject, type Violation } from '../../platform/errors.ts';
 import { LIMITS } from '../../platform/limits.ts';
-import { enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/outbox.ts';
+import { defineTopic, enqueue, type JobDeps, type JobOutcome, type OutboxJob } from '../../platform/outbox/outbox.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { duplicateTxid, toWrite } from '../charges/lifecycle.ts';
 import { keyViolations, locationRefusal } from '../charges/rules.ts';
@@ -29,7 +29,13 @@ import {
   type ItemOutcome,
 } from './store.ts';
 
-export const LOTECOBV_TOPIC = 'lotecobv.process';
+export const LOTECOBV_TOPIC = defineTopic<
+  { batchId: number },
+  JobDeps & { chargeCreatedHooks: readonly ChargeCreatedHook[] }
+>({
+  name: 'lotecobv.process',
+  handler: ({ db, clock, chargeCreatedHooks }) => batchJobHandler({ db, clock, chargeCreated: chargeCreatedHooks }),
+});
 
 /** Written in the transaction that accepted the request; the batch's jobs run one at a time, in order. */
 export async function enqueueBatchJob(sql: Sql, batch: BatchRow, now: Date): Promise<void> {

@@ -12,7 +12,6 @@ import {
   putBatch,
   readBatch,
 } from './service.ts';
-import { LOTECOBV_TOPIC, batchJobHandler } from './process.ts';
 
 // The interface lists the two scopes swapped "as listed"; we follow Bacen (docs/decisions.md).
 const write = { scope: 'lotecobv.write', invalidRequest: LOTE_INVALID, propertyRoot: 'loteCobV' } as const;
@@ -29,11 +28,6 @@ export const lotecobvRoutes =
   (ctx: AppContext): FastifyPluginAsync =>
   async (base) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
-    ctx.outbox.register(
-      LOTECOBV_TOPIC,
-      batchJobHandler({ db: ctx.db, clock: ctx.clock, chargeCreated: ctx.chargeCreatedHooks }),
-    );
-
     app.put(
       '/v2/lotecobv/:id',
       {

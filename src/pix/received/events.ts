@@ -1,9 +1,8 @@
 import type { Sql } from '../../platform/db/database.ts';
 import { enqueue } from '../../platform/outbox/outbox.ts';
+import { WEBHOOK_TOPICS } from '../webhook/events.ts';
 import type { ReceivedPixRow, RefundRow } from './store.ts';
 import { pixView } from './view.ts';
-
-export const PIX_EVENT_TOPIC = 'webhook.pix';
 
 /**
  * The webhook event of a received Pix (or of a change to its refunds: the event then carries the whole
@@ -12,7 +11,7 @@ export const PIX_EVENT_TOPIC = 'webhook.pix';
  */
 export async function enqueuePixEvent(sql: Sql, pix: ReceivedPixRow, refunds: RefundRow[], now: Date): Promise<void> {
   await enqueue(sql, {
-    topic: PIX_EVENT_TOPIC,
+    topic: WEBHOOK_TOPICS.pix,
     orderingKey: `pix:${pix.account_id}:${pix.charge_id ?? pix.end_to_end_id}`,
     payload: { accountId: pix.account_id, chave: pix.chave, txid: pix.txid, pix: [pixView(pix, refunds)] },
     availableAt: now,

@@ -6,11 +6,17 @@
 import type { Database } from '../../platform/db/database.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { balanceCents, ledgerCode, lockCustomer, transfer } from '../../platform/ledger/ledger.ts';
-import type { JobOutcome, OutboxJob } from '../../platform/outbox/outbox.ts';
+import { defineTopic, type JobOutcome, type OutboxJob } from '../../platform/outbox/outbox.ts';
 import { findRefundById, refundsOf, settleRefund, type ReceivedPixRow } from './store.ts';
 import { enqueuePixEvent } from './events.ts';
 
 export const INSUFFICIENT_BALANCE = 'Saldo insuficiente para a devolução.';
+
+/** Enqueued with the refund request (service.ts); settles it on the ledger. */
+export const REFUND_SETTLE_TOPIC = defineTopic<{ refundId: number }>({
+  name: 'refund.settle',
+  handler: ({ db, clock }) => refundSettlementHandler(db, clock),
+});
 
 export function refundSettlementHandler(db: Database, clock: Clock) {
   return async (job: OutboxJob<{ refundId: number }>): Promise<JobOutcome> => {

@@ -4,7 +4,6 @@ import type { AppContext } from '../../platform/context.ts';
 import { callerOf } from '../shared/caller.ts';
 import { E2eParams, PixList, PixListQuery, PixView, RefundParams, RefundRequest, RefundView } from './schemas.ts';
 import { REFUND_INVALID, listPix, readPix, readRefund, requestRefund, type RefundGuard } from './service.ts';
-import { refundSettlementHandler } from './jobs.ts';
 
 const tags = ['Pix recebidos'];
 const read = { scope: 'pix.read', invalidRequest: 'PixConsultaInvalida' } as const;
@@ -13,8 +12,6 @@ export const receivedPixRoutes =
   (ctx: AppContext, refundGuards: RefundGuard[] = []): FastifyPluginAsync =>
   async (base) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
-    ctx.outbox.register('refund.settle', refundSettlementHandler(ctx.db, ctx.clock));
-
     app.get(
       '/v2/pix/:e2eid',
       { config: read, schema: { tags, summary: 'Read a received Pix', params: E2eParams, response: { 200: PixView } } },

@@ -16,6 +16,7 @@ import {
   refundsOf,
 } from './store.ts';
 import { pixView, refundView } from './view.ts';
+import { REFUND_SETTLE_TOPIC } from './jobs.ts';
 import type { PixListQuery, RefundRequest } from './schemas.ts';
 
 export const REFUND_INVALID = 'PixDevolucaoInvalida';
@@ -120,7 +121,7 @@ export async function requestRefund(
     requested_at: caller.now,
   });
   await enqueue(sql, {
-    topic: 'refund.settle',
+    topic: REFUND_SETTLE_TOPIC,
     payload: { refundId: refund.id },
     availableAt: caller.now,
     now: caller.now,

@@ -9,8 +9,7 @@
  */
 import type { Database, Sql } from '../../platform/db/database.ts';
 import type { Clock } from '../../platform/clock.ts';
-import type { JobOutcome, OutboxJob } from '../../platform/outbox/outbox.ts';
-import { enqueue } from '../../platform/outbox/outbox.ts';
+import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/outbox.ts';
 import { ledgerCode } from '../../platform/ledger/ledger.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { findAccount } from '../../accounts/store.ts';
@@ -28,7 +27,10 @@ import {
   type PageCursor,
 } from './store.ts';
 
-export const REPORT_TOPIC = 'report.generate';
+export const REPORT_TOPIC = defineTopic<{ reportId: number }>({
+  name: 'report.generate',
+  handler: ({ db, clock }) => reportGenerationHandler(db, clock),
+});
 
 export function enqueueGeneration(sql: Sql, reportId: number, now: Date): Promise<number> {
   return enqueue(sql, { topic: REPORT_TOPIC, payload: { reportId }, availableAt: now, now });

@@ -8,7 +8,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { ApiError, errorHandler, toApiError } from '../../platform/errors.ts';
 import { callerOf } from '../shared/caller.ts';
-import { REPORT_TOPIC, reportGenerationHandler } from './generator.ts';
 import { ReportFile, ReportIdParams, ReportRequest, ReportView } from './schemas.ts';
 import { REPORT_INVALID, readReport, requestReport } from './service.ts';
 
@@ -18,8 +17,6 @@ export const reportRoutes =
   (ctx: AppContext): FastifyPluginAsync =>
   async (base) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
-    ctx.outbox.register(REPORT_TOPIC, reportGenerationHandler(ctx.db, ctx.clock));
-
     const problem = errorHandler('problem');
     app.setErrorHandler(function handle(error: FastifyError, request, reply) {
       const apiError = toApiError(error, 'problem', request.routeOptions.config ?? {});

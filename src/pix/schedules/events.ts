@@ -7,25 +7,9 @@
 import type { Sql } from '../../platform/db/database.ts';
 import { formatAmount } from '../../platform/money.ts';
 import { enqueue } from '../../platform/outbox/outbox.ts';
-import { PIX_EVENT_TOPIC } from '../received/events.ts';
-import type { PixEventPayload } from '../webhook/events.ts';
+import { WEBHOOK_TOPICS } from '../webhook/events.ts';
+import type { PixEventPayload, SentPixFavorecido, SentPixView } from '../webhook/payloads.ts';
 import type { ScheduleRow } from './store.ts';
-
-/** The receiver as the schedule knows it, in the creation body's shape. */
-export type SentPixFavorecido = { nome: string } & (
-  | { chave: string }
-  | { contaBanco: { ispb: string; agencia: string; conta: string } }
-);
-
-/** A sent Pix in a webhook: Bacen `Pix` fields that apply to a sent Pix, plus Efí's `gnExtras`. */
-export interface SentPixView {
-  endToEndId: string;
-  valor: string;
-  horario: string;
-  /** The sender's own key (whose webhook this is). */
-  chave: string;
-  gnExtras: { favorecido: SentPixFavorecido };
-}
 
 function favorecidoOf(s: ScheduleRow): SentPixFavorecido {
   if (s.destination === 'chave') return { nome: s.receiver_name, chave: s.end_user_account };
@@ -53,7 +37,7 @@ export async function enqueueSentPixEvent(sql: Sql, s: ScheduleRow & { chave: st
     pix: [sentPixView(s, sentAt)],
   };
   await enqueue(sql, {
-    topic: PIX_EVENT_TOPIC,
+    topic: WEBHOOK_TOPICS.pix,
     payload,
     availableAt: sentAt,
     now: sentAt,

@@ -1,7 +1,7 @@
 /**
  * `GET /v1/pix/schedules` and `GET /v1/pix/schedules/:txid`, in the /v1 wrapper envelope. Scopes are
  * kept as the interface lists them (`cobv.read` for the list, `cob.read` for the read): both exist and
- * the demo application holds both (docs/reports-schedules.md). Also starts the scheduler's job handlers.
+ * the demo application holds both (docs/reports-schedules.md).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -9,7 +9,6 @@ import type { AppContext } from '../../platform/context.ts';
 import { correlationId, responseTimeMs } from '../../platform/errors.ts';
 import { ScheduleList, ScheduleListQuery, ScheduleRead, ScheduleTxidParams } from './schemas.ts';
 import { listSchedules, readSchedule } from './service.ts';
-import { SCHEDULE_TOPICS, scheduleDueHandler, scheduleSendHandler } from './scheduler.ts';
 
 const tags = ['Pix agendados'];
 
@@ -17,8 +16,6 @@ export const scheduleRoutes =
   (ctx: AppContext): FastifyPluginAsync =>
   async (base) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
-    ctx.outbox.register(SCHEDULE_TOPICS.due, scheduleDueHandler(ctx.db, ctx.clock));
-    ctx.outbox.register(SCHEDULE_TOPICS.send, scheduleSendHandler(ctx.db, ctx.clock));
 
     app.get(
       '/v1/pix/schedules',

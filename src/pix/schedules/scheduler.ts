@@ -15,14 +15,12 @@
  */
 import type { Database, Sql } from '../../platform/db/database.ts';
 import type { Clock } from '../../platform/clock.ts';
-import { enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/outbox.ts';
+import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/outbox.ts';
 import { balanceCents, ledgerCode, lockCustomer, transfer } from '../../platform/ledger/ledger.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { SENT_PIX_KIND } from '../reports/record-types.ts';
 import { enqueueSentPixEvent } from './events.ts';
 import { lockSchedule, setScheduleStatus } from './store.ts';
-
-export const SCHEDULE_TOPICS = { due: 'schedule.due', send: 'schedule.send' } as const;
 
 /** Stable codes of a rejected schedule (`error_code`), with the text shown as `error_description`. */
 export const REJECTIONS = {
@@ -30,6 +28,11 @@ export const REJECTIONS = {
 } as const;
 
 type Payload = { scheduleId: number };
+
+export const SCHEDULE_TOPICS = {
+  due: defineTopic<Payload>({ name: 'schedule.due', handler: ({ db, clock }) => scheduleDueHandler(db, clock) }),
+  send: defineTopic<Payload>({ name: 'schedule.send', handler: ({ db, clock }) => scheduleSendHandler(db, clock) }),
+};
 
 export function enqueueDue(sql: Sql, scheduleId: number, schedulingDate: Date, now: Date): Promise<number> {
   return enqueue(sql, { topic: SCHEDULE_TOPICS.due, payload: { scheduleId }, availableAt: schedulingDate, now });

@@ -5,43 +5,42 @@
  * here decide at delivery time whether a webhook is registered, and where the callback goes. No webhook
  * (or a Pix not notified): the job is done with no attempt recorded.
  */
-import type { Database, Sql } from '../../platform/db/database.ts';
-import type { JobHandler, OutboxJob } from '../../platform/outbox/outbox.ts';
-import { enqueue } from '../../platform/outbox/outbox.ts';
-import { attemptDelivery } from '../../platform/webhooks/delivery.ts';
-import type { WebhookDispatcher } from '../../platform/webhooks/dispatcher.ts';
+import type { Sql } from '../../platform/db/database.ts';
+import { defineTopic, enqueue, type JobHandler, type OutboxJob } from '../../platform/outbox/outbox.ts';
+import { attemptDelivery, type DeliveryDeps } from '../../platform/webhooks/delivery.ts';
 import { NO_RETRY, PIX_RETRY_SCHEDULE, type RetrySchedule } from '../../platform/webhooks/schedule.ts';
 import { webhookSettings } from '../../platform/webhooks/settings.ts';
 import { callbackUrl } from '../../platform/webhooks/urls.ts';
-import { PIX_EVENT_TOPIC } from '../received/events.ts';
-import type { PixView } from '../received/view.ts';
-import type { SentPixView } from '../schedules/events.ts';
 import { isNotified, notificationSettings, pixWebhookBody } from './notification.ts';
+import type { AccountEventPayload, PixEventPayload, WebhookCobrBody, WebhookRecBody } from './payloads.ts';
 import { findAccountWebhook, findPixWebhook, type AccountWebhookKind } from './store.ts';
-
-export const WEBHOOK_TOPICS = {
-  pix: PIX_EVENT_TOPIC,
-  /** A resend: same body and routing as a Pix event, exactly one attempt (spec). */
-  pixResend: 'webhook.pix.resend',
-  rec: 'webhook.rec',
-  cobr: 'webhook.cobr',
-} as const;
-
-/** A received Pix (or its refunds), or with `envio` a Pix the account sent (src/pix/schedules/events.ts). */
-export type PixEventPayload = { accountId: number; chave: string | null; txid: string | null } & (
-  | { envio?: false; pix: PixView[] }
-  | { envio: true; pix: SentPixView[] }
-);
-
-export interface AccountEventPayload {
-  accountId: number;
-  kind: AccountWebhookKind;
-  /** Bacen WebhookRecBody `{recs: [...]}` or WebhookCobRBody `{cobsr: [...]}`. */
-  body: Record<string, unknown[]>;
-}
 
 const SUFFIX = { pix: '/pix', rec: '/rec', cobr: '/cobr' } as const;
 const DONE = { done: true } as const;
+
+/** The Pix, recurrence and automatic-charge webhook topics, delivered on the webhook lanes. */
+export const WEBHOOK_TOPICS = {
+  /** Received Pix and their refunds (src/pix/received/events.ts), sent scheduled Pix (src/pix/schedules/events.ts). */
+  pix: defineTopic<PixEventPayload, DeliveryDeps>({
+    name: 'webhook.pix',
+    handler: (deps) => pixHandler(deps, PIX_RETRY_SCHEDULE),
+  }),
+  /** A resend: same body and routing as a Pix event, exactly one attempt (spec). */
+  pixResend: defineTopic<PixEventPayload, DeliveryDeps>({
+    name: 'webhook.pix.resend',
+    handler: (deps) => pixHandler(deps, NO_RETRY),
+  }),
+  rec: defineTopic<AccountEventPayload, DeliveryDeps>({ name: 'webhook.rec', handler: (deps) => accountHandler(deps) }),
+  cobr: defineTopic<AccountEventPayload, DeliveryDeps>({
+    name: 'webhook.cobr',
+    handler: (deps) => accountHandler(deps),
+  }),
+};
+
+/** Bacen WebhookRecBody `{recs: [item]}` or WebhookCobRBody `{cobsr: [item]}`. */
+export function accountEventBody(kind: AccountWebhookKind, item: unknown): WebhookRecBody | WebhookCobrBody {
+  return kind === 'rec' ? { recs: [item] } : { cobsr: [item] };
+}
 
 /** Recurrence and automatic-charge events: `orderingRef` (idRec, txid) keeps one subject's events in order. */
 export async function enqueueAccountEvent(
@@ -52,7 +51,7 @@ export async function enqueueAccountEvent(
   orderingRef: string,
   now: Date,
 ): Promise<number> {
-  const payload: AccountEventPayload = { accountId, kind, body: { [kind === 'rec' ? 'recs' : 'cobsr']: [item] } };
+  const payload: AccountEventPayload = { accountId, kind, body: accountEventBody(kind, item) };
   return enqueue(sql, {
     topic: WEBHOOK_TOPICS[kind],
     orderingKey: `${kind}:${accountId}:${orderingRef}`,
@@ -89,7 +88,8 @@ function sharedLookup<T>(load: (key: string) => Promise<T>): (key: string) => Pr
   };
 }
 
-function pixHandler(db: Database, dispatcher: WebhookDispatcher, schedule: RetrySchedule): JobHandler {
+function pixHandler(dispatcher: DeliveryDeps, schedule: RetrySchedule): JobHandler<PixEventPayload> {
+  const { db } = dispatcher;
   const lookup = sharedLookup(async (key) => {
     const [accountId, chave] = JSON.parse(key) as [number, string];
     const [settings, webhook] = await Promise.all([
@@ -113,10 +113,10 @@ function pixHandler(db: Database, dispatcher: WebhookDispatcher, schedule: Retry
   };
 }
 
-function accountHandler(db: Database, dispatcher: WebhookDispatcher): JobHandler {
+function accountHandler(dispatcher: DeliveryDeps): JobHandler<AccountEventPayload> {
   return async (job: OutboxJob<AccountEventPayload>) => {
     const { accountId, kind, body } = job.payload;
-    const webhook = await findAccountWebhook(db, accountId, kind);
+    const webhook = await findAccountWebhook(dispatcher.db, accountId, kind);
     if (!webhook) return DONE;
     return attemptDelivery(dispatcher, job, {
       accountId,
@@ -126,11 +126,4 @@ function accountHandler(db: Database, dispatcher: WebhookDispatcher): JobHandler
       schedule: PIX_RETRY_SCHEDULE,
     });
   };
-}
-
-export function registerPixWebhookHandlers(dispatcher: WebhookDispatcher, db: Database): void {
-  dispatcher.register(WEBHOOK_TOPICS.pix, pixHandler(db, dispatcher, PIX_RETRY_SCHEDULE));
-  dispatcher.register(WEBHOOK_TOPICS.pixResend, pixHandler(db, dispatcher, NO_RETRY));
-  dispatcher.register(WEBHOOK_TOPICS.rec, accountHandler(db, dispatcher));
-  dispatcher.register(WEBHOOK_TOPICS.cobr, accountHandler(db, dispatcher));
 }

@@ -8,10 +8,8 @@
  *   and whether the fee is shown (`tarifa`).
  */
 import type { Sql } from '../../platform/db/database.ts';
-import type { PixView } from '../received/view.ts';
-import type { SentPixView } from '../schedules/events.ts';
 import { keySettings } from '../settings/store.ts';
-import type { PixEventPayload } from './events.ts';
+import type { PixEventPayload, PixView, SentPixView, WebhookPixBody } from './payloads.ts';
 
 export interface PixNotificationSettings {
   /** Notify Pix not tied to a txid (static codes without txid, plain transfers to the key). Spec default: no. */
@@ -67,7 +65,7 @@ function sent({ gnExtras, ...p }: SentPixView, { envio }: PixNotificationSetting
 }
 
 /** Bacen WebhookPixBody: `{pix: [Pix]}`; a received Pix with its whole refunds array. */
-export function pixWebhookBody(event: PixEventPayload, settings: PixNotificationSettings): { pix: unknown[] } {
+export function pixWebhookBody(event: PixEventPayload, settings: PixNotificationSettings): WebhookPixBody {
   if (event.envio) return { pix: event.pix.map((p) => sent(p, settings)) };
   return { pix: event.pix.map((p) => received(p, settings)) };
 }

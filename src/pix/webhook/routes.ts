@@ -1,12 +1,11 @@
 /**
  * Pix-key webhooks (/v2/webhook), recurrence (/v2/webhookrec) and automatic-charge (/v2/webhookcobr)
- * webhooks, and resend (/v2/gn/webhook/reenviar). Also starts the delivery of their events.
+ * webhooks, and resend (/v2/gn/webhook/reenviar). Their events are delivered by ./events.ts's topics.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../platform/context.ts';
-import { webhookDispatcher } from '../../platform/webhooks/dispatcher.ts';
 import { callerOf } from '../shared/caller.ts';
 import {
   AccountWebhookView,
@@ -32,7 +31,6 @@ import {
   removePixWebhook,
 } from './service.ts';
 import { RESEND_INVALID, requestResend } from './resend.ts';
-import { registerPixWebhookHandlers } from './events.ts';
 import type { AccountWebhookKind } from './store.ts';
 
 const tags = ['Webhooks'];
@@ -41,9 +39,7 @@ export const pixWebhookRoutes =
   (ctx: AppContext): FastifyPluginAsync =>
   async (base) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
-    const dispatcher = webhookDispatcher(base, ctx);
-    registerPixWebhookHandlers(dispatcher, ctx.db);
-    const deps = { db: ctx.db, transport: dispatcher.transport };
+    const deps = { db: ctx.db, transport: ctx.webhooks.transport };
 
     app.put(
       '/v2/webhook/:chave',

@@ -28,19 +28,45 @@ export interface OutboxJob<P = Record<string, unknown>> {
 /** What a handler decided: finished, try again at a time, or stop trying (the error is kept). */
 export type JobOutcome = { done: true } | { retryAt: Date; error: string } | { giveUp: string };
 
-export type JobHandler = (job: OutboxJob<any>) => Promise<JobOutcome>;
+export type JobHandler<P = unknown> = (job: OutboxJob<P>) => Promise<JobOutcome>;
+
+/** What most handlers need: the database and the service clock (the runtime passes its whole context). */
+export interface JobDeps {
+  db: Database;
+  clock: Clock;
+}
+
+/**
+ * A topic: its name, the type of its payload and the handler of its jobs together. The handler is built
+ * from what it needs (`D`) when the runtime registers the topic on a worker (src/jobs.ts); enqueuers only
+ * name the topic, and `enqueue` checks the payload against it.
+ */
+export interface TopicDefinition<P, D = JobDeps> {
+  readonly name: string;
+  readonly handler: (deps: D) => JobHandler<P>;
+}
+
+/** A topic as an enqueuer sees it, whatever its handler needs. */
+export type Topic<P> = TopicDefinition<P, never>;
+
+/** Any topic whose handler can be built from `D`: what a worker registers. */
+export type AnyTopic<D> = TopicDefinition<never, D>;
+
+export function defineTopic<P, D = JobDeps>(definition: TopicDefinition<P, D>): TopicDefinition<P, D> {
+  return definition;
+}
 
 /** The commit notification channel of enqueued jobs: the runtime wakes the workers on it. */
 export const OUTBOX_CHANNEL = 'outbox';
 
 /** Writes a job in the caller's transaction; once that commits, the workers are woken (no manual wake). */
-export async function enqueue(
+export async function enqueue<P>(
   sql: Sql,
-  job: { topic: string; payload: unknown; orderingKey?: string; availableAt: Date; now: Date },
+  job: { topic: Topic<P>; payload: NoInfer<P>; orderingKey?: string; availableAt: Date; now: Date },
 ): Promise<number> {
   const { rows } = await sql.query<{ id: number }>(
     `insert into outbox (topic, ordering_key, payload, available_at, created_at) values ($1, $2, $3::jsonb, $4, $5) returning id`,
-    [job.topic, job.orderingKey ?? null, JSON.stringify(job.payload), job.availableAt, job.now],
+    [job.topic.name, job.orderingKey ?? null, JSON.stringify(job.payload), job.availableAt, job.now],
   );
   sql.notifyAfterCommit(OUTBOX_CHANNEL);
   return rows[0].id;
@@ -118,9 +144,11 @@ export class OutboxWorker {
     this.options.onError = onError;
   }
 
-  register(topic: string, handler: JobHandler): void {
-    if (this.handlers.has(topic)) throw new Error(`outbox topic ${topic} already has a handler`);
-    this.handlers.set(topic, handler);
+  /** Builds the topic's handler from `deps`; a worker claims only the topics registered on it. */
+  register<D>(topic: AnyTopic<D>, deps: D): void {
+    if (this.handlers.has(topic.name)) throw new Error(`outbox topic ${topic.name} already has a handler`);
+    // Its jobs' payloads were written by `enqueue`, which checked them against this same topic.
+    this.handlers.set(topic.name, topic.handler(deps) as JobHandler);
   }
 
   start(): void {

@@ -10,7 +10,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { OutboxWorker, type JobHandler } from '../outbox/outbox.ts';
+import { OutboxWorker, type AnyTopic } from '../outbox/outbox.ts';
 import { AttemptRecorder } from './attempts.ts';
 import { destinationPolicy } from './destinations.ts';
 import { WebhookTransport } from './transport.ts';
@@ -35,7 +35,7 @@ export class WebhookDispatcher implements DeliveryDeps {
   private readonly lanes: OutboxWorker[];
   private started = false;
 
-  constructor(ctx: AppContext) {
+  constructor(ctx: Pick<AppContext, 'config' | 'db' | 'clock' | 'pki' | 'outbox'>) {
     this.clock = ctx.clock;
     this.db = ctx.db;
     this.transport = new WebhookTransport(
@@ -58,8 +58,10 @@ export class WebhookDispatcher implements DeliveryDeps {
     ctx.outbox.onWake(() => this.wake());
   }
 
-  register(topic: string, handler: JobHandler): void {
-    for (const lane of this.lanes) lane.register(topic, handler);
+  /** Every lane claims the topic; they share one handler (and what it keeps, such as its webhook lookups). */
+  register(topic: AnyTopic<DeliveryDeps>): void {
+    const handler = topic.handler(this);
+    for (const lane of this.lanes) lane.register({ name: topic.name, handler: () => handler }, undefined);
   }
 
   start(log: FastifyInstance['log']): void {
@@ -89,19 +91,4 @@ export class WebhookDispatcher implements DeliveryDeps {
     this.transport.close();
     await Promise.all(stopping);
   }
-}
-
-const dispatchers = new WeakMap<AppContext, WebhookDispatcher>();
-
-/** The node's dispatcher, started with the app and stopped before the database closes. */
-export function webhookDispatcher(app: FastifyInstance, ctx: AppContext): WebhookDispatcher {
-  let dispatcher = dispatchers.get(ctx);
-  if (!dispatcher) {
-    const created = new WebhookDispatcher(ctx);
-    dispatchers.set(ctx, created);
-    app.addHook('onReady', async () => created.start(app.log));
-    app.addHook('onClose', async () => created.stop());
-    dispatcher = created;
-  }
-  return dispatcher;
 }

@@ -1,0 +1,42 @@
+/**
+ * Every outbox topic of the core, in one place: the runtime registers them here on the worker that claims
+ * them (docs/architecture.md, "Jobs and outbox topics"). A topic is defined beside the code that enqueues
+ * it (`defineTopic`); adding one means adding it to one of these lists. The sandbox registers its own
+ * (src/sandbox/extension.ts), in sandbox mode only.
+ */
+import { REFUND_TOPIC } from './billing/charges/refunds.ts';
+import { CARD_TOPICS } from './billing/charges/payment.ts';
+import { NOTIFICATION_TOPIC } from './billing/notifications/delivery.ts';
+import { OPENING_TOPIC } from './opening/events.ts';
+import { LOTECOBV_TOPIC } from './pix/lotecobv/process.ts';
+import { REFUND_SETTLE_TOPIC } from './pix/received/jobs.ts';
+import { REPORT_TOPIC } from './pix/reports/generator.ts';
+import { SCHEDULE_TOPICS } from './pix/schedules/scheduler.ts';
+import { WEBHOOK_TOPICS } from './pix/webhook/events.ts';
+import type { AppContext } from './platform/context.ts';
+import type { AnyTopic } from './platform/outbox/outbox.ts';
+import type { DeliveryDeps } from './platform/webhooks/delivery.ts';
+
+/** Internal jobs, on the main worker (`ctx.outbox`); their handlers are built from the context. */
+export const JOB_TOPICS: readonly AnyTopic<AppContext>[] = [
+  REFUND_SETTLE_TOPIC,
+  LOTECOBV_TOPIC,
+  REPORT_TOPIC,
+  SCHEDULE_TOPICS.due,
+  SCHEDULE_TOPICS.send,
+  CARD_TOPICS.authorize,
+  CARD_TOPICS.settle,
+  REFUND_TOPIC,
+];
+
+/** Deliveries to other people's servers, on the webhook lanes (`ctx.webhooks`). */
+export const DELIVERY_TOPICS: readonly AnyTopic<DeliveryDeps>[] = [
+  ...Object.values(WEBHOOK_TOPICS),
+  OPENING_TOPIC,
+  NOTIFICATION_TOPIC,
+];
+
+export function registerJobs(ctx: AppContext): void {
+  for (const topic of JOB_TOPICS) ctx.outbox.register(topic, ctx);
+  for (const topic of DELIVERY_TOPICS) ctx.webhooks.register(topic);
+}

@@ -1,0 +1,12 @@
+/**
+ * What the sandbox adds to a node besides its routes, attached through the core's extension points. The
+ * runtime loads this module (`await import`) only when PIXD_ENV=sandbox: a production node never does.
+ */
+import type { AppContext } from '../platform/context.ts';
+import { SANDBOX_AUTOPAY_TOPIC, autoPaymentHook } from './settlement.ts';
+
+export function installSandbox(ctx: AppContext): void {
+  ctx.outbox.register(SANDBOX_AUTOPAY_TOPIC, ctx);
+  // The fictitious payer joins every charge creation (API and batches) through the core's extension point.
+  ctx.chargeCreatedHooks.push(autoPaymentHook);
+}

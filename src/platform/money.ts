@@ -25,3 +25,50 @@ export function formatAmount(amountCents: number): string {
 export function assertCents(amountCents: number): void {
   if (!Number.isSafeInteger(amountCents)) throw new TypeError(`amount must be integer cents, got ${amountCents}`);
 }
+
+/**
+ * Percentages are integer hundredths of a percent (10000 = 100 %): card fees, discounts and marketplace
+ * shares in billing, split shares in Pix. Every helper below is exact integer arithmetic with one named
+ * rounding rule; products go through BigInt, since an amount in cents times a percentage in hundredths
+ * passes 2^53 long before either does.
+ */
+export const PERCENT_SCALE = 10_000;
+const SCALE = BigInt(PERCENT_SCALE);
+
+/** numerator / denominator rounded half-up (non-negative integers, denominator > 0). */
+export function divideHalfUp(numerator: number, denominator: number): number {
+  const d = BigInt(denominator);
+  return Number((2n * BigInt(numerator) + d) / (2n * d));
+}
+
+/** `hundredths` hundredths of a percent of `cents`, half-up to the cent (billing: card fee, discounts, interest). */
+export function percentHalfUp(cents: number, hundredths: number): number {
+  return Number((2n * BigInt(cents) * BigInt(hundredths) + SCALE) / (2n * SCALE));
+}
+
+/** `hundredths` hundredths of a percent of `cents`, rounded down: a share never pays out a cent that was not there. */
+export function percentFloor(cents: number, hundredths: number): number {
+  return Number((BigInt(cents) * BigInt(hundredths)) / SCALE);
+}
+
+/**
+ * Divides `cents` into shares of `hundredths` (which add up to 100 %) by the largest-remainder method: every
+ * share first gets the floor of its exact value; the cents left over (always fewer than the number of shares)
+ * go one each to the shares whose discarded fraction is largest, ties to the lower position. Each share is
+ * then within one cent of its exact value and the shares add up exactly to `cents`.
+ */
+export function allocateByPercent(cents: number, hundredths: readonly number[]): number[] {
+  const amount = BigInt(cents);
+  const floors = hundredths.map((p) => (amount * BigInt(p)) / SCALE);
+  const remainders = hundredths.map((p) => (amount * BigInt(p)) % SCALE);
+  let leftCents = amount - floors.reduce((a, b) => a + b, 0n);
+  const byLargestRemainder = hundredths
+    .map((_, i) => i)
+    .sort((a, b) => (remainders[b] > remainders[a] ? 1 : remainders[b] < remainders[a] ? -1 : a - b));
+  for (const i of byLargestRemainder) {
+    if (leftCents === 0n) break;
+    floors[i] += 1n;
+    leftCents -= 1n;
+  }
+  return floors.map(Number);
+}

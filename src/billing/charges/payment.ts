@@ -9,7 +9,7 @@ import { ledgerCode, transfer } from '../../platform/ledger/ledger.ts';
 import { defineTopic, enqueue, type JobDeps, type JobHandler } from '../../platform/outbox/outbox.ts';
 import { isValidCnpj, isValidCpf } from '../../platform/documents.ts';
 import { billingError } from '../shared/errors.ts';
-import { percentFloor, percentHalfUp } from '../shared/money.ts';
+import { percentFloor, percentHalfUp } from '../../platform/money.ts';
 import { cardNumberOf, spendPaymentToken } from '../tokens/service.ts';
 import { installmentValue } from '../tokens/installments.ts';
 import type { CreditCardInput } from './schemas.ts';

@@ -4,7 +4,8 @@
  * is that sum divided by n, half-up to the cent. Integer arithmetic only.
  */
 import { LIMITS } from '../../platform/limits.ts';
-import { divideHalfUp, formatBrl, percentHalfUp } from '../shared/money.ts';
+import { divideHalfUp, percentHalfUp } from '../../platform/money.ts';
+import { formatBrl } from '../shared/money.ts';
 import type { Brand } from './brands.ts';
 
 export interface Installment {

@@ -4,16 +4,16 @@
  * the property tests call the same functions.
  *
  * porcentagem: share i is exactly amount × p_i / 100 %, rarely a whole number of cents. Rounding is the
- * largest-remainder method: every share first gets the floor of its exact value; the cents left over
- * (always fewer than the number of shares) go one each to the shares whose discarded fraction is largest,
- * ties to the lower position, so the receiver first, then the beneficiaries in order. Each share is then
- * within one cent of its exact value and the shares add up exactly to the amount.
+ * largest-remainder method (`allocateByPercent`, src/platform/money.ts): floors first, the cents left over one
+ * each to the largest discarded fractions, ties to the lower position, so the receiver first, then the
+ * beneficiaries in order. Each share is then within one cent of its exact value and the shares add up exactly
+ * to the amount.
  *
  * fixo: each beneficiary gets its amount; the receiver gets the rest, which may not fall below its own
  * `minhaParte` amount.
  */
 import { LIMITS } from '../../platform/limits.ts';
-import { assertCents } from '../../platform/money.ts';
+import { allocateByPercent, assertCents } from '../../platform/money.ts';
 
 export type ShareTipo = 'porcentagem' | 'fixo';
 
@@ -47,21 +47,7 @@ export function minimumDivisibleCents(spec: ShareSpec): number {
 export function percentShares(amountCents: number, percentHundredths: readonly number[]): number[] {
   if (sum(percentHundredths) !== LIMITS.splitPercentTotalHundredths)
     throw new SplitInvariantError(`percentages add up to ${sum(percentHundredths)} hundredths, not 100 %`);
-  // BigInt: a 10-digit amount in cents times 10000 passes 2^53.
-  const amount = BigInt(amountCents);
-  const total = BigInt(LIMITS.splitPercentTotalHundredths);
-  const floors = percentHundredths.map((p) => (amount * BigInt(p)) / total);
-  const remainders = percentHundredths.map((p) => (amount * BigInt(p)) % total);
-  let leftCents = amount - floors.reduce((a, b) => a + b, 0n);
-  const byLargestRemainder = percentHundredths
-    .map((_, i) => i)
-    .sort((a, b) => (remainders[b] > remainders[a] ? 1 : remainders[b] < remainders[a] ? -1 : a - b));
-  for (const i of byLargestRemainder) {
-    if (leftCents === 0n) break;
-    floors[i] += 1n;
-    leftCents -= 1n;
-  }
-  return floors.map(Number);
+  return allocateByPercent(amountCents, percentHundredths);
 }
 
 export function fixedShares(amountCents: number, valoresCents: readonly number[]): number[] {

@@ -1,11 +1,36 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Database } from './database.ts';
 
 /** Taken by every node that starts: two nodes starting together apply each migration once. */
 export const MIGRATION_LOCK_ID = 0x70697864; // "pixd"
 
-const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
+/**
+ * Every migration, in the order it runs, by its path under src/: a feature's tables are written by its own
+ * folder's `migrations/`; the ones that span features, from before that rule, stay in platform/db/migrations.
+ * The file name gives the version and the name `schema_migrations` records (the applied set is read by
+ * version), so a file may move between folders but is never renamed, renumbered or edited once applied.
+ * A new migration takes the next number and goes at the end of this list.
+ */
+export const MIGRATION_FILES = [
+  'platform/db/migrations/001_platform.sql',
+  'platform/db/migrations/002_ledger_payments_outbox.sql',
+  'pix/webhook/migrations/003_webhooks.sql',
+  'pix/settings/migrations/004_keys_settings.sql',
+  'pix/split/migrations/005_split.sql',
+  'pix/lotecobv/migrations/006_batches.sql',
+  'platform/db/migrations/007_reports_schedules.sql',
+  'billing/migrations/008_billing.sql',
+  'pix/schedules/migrations/009_schedule_sender_key.sql',
+  'pix/charges/migrations/010_superseded_revisions.sql',
+  'pix/charges/migrations/011_charge_account_foreign_keys.sql',
+  'pix/charges/migrations/012_charge_location_foreign_key.sql',
+  'platform/ledger/migrations/013_ledger_posted_totals.sql',
+] as const;
+
+const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));
+const FILE_NAME = /(?:^|\/)(\d{3})_([a-z0-9_]+)\.sql$/;
 
 export interface Migration {
   version: number;
@@ -14,15 +39,13 @@ export interface Migration {
 }
 
 export function listMigrations(): Migration[] {
-  return fs
-    .readdirSync(MIGRATIONS_DIR)
-    .filter((file) => /^\d{3}_[a-z0-9_]+\.sql$/.test(file))
-    .sort()
-    .map((file) => ({
-      version: Number(file.slice(0, 3)),
-      name: file.slice(4, -4),
-      sql: fs.readFileSync(MIGRATIONS_DIR + file, 'utf8'),
-    }));
+  return MIGRATION_FILES.map((file, index) => {
+    const match = FILE_NAME.exec(file);
+    const version = Number(match?.[1]);
+    // The list is the order: version n is the n-th entry, so nothing is skipped or applied out of turn.
+    if (!match || version !== index + 1) throw new Error(`migration list: ${file} is not version ${index + 1}`);
+    return { version, name: match[2], sql: fs.readFileSync(path.join(SRC_DIR, file), 'utf8') };
+  });
 }
 
 /** Applies pending migrations, each in its own transaction, under the advisory lock. Returns those applied. */

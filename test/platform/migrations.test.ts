@@ -1,0 +1,52 @@
+/**
+ * The migration list that existing databases were migrated by: each version keeps its name and its content
+ * (the applied set in `schema_migrations` is read by version, so a moved file must still be the same
+ * migration), the list runs 1..n in order, and no `.sql` file under src/ is left out of it.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { MIGRATION_FILES, listMigrations } from '../../src/platform/db/migrate.ts';
+
+/** [version, name, sha256 prefix of the content] as applied by existing databases; append, never edit. */
+const APPLIED: [number, string, string][] = [
+  [1, 'platform', 'eaa418bd4f60cce4'],
+  [2, 'ledger_payments_outbox', '0a97bcb0c07593ca'],
+  [3, 'webhooks', '41f0be5452214ab4'],
+  [4, 'keys_settings', '7b2b276929ab0b4e'],
+  [5, 'split', '4c5236387a07cbbf'],
+  [6, 'batches', '08e71859d815341e'],
+  [7, 'reports_schedules', 'd628f0e2e397446c'],
+  [8, 'billing', '839f9204ae1d2bd5'],
+  [9, 'schedule_sender_key', '016b0b2250530928'],
+  [10, 'superseded_revisions', 'e59094cb82f5cf19'],
+  [11, 'charge_account_foreign_keys', '41f7eba1da31cad7'],
+  [12, 'charge_location_foreign_key', 'ef6b9e79d25584ee'],
+  [13, 'ledger_posted_totals', 'f1f8b07548025703'],
+];
+
+describe('migrations', () => {
+  it('keep the version, name and content existing databases applied', () => {
+    const listed = listMigrations().map((m) => [
+      m.version,
+      m.name,
+      createHash('sha256').update(m.sql).digest('hex').slice(0, 16),
+    ]);
+    assert.deepEqual(listed.slice(0, APPLIED.length), APPLIED);
+    assert.deepEqual(
+      listed.map(([version]) => version),
+      listed.map((_, i) => i + 1),
+    );
+  });
+
+  it('list every .sql file under src/', () => {
+    const src = path.resolve('src');
+    const found = (fs.readdirSync(src, { recursive: true }) as string[])
+      .filter((file) => file.endsWith('.sql'))
+      .map((file) => file.split(path.sep).join('/'))
+      .sort();
+    assert.deepEqual(found, [...MIGRATION_FILES].sort());
+  });
+});

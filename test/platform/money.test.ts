@@ -1,8 +1,8 @@
 /**
- * The percentage and rounding helpers of src/platform/money.ts against the formulas they replaced (billing's
- * `Number` ones in billing/shared/money.ts, the split's BigInt largest-remainder division in
- * pix/split/shares.ts), kept here verbatim as the oracle: the same result, bit for bit, over every input where
- * the old formula computed exactly. Billing's `Number` products passed 2^53 only for amounts of billions of
+ * The percentage and rounding helpers of src/platform/money.ts against the formulas they replaced: billing's
+ * `Number` ones (billing/shared/money.ts), kept here verbatim, and the split's largest-remainder division
+ * (pix/split/shares.ts, moved unchanged), restated here from its rule. The same result, bit for bit, over every
+ * input where the old formula computed exactly. Billing's `Number` products passed 2^53 only for amounts of billions of
  * reais; there the float rounded and the helper is exact (last case).
  */
 import { describe, it } from 'node:test';
@@ -21,24 +21,22 @@ const OLD = {
     Math.floor((2 * numerator + denominator) / (2 * denominator)),
   percentHalfUp: (cents: number, basisPoints: number) => OLD.divideHalfUp(cents * basisPoints, 10_000),
   percentFloor: (cents: number, basisPoints: number) => Math.floor((cents * basisPoints) / 10_000),
+  /** The split's division (moved unchanged), restated as its rule: floors, then one cent each to the largest remainders, ties to the lower position. */
   percentShares(amountCents: number, percentHundredths: readonly number[]): number[] {
-    const amount = BigInt(amountCents);
-    const total = BigInt(10_000);
-    const floors = percentHundredths.map((p) => (amount * BigInt(p)) / total);
-    const remainders = percentHundredths.map((p) => (amount * BigInt(p)) % total);
-    let leftCents = amount - floors.reduce((a, b) => a + b, 0n);
-    const byLargestRemainder = percentHundredths
-      .map((_, i) => i)
-      .sort((a, b) => (remainders[b] > remainders[a] ? 1 : remainders[b] < remainders[a] ? -1 : a - b));
-    for (const i of byLargestRemainder) {
-      if (leftCents === 0n) break;
-      floors[i] += 1n;
-      leftCents -= 1n;
-    }
-    return floors.map(Number);
+    const parts = percentHundredths.map((p, position) => {
+      const product = BigInt(amountCents) * BigInt(p);
+      return { position, cents: product / 10_000n, remainder: product % 10_000n };
+    });
+    const left = BigInt(amountCents) - parts.reduce((total, part) => total + part.cents, 0n);
+    const order = [...parts].sort((a, b) =>
+      a.remainder === b.remainder ? a.position - b.position : a.remainder > b.remainder ? -1 : 1,
+    );
+    for (const part of order.slice(0, Number(left))) part.cents += 1n;
+    return parts.map((part) => Number(part.cents));
   },
 };
 
+const NEW = { divideHalfUp, percentHalfUp, percentFloor };
 const RUNS = 20_000;
 /** Amounts over every magnitude up to `max`, and the small ones where rounding ties are common. */
 const cents = (max: number) =>
@@ -56,35 +54,20 @@ const hundredths = fc.oneof(
 const safeFor = (factor: number) => Math.floor((Number.MAX_SAFE_INTEGER - PERCENT_SCALE) / Math.max(1, 2 * factor));
 
 describe('money: percentages and rounding', () => {
-  it('percentHalfUp equals the old billing formula wherever it was exact', () => {
-    fc.assert(
-      fc.property(
-        hundredths.chain((p) => fc.tuple(cents(safeFor(p)), fc.constant(p))),
-        ([c, p]) => percentHalfUp(c, p) === OLD.percentHalfUp(c, p),
-      ),
-      { numRuns: RUNS },
-    );
-  });
-
-  it('percentFloor equals the old billing formula wherever it was exact', () => {
-    fc.assert(
-      fc.property(
-        hundredths.chain((p) => fc.tuple(cents(safeFor(p)), fc.constant(p))),
-        ([c, p]) => percentFloor(c, p) === OLD.percentFloor(c, p),
-      ),
-      { numRuns: RUNS },
-    );
-  });
-
-  it('divideHalfUp equals the old billing formula', () => {
-    fc.assert(
-      fc.property(
-        fc.integer({ min: 1, max: 1_000_000 }).chain((d) => fc.tuple(cents(safeFor(1)), fc.constant(d))),
-        ([n, d]) => divideHalfUp(n, d) === OLD.divideHalfUp(n, d),
-      ),
-      { numRuns: RUNS },
-    );
-  });
+  const sameAsOld = (name: keyof typeof OLD & keyof typeof NEW, arbitrary: fc.Arbitrary<[number, number]>) =>
+    it(`${name} equals the old billing formula wherever it was exact`, () => {
+      fc.assert(
+        fc.property(arbitrary, ([a, b]) => NEW[name](a, b) === OLD[name](a, b)),
+        { numRuns: RUNS },
+      );
+    });
+  const percentInputs = hundredths.chain((p) => fc.tuple(cents(safeFor(p)), fc.constant(p)));
+  sameAsOld('percentHalfUp', percentInputs);
+  sameAsOld('percentFloor', percentInputs);
+  sameAsOld(
+    'divideHalfUp',
+    fc.integer({ min: 1, max: 1_000_000 }).chain((d) => fc.tuple(cents(safeFor(1)), fc.constant(d))),
+  );
 
   it('allocateByPercent equals the old split division over every Pix amount and share set', () => {
     const shareSet = fc.array(fc.integer({ min: 0, max: 10_000 }), { minLength: 0, maxLength: 20 }).map((cuts) => {

@@ -67,7 +67,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   }
   // The limiter exists before the app (and its logger) does; its news is logged once the app is built.
   let rateLimiterLog: ((event: { degraded: boolean; error?: unknown }) => void) | undefined;
-  const base = {
+  const base: Omit<AppContext, 'webhooks'> = {
     config,
     db,
     clock,

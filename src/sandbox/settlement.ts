@@ -32,6 +32,7 @@ export const autoPaymentHook: ChargeCreatedHook = {
     await enqueue(sql, {
       topic: SANDBOX_AUTOPAY.topic,
       payload: { accountId: charge.accountId, txid: charge.txid },
+      accountId: charge.accountId,
       availableAt: new Date(now.getTime() + SANDBOX_AUTOPAY.delayMs),
       now,
     });
@@ -42,7 +43,7 @@ export function autoPaymentHandler(db: Database, clock: Clock) {
   return async (job: OutboxJob<{ accountId: number; txid: string }>): Promise<JobOutcome> => {
     try {
       await db.tx(async (sql) => {
-        const now = clock.now();
+        const now = clock.forAccount(job.payload.accountId).now();
         const { rows } = await sql.query<{ kind: 'cob' | 'cobv'; amount_cents: number; body: CobBody | CobVBody }>(
           'select kind, amount_cents, body from charges where account_id = $1 and txid = $2',
           [job.payload.accountId, job.payload.txid],

@@ -96,7 +96,13 @@ export async function setCardPayment(
     changes: { payment, total_cents: total, refusal_reason: null, refusal_retry: null },
   });
   if (!options.answerNow)
-    await enqueue(sql, { topic: CARD_TOPICS.authorize, payload: { chargeId: charge.id }, availableAt: now, now });
+    await enqueue(sql, {
+      topic: CARD_TOPICS.authorize,
+      payload: { chargeId: charge.id },
+      accountId: charge.account_id,
+      availableAt: now,
+      now,
+    });
 }
 
 /** waiting → approved (confirmation queued) or unpaid with the refusal reason. */
@@ -114,7 +120,13 @@ export async function answerCardPayment(sql: Sql, charge: ChargeRow, now: Date):
   }
   await transition(sql, charge, 'waiting', 'approved', now, { changes: { approved_at: now } });
   const settleAt = new Date(now.getTime() + LIMITS.billingCardSettlementDelaySeconds * 1000);
-  await enqueue(sql, { topic: CARD_TOPICS.settle, payload: { chargeId: charge.id }, availableAt: settleAt, now });
+  await enqueue(sql, {
+    topic: CARD_TOPICS.settle,
+    payload: { chargeId: charge.id },
+    accountId: charge.account_id,
+    availableAt: settleAt,
+    now,
+  });
 }
 
 /**

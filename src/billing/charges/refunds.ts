@@ -68,6 +68,7 @@ export async function requestRefund(
   await enqueue(sql, {
     topic: REFUND_TOPIC,
     payload: { refundId },
+    accountId: charge.account_id,
     availableAt: new Date(now.getTime() + LIMITS.billingRefundProcessingSeconds * 1000),
     now,
   });

@@ -42,7 +42,7 @@ export async function enqueueNotification(
   await updateCharge(sql, charge.id, { notification_generation: generation }, now);
   charge.notification_generation = generation;
   const payload: NotificationPayload = { chargeId: charge.id, accountId: charge.account_id, generation, windowStartMs };
-  await enqueue(sql, { topic: NOTIFICATION_TOPIC, payload, availableAt: now, now });
+  await enqueue(sql, { topic: NOTIFICATION_TOPIC, payload, accountId: charge.account_id, availableAt: now, now });
 }
 
 /**

@@ -122,6 +122,7 @@ export async function requestRefund(
   await enqueue(sql, {
     topic: 'refund.settle',
     payload: { refundId: refund.id },
+    accountId: caller.accountId,
     availableAt: caller.now,
     now: caller.now,
   });

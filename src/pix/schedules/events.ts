@@ -55,6 +55,7 @@ export async function enqueueSentPixEvent(sql: Sql, s: ScheduleRow & { chave: st
   await enqueue(sql, {
     topic: PIX_EVENT_TOPIC,
     payload,
+    accountId: s.account_id,
     availableAt: sentAt,
     now: sentAt,
   });

@@ -61,7 +61,11 @@ export const sandboxRoutes =
     app.post(
       '/sandbox/clock/reset',
       {
-        schema: { tags, summary: "Put the caller's account clock back to real time (sandbox)", response: { 200: ClockView } },
+        schema: {
+          tags,
+          summary: "Put the caller's account clock back to real time (sandbox)",
+          response: { 200: ClockView },
+        },
       },
       async (request) => {
         await resetAccountClock(ctx.db, ctx.clock, request.principal.accountId);
@@ -114,9 +118,7 @@ export const sandboxRoutes =
             }))
           : [];
         if (payerViolations.length) throw invalid('PagamentoInvalido', 'Pagador inválido.', payerViolations);
-        const view = await ctx.db.tx((sql) =>
-          sandboxPay(sql, request.principal.accountId, ctx.clock, request.body),
-        );
+        const view = await ctx.db.tx((sql) => sandboxPay(sql, request.principal.accountId, ctx.clock, request.body));
         return reply.status(201).send(view);
       },
     );

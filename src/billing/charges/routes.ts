@@ -41,13 +41,13 @@ export const billingChargeRoutes =
   (ctx: AppContext): FastifyPluginAsync =>
   async (base) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
-    const jobs = chargeJobHandlers(ctx.db, () => ctx.clock.now());
+    const jobs = chargeJobHandlers(ctx.db, (accountId) => ctx.clock.forAccount(accountId).now());
     ctx.outbox.register(CARD_TOPICS.authorize, jobs.authorize);
     ctx.outbox.register(CARD_TOPICS.settle, jobs.settle);
     ctx.outbox.register(REFUND_TOPIC, jobs.refund);
     const caller = (request: FastifyRequest): BillingCaller => ({
       accountId: request.principal.accountId,
-      now: ctx.clock.now(),
+      now: ctx.clock.forAccount(request.principal.accountId).now(),
       publicUrl: ctx.config.publicUrl,
     });
     const id = { params: ChargeIdParams };

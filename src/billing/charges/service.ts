@@ -241,7 +241,8 @@ export async function settleNow(sql: Sql, caller: BillingCaller, id: number): Pr
 /** Outbox handlers: the issuer's answer, the confirmation and refund completion, each in one transaction. */
 export function chargeJobHandlers(
   db: Database,
-  now: () => Date,
+  /** The time of the job's account (its clock may have been moved in the sandbox). */
+  now: (accountId: number | null) => Date,
 ): { authorize: JobHandler; settle: JobHandler; refund: JobHandler } {
   const onCharge =
     (work: (sql: Sql, charge: ChargeRow) => Promise<unknown>): JobHandler =>
@@ -253,10 +254,10 @@ export function chargeJobHandlers(
       return { done: true };
     };
   return {
-    authorize: onCharge((sql, charge) => answerCardPayment(sql, charge, now())),
-    settle: onCharge((sql, charge) => confirmCardPayment(sql, charge, now())),
+    authorize: onCharge((sql, charge) => answerCardPayment(sql, charge, now(charge.account_id))),
+    settle: onCharge((sql, charge) => confirmCardPayment(sql, charge, now(charge.account_id))),
     refund: async (job) => {
-      await db.tx((sql) => completeRefund(sql, (job.payload as { refundId: number }).refundId, now()));
+      await db.tx((sql) => completeRefund(sql, (job.payload as { refundId: number }).refundId, now(job.accountId)));
       return { done: true };
     },
   };

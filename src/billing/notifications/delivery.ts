@@ -73,11 +73,12 @@ export function notificationHandler(dispatcher: WebhookDispatcher, db: Database)
     const charge = await findCharge(db, { id: chargeId });
     if (!charge || charge.notification_generation !== generation || !charge.notification_url) return { done: true };
     if (charge.notification_queried_event >= (await lastEventId(db, chargeId))) return { done: true };
-    if (dispatcher.clock.nowMs() > windowStartMs + WINDOW_MS) return { giveUp: 'token não consultado em 3 dias' };
+    const clock = dispatcher.clock.forAccount(charge.account_id);
+    if (clock.nowMs() > windowStartMs + WINDOW_MS) return { giveUp: 'token não consultado em 3 dias' };
     const url = charge.notification_url;
     // The schedule counts from when this attempt began, not from when its answer arrived: a slow receiver must
     // not push every later send back by its own latency.
-    const startedMs = dispatcher.clock.nowMs();
+    const startedMs = clock.nowMs();
     const outcome = await attemptDelivery(dispatcher, job, {
       accountId: charge.account_id,
       url,
@@ -95,7 +96,7 @@ export function notificationHandler(dispatcher: WebhookDispatcher, db: Database)
         db,
         chargeId,
         { message: `Falha ao enviar a notificação para ${url}: ${outcome.giveUp.replace(/^.*última: /, '')}` },
-        dispatcher.clock.now(),
+        clock.now(),
       );
     const next = nextSendAt(job.attempt, startedMs, windowStartMs);
     const state = failed ? 'falhou' : 'recebida, token ainda não consultado';

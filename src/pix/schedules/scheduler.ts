@@ -38,7 +38,13 @@ export function enqueueDue(
   schedulingDate: Date,
   now: Date,
 ): Promise<number> {
-  return enqueue(sql, { topic: SCHEDULE_TOPICS.due, payload: { scheduleId }, accountId, availableAt: schedulingDate, now });
+  return enqueue(sql, {
+    topic: SCHEDULE_TOPICS.due,
+    payload: { scheduleId },
+    accountId,
+    availableAt: schedulingDate,
+    now,
+  });
 }
 
 export function scheduleDueHandler(db: Database, clock: Clock) {

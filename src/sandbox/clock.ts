@@ -10,6 +10,7 @@
  */
 import type { Database, Sql } from '../platform/db/database.ts';
 import type { OffsetClock } from '../platform/clock.ts';
+import { OUTBOX_CHANNEL } from '../platform/outbox/outbox.ts';
 
 /** Bounds a single move so a typo cannot push an account centuries ahead. */
 export const CLOCK_ADVANCE_MAX_SECONDS = 5 * 365 * 86_400;
@@ -44,6 +45,8 @@ async function moveAccountClock(
     const current = Number(rows[0].offset_ms);
     const delta = deltaMs(current);
     await sql.query('update sandbox_clocks set offset_ms = $2 where account_id = $1', [accountId, current + delta]);
+    // Jobs that just came due run now, not at the workers' next idle poll.
+    if (delta !== 0) sql.notifyAfterCommit(OUTBOX_CHANNEL);
     if (delta !== 0)
       await sql.query(
         `update outbox set available_at = available_at - $2 * interval '1 millisecond'

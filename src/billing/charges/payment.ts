@@ -95,14 +95,12 @@ export async function setCardPayment(
     message: payer,
     changes: { payment, total_cents: total, refusal_reason: null, refusal_retry: null },
   });
-  if (!options.answerNow)
-    await enqueue(sql, {
-      topic: CARD_TOPICS.authorize,
-      payload: { chargeId: charge.id },
-      accountId: charge.account_id,
-      availableAt: now,
-      now,
-    });
+  if (!options.answerNow) await enqueueCardJob(sql, CARD_TOPICS.authorize, charge, now, now);
+}
+
+/** A card job of a charge, on its account's clock. */
+function enqueueCardJob(sql: Sql, topic: string, charge: ChargeRow, availableAt: Date, now: Date) {
+  return enqueue(sql, { topic, payload: { chargeId: charge.id }, accountId: charge.account_id, availableAt, now });
 }
 
 /** waiting → approved (confirmation queued) or unpaid with the refusal reason. */
@@ -120,13 +118,7 @@ export async function answerCardPayment(sql: Sql, charge: ChargeRow, now: Date):
   }
   await transition(sql, charge, 'waiting', 'approved', now, { changes: { approved_at: now } });
   const settleAt = new Date(now.getTime() + LIMITS.billingCardSettlementDelaySeconds * 1000);
-  await enqueue(sql, {
-    topic: CARD_TOPICS.settle,
-    payload: { chargeId: charge.id },
-    accountId: charge.account_id,
-    availableAt: settleAt,
-    now,
-  });
+  await enqueueCardJob(sql, CARD_TOPICS.settle, charge, settleAt, now);
 }
 
 /**

@@ -162,9 +162,9 @@ async function scheduleCreate(config: Config, args: string[]): Promise<void> {
   if (!view) {
     const { db } = await prepareDatabase(config);
     try {
-      // The sandbox clock may have been moved: "now" must be the service's, as a running node would see it.
+      // The account's sandbox clock may have been moved: "now" must be the account's, as a running node would see it.
       const clock = new OffsetClock();
-      if (config.environment === 'sandbox') await (await import('./sandbox/clock.ts')).loadClockOffset(db, clock);
+      if (config.environment === 'sandbox') await (await import('./sandbox/clock.ts')).loadAccountClocks(db, clock);
       view = await createScheduleOffline(db, clock, conta, body);
     } finally {
       await db.close();

@@ -20,7 +20,7 @@ import { readJsonFile, writeJsonAtomic } from './platform/state-files.ts';
 import { buildApp, type BuildOptions } from './server.ts';
 import { registerJobs } from './jobs.ts';
 
-/** How often a sandbox node re-reads the shared clock offset that another node may have moved. */
+/** How often a sandbox node re-reads the account clock offsets that another node may have moved. */
 const CLOCK_SYNC_INTERVAL_MS = 1000;
 
 export interface RunningService {
@@ -48,7 +48,7 @@ export async function prepareDatabase(
 }
 
 export interface StartOptions extends BuildOptions {
-  /** The service clock (tests inject one they move). */
+  /** The service clock (tests inject one whose service-wide offset they move). */
   clock?: OffsetClock;
   /** Wall time for rate-limit windows (tests freeze it). */
   wallClockMs?: () => number;
@@ -60,10 +60,11 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const { db, pki } = await prepareDatabase(config, { reinitialize: options.reinitialize });
   const clock = options.clock ?? new OffsetClock();
   let clockSync: NodeJS.Timeout | undefined;
-  if (config.environment === 'sandbox' && !options.clock) {
-    const { loadClockOffset } = await import('./sandbox/clock.ts');
-    await loadClockOffset(db, clock);
-    clockSync = setInterval(() => loadClockOffset(db, clock).catch(() => undefined), CLOCK_SYNC_INTERVAL_MS).unref();
+  // Production loads no offsets: every account's clock is wall time there.
+  if (config.environment === 'sandbox') {
+    const { loadAccountClocks } = await import('./sandbox/clock.ts');
+    await loadAccountClocks(db, clock);
+    clockSync = setInterval(() => loadAccountClocks(db, clock).catch(() => undefined), CLOCK_SYNC_INTERVAL_MS).unref();
   }
   // The limiter exists before the app (and its logger) does; its news is logged once the app is built.
   let rateLimiterLog: ((event: { degraded: boolean; error?: unknown }) => void) | undefined;

@@ -8,7 +8,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { AppContext } from './platform/context.ts';
-import { ApiError, errorHandler, renderFrameworkError, type ErrorFormat } from './platform/errors.ts';
+import { ApiError, NodeDraining, errorHandler, renderFrameworkError, type ErrorFormat } from './platform/errors.ts';
 import { LIMITS } from './platform/limits.ts';
 import { guard } from './platform/auth/guard.ts';
 import type { Audience } from './platform/auth/tokens.ts';
@@ -79,6 +79,23 @@ function family(
   };
 }
 
+/**
+ * A request that reaches the node once it is closing (on a keep-alive connection still busy, or pipelined)
+ * is refused with 503 in its family's format, before any guard or handler runs, and its connection is
+ * closed: the load balancer sends the retry to another node. Requests already running finish.
+ */
+function refuseWhileDraining(app: FastifyInstance): void {
+  let draining = false;
+  app.addHook('preClose', async () => {
+    draining = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!draining) return;
+    reply.header('connection', 'close');
+    throw new NodeDraining();
+  });
+}
+
 /** pino's settings for a level; silent means no logger at all (pino would still build a child logger per request). */
 export function loggerOptions(level: string) {
   return level === 'silent'
@@ -102,11 +119,13 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     bodyLimit: LIMITS.bodyMaxBytes,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
-    return503OnClosing: true,
+    // Fastify's own 503 while closing has its default body: the hook below answers in the family's format.
+    return503OnClosing: false,
     ajv: { customOptions: { strict: false } },
     frameworkErrors: renderFrameworkError,
   });
   app.setValidatorCompiler(validatorCompiler());
+  refuseWhileDraining(app);
   // Before any route is declared: they apply to every family registered below.
   app.addHook('onRoute', boundRequestNumbers);
   app.addHook('preValidation', rejectUnstorableText);

@@ -33,7 +33,14 @@ export async function enqueueOpeningEvent(
       webhookId: webhook.id,
       body: { contaSimplificada: { identificador }, evento },
     };
-    await enqueue(sql, { topic: OPENING_TOPIC, orderingKey: `opening:${webhook.id}`, payload, availableAt: now, now });
+    await enqueue(sql, {
+      topic: OPENING_TOPIC,
+      orderingKey: `opening:${webhook.id}`,
+      payload,
+      accountId,
+      availableAt: now,
+      now,
+    });
   }
   return webhooks.length;
 }

@@ -166,14 +166,26 @@ export const GENERIC_INVALID: Record<ErrorFormat, string> = {
   oauth: 'invalid_request',
 };
 
+/**
+ * Thrown for a request that reaches a node already draining (shutting down): answered 503 in its family's
+ * format, so the caller (or its load balancer) tries another node.
+ */
+export class NodeDraining extends Error {
+  constructor() {
+    super('node draining');
+  }
+}
+
 /** Turns any thrown value into an ApiError: schema failures name the property, unknown failures are 500s. */
 export function toApiError(error: unknown, format: ErrorFormat, config: InvalidRequestConfig): ApiError {
   if (error instanceof ApiError) return error;
-  if (isDatabaseUnavailable(error))
+  if (error instanceof NodeDraining || isDatabaseUnavailable(error))
     return new ApiError(
       503,
       format === 'problem' ? 'ServicoIndisponivel' : 'servico_indisponivel',
-      'Serviço temporariamente indisponível; tente novamente.',
+      error instanceof NodeDraining
+        ? 'Este nó está sendo desligado; tente novamente.'
+        : 'Serviço temporariamente indisponível; tente novamente.',
     );
   const fastifyError = error as FastifyError & { validationContext?: string };
   const invalidName = config.invalidRequest ?? GENERIC_INVALID[format];

@@ -1,5 +1,6 @@
 /** `POST /sandbox/pix/pay`: an integrator plays the payer, through the same engine as real payments. */
 import type { Sql } from '../platform/db/database.ts';
+import type { Clock } from '../platform/clock.ts';
 import { invalid } from '../platform/errors.ts';
 import { parseAmount } from '../platform/money.ts';
 import { parseBrCode } from '../platform/brcode.ts';
@@ -76,8 +77,25 @@ async function chargeAmount(sql: Sql, target: PaymentTarget, now: Date): Promise
   return rows[0] && amountDue(rows[0], now).cents;
 }
 
-export async function sandboxPay(sql: Sql, accountId: number, now: Date, body: SandboxPayRequest) {
+/**
+ * The account a payment goes to, if it exists: the payment happens on that account's clock (its charge's
+ * expiry and due date), whoever plays the payer.
+ */
+async function receivingAccountOf(sql: Sql, target: PaymentTarget): Promise<number | undefined> {
+  if (target.kind === 'charge') return target.accountId;
+  const [query, param] =
+    target.kind === 'location'
+      ? ['select account_id from locations where token = $1', target.token]
+      : target.kind === 'key'
+        ? ['select account_id from pix_keys where chave = $1', target.chave]
+        : ['select id as account_id from accounts where conta = $1', target.conta];
+  const { rows } = await sql.query<{ account_id: string | number }>(query, [param]);
+  return rows[0] && Number(rows[0].account_id);
+}
+
+export async function sandboxPay(sql: Sql, accountId: number, clock: Clock, body: SandboxPayRequest) {
   const { target, fixedCents } = targetOf(accountId, body);
+  const now = clock.forAccount(await receivingAccountOf(sql, target)).now();
   const amountCents = body.valor ? parseAmount(body.valor) : (fixedCents ?? (await chargeAmount(sql, target, now)));
   if (amountCents === undefined && (target.kind === 'key' || target.kind === 'account')) {
     throw invalid(PAY_INVALID, 'Informe o valor do Pix.', [

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../platform/context.ts';
-import { CLOCK_ADVANCE_MAX_SECONDS, advanceClock, resetClock } from './clock.ts';
+import { CLOCK_ADVANCE_MAX_SECONDS, advanceAccountClock, resetAccountClock } from './clock.ts';
 import { Amount, Chave, Cnpj, Cpf, Txid } from '../pix/shared/schemas.ts';
 import { PixView } from '../pix/received/schemas.ts';
 import { devedorViolations } from '../pix/shared/devedor.ts';
@@ -21,13 +21,17 @@ export const sandboxRoutes =
   (ctx: AppContext): FastifyPluginAsync =>
   async (base) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
-    const view = () => ({ agora: ctx.clock.now().toISOString(), deslocamentoSegundos: ctx.clock.offset / 1000 });
+    // The caller's own clock: each account moves its own, nobody else's (issue 13, item 10).
+    const view = (accountId: number) => ({
+      agora: ctx.clock.forAccount(accountId).now().toISOString(),
+      deslocamentoSegundos: ctx.clock.accountOffsetMs(accountId) / 1000,
+    });
     await base.register(scheduleSandboxRoutes(ctx));
 
     app.get(
       '/sandbox/clock',
-      { schema: { tags, summary: 'The service clock (sandbox)', response: { 200: ClockView } } },
-      async () => view(),
+      { schema: { tags, summary: "The caller's account clock (sandbox)", response: { 200: ClockView } } },
+      async (request) => view(request.principal.accountId),
     );
 
     app.post(
@@ -35,7 +39,8 @@ export const sandboxRoutes =
       {
         schema: {
           tags,
-          summary: 'Move the service clock forward (sandbox): expiry, due dates and retries follow it',
+          summary:
+            "Move the caller's account clock forward (sandbox): its expiry, due dates, schedules and retries follow it, no other account's",
           body: Type.Object(
             { segundos: Type.Integer({ minimum: 1, maximum: CLOCK_ADVANCE_MAX_SECONDS }) },
             { additionalProperties: false },
@@ -44,17 +49,23 @@ export const sandboxRoutes =
         },
       },
       async (request) => {
-        await advanceClock(ctx.db, ctx.clock, request.body.segundos);
-        return view();
+        await advanceAccountClock(ctx.db, ctx.clock, request.principal.accountId, request.body.segundos);
+        return view(request.principal.accountId);
       },
     );
 
     app.post(
       '/sandbox/clock/reset',
-      { schema: { tags, summary: 'Put the service clock back to real time (sandbox)', response: { 200: ClockView } } },
-      async () => {
-        await resetClock(ctx.db, ctx.clock);
-        return view();
+      {
+        schema: {
+          tags,
+          summary: "Put the caller's account clock back to real time (sandbox)",
+          response: { 200: ClockView },
+        },
+      },
+      async (request) => {
+        await resetAccountClock(ctx.db, ctx.clock, request.principal.accountId);
+        return view(request.principal.accountId);
       },
     );
 
@@ -103,9 +114,7 @@ export const sandboxRoutes =
             }))
           : [];
         if (payerViolations.length) throw invalid('PagamentoInvalido', 'Pagador inválido.', payerViolations);
-        const view = await ctx.db.tx((sql) =>
-          sandboxPay(sql, request.principal.accountId, ctx.clock.now(), request.body),
-        );
+        const view = await ctx.db.tx((sql) => sandboxPay(sql, request.principal.accountId, ctx.clock, request.body));
         return reply.status(201).send(view);
       },
     );
@@ -130,7 +139,7 @@ export const sandboxRoutes =
             request.principal.accountId,
             request.body.tipo,
             parseAmount(request.body.valor),
-            ctx.clock.now(),
+            ctx.clock.forAccount(request.principal.accountId).now(),
           ),
         );
         return reply.status(201).send({ tipo: request.body.tipo, valor: request.body.valor });

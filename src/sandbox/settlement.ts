@@ -39,6 +39,7 @@ export const autoPaymentHook: ChargeCreatedHook = {
     await enqueue(sql, {
       topic: SANDBOX_AUTOPAY_TOPIC,
       payload: { accountId: charge.accountId, txid: charge.txid },
+      accountId: charge.accountId,
       availableAt: new Date(now.getTime() + SANDBOX_AUTOPAY.delayMs),
       now,
     });
@@ -49,7 +50,7 @@ export function autoPaymentHandler(db: Database, clock: Clock) {
   return async (job: OutboxJob<AutoPayment>): Promise<JobOutcome> => {
     try {
       await db.tx(async (sql) => {
-        const now = clock.now();
+        const now = clock.forAccount(job.payload.accountId).now();
         const { rows } = await sql.query<{ kind: 'cob' | 'cobv'; amount_cents: number; body: CobBody | CobVBody }>(
           'select kind, amount_cents, body from charges where account_id = $1 and txid = $2',
           [job.payload.accountId, job.payload.txid],

@@ -52,7 +52,7 @@ export const sandboxWebhookRoutes =
         },
       },
       async (request, reply) => {
-        const now = ctx.clock.now();
+        const now = ctx.clock.forAccount(request.principal.accountId).now();
         const idRec = request.body.idRec ?? newRecId(now);
         const status: string = request.body.status ?? 'APROVADA';
         const item = {
@@ -90,7 +90,7 @@ export const sandboxWebhookRoutes =
         },
       },
       async (request, reply) => {
-        const now = ctx.clock.now();
+        const now = ctx.clock.forAccount(request.principal.accountId).now();
         const idRec = request.body.idRec ?? newRecId(now);
         const txid = request.body.txid ?? randomAlphanumeric(LIMITS.txidAssignedChars);
         const status: string = request.body.status ?? 'ATIVA';
@@ -123,7 +123,7 @@ export const sandboxWebhookRoutes =
         },
       },
       async (request, reply) => {
-        const now = ctx.clock.now();
+        const now = ctx.clock.forAccount(request.principal.accountId).now();
         const identificador = request.body.identificador ?? randomAlphanumeric(LIMITS.txidAssignedChars);
         const evento = request.body.evento as (typeof OPENING_EVENTS)[number];
         const webhooks = await ctx.db.tx((sql) =>

@@ -33,12 +33,13 @@ export async function checkoutPay(
   sql: Sql,
   checkoutToken: string,
   card: CreditCardInput,
-  now: Date,
+  /** The time of the charge's account (the sandbox moves it per account). */
+  now: (accountId: number) => Date,
   publicUrl: string,
 ): Promise<string> {
   const charge = await findCharge(sql, { checkoutToken });
   if (!charge) throw notFound();
-  const caller: BillingCaller = { accountId: charge.account_id, now, publicUrl };
+  const caller: BillingCaller = { accountId: charge.account_id, now: now(charge.account_id), publicUrl };
   const paid =
     charge.status === 'unpaid'
       ? await retryCharge(sql, caller, charge.id, card)

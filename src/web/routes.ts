@@ -66,7 +66,13 @@ export const webRoutes =
       { schema: { hide: true, params: TokenParams, body: CheckoutPay } },
       async (request) => {
         const status = await ctx.db.tx((sql) =>
-          checkoutPay(sql, request.params.token, request.body, ctx.clock.now(), ctx.config.publicUrl),
+          checkoutPay(
+            sql,
+            request.params.token,
+            request.body,
+            (accountId) => ctx.clock.forAccount(accountId).now(),
+            ctx.config.publicUrl,
+          ),
         );
         return { code: 200, status };
       },

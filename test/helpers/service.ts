@@ -67,6 +67,10 @@ export interface TestService {
   anonymous: HttpsClient;
   demo: Party;
   newParty(input?: NewAccountInput): Promise<Party>;
+  /**
+   * Moves the whole service's time (the injected clock): every account's clock moves with it, as the one
+   * service-wide sandbox clock used to. Per-account moves go through `POST /sandbox/clock/advance`.
+   */
   advance(seconds: number): void;
   /** `keepData`: leave the data directory and database for a restart (see `StartTestOptions.reuse`). */
   close(options?: { keepData?: boolean }): Promise<void>;

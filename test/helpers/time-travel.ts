@@ -1,7 +1,7 @@
 /**
- * For tests that move the service clock by hours or days. Tokens are issued on the service clock and
- * live an hour, so each call gets a token issued now. Certificates are issued at the service clock's now
- * too but checked by TLS against real time: create every party before moving the clock forward.
+ * For tests that move the whole service's clock (every account's) by hours or days. Tokens live an hour
+ * of real time; each call gets a fresh one all the same. Certificates are issued at the service clock's now
+ * but checked by TLS against real time: create every party before moving the clock forward.
  */
 import type { Party, TestService } from './service.ts';
 import type { Response } from './https-client.ts';

@@ -395,6 +395,7 @@ describe('batches of due charges (lotecobv)', () => {
       payload: { batchId: rows[0].id },
       attempt,
       createdAt: new Date(),
+      accountId: svc.demo.accountId,
     });
     await assert.rejects(handler(job(1)), /database unavailable/, 'an early attempt is retried by the outbox');
     failures = 0;

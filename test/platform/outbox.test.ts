@@ -51,7 +51,7 @@ describe('outbox worker polling', () => {
     assert.ok(delays.size > 2, 'the delay grew in steps');
 
     const now = svc.clock.now();
-    const id = await enqueue(svc.service.ctx.db, { topic, payload: {}, availableAt: now, now });
+    const id = await enqueue(svc.service.ctx.db, { topic, payload: {}, accountId: null, availableAt: now, now });
     await waitFor(async () => handled.includes(id), 'the job to be claimed by polling');
   });
 

@@ -6,7 +6,7 @@
 import type { Sql } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { ledgerCode, transfer } from '../../platform/ledger/ledger.ts';
-import { defineTopic, enqueue, type JobDeps, type JobHandler } from '../../platform/outbox/outbox.ts';
+import { defineTopic, enqueue, type JobDeps, type JobHandler, type Topic } from '../../platform/outbox/outbox.ts';
 import { isValidCnpj, isValidCpf } from '../../platform/documents.ts';
 import { billingError } from '../shared/errors.ts';
 import { percentFloor, percentHalfUp } from '../../platform/money.ts';
@@ -25,7 +25,7 @@ const onCharge =
   async (job) => {
     await db.tx(async (sql) => {
       const charge = await lockCharge(sql, { id: job.payload.chargeId });
-      if (charge) await work(sql, charge, clock.now());
+      if (charge) await work(sql, charge, clock.forAccount(charge.account_id).now());
     });
     return { done: true };
   };
@@ -113,8 +113,12 @@ export async function setCardPayment(
     message: payer,
     changes: { payment, total_cents: total, refusal_reason: null, refusal_retry: null },
   });
-  if (!options.answerNow)
-    await enqueue(sql, { topic: CARD_TOPICS.authorize, payload: { chargeId: charge.id }, availableAt: now, now });
+  if (!options.answerNow) await enqueueCardJob(sql, CARD_TOPICS.authorize, charge, now, now);
+}
+
+/** A card job of a charge, on its account's clock. */
+function enqueueCardJob(sql: Sql, topic: Topic<CardJob>, charge: ChargeRow, availableAt: Date, now: Date) {
+  return enqueue(sql, { topic, payload: { chargeId: charge.id }, accountId: charge.account_id, availableAt, now });
 }
 
 /** waiting → approved (confirmation queued) or unpaid with the refusal reason. */
@@ -132,7 +136,7 @@ export async function answerCardPayment(sql: Sql, charge: ChargeRow, now: Date):
   }
   await transition(sql, charge, 'waiting', 'approved', now, { changes: { approved_at: now } });
   const settleAt = new Date(now.getTime() + LIMITS.billingCardSettlementDelaySeconds * 1000);
-  await enqueue(sql, { topic: CARD_TOPICS.settle, payload: { chargeId: charge.id }, availableAt: settleAt, now });
+  await enqueueCardJob(sql, CARD_TOPICS.settle, charge, settleAt, now);
 }
 
 /**

@@ -27,7 +27,8 @@ export const REFUND_TOPIC = defineTopic<{ refundId: number }>({
   handler:
     ({ db, clock }) =>
     async (job) => {
-      await db.tx((sql) => completeRefund(sql, job.payload.refundId, clock.now()));
+      // The refund's time is its account's (the sandbox clock may have been moved for that account only).
+      await db.tx((sql) => completeRefund(sql, job.payload.refundId, clock.forAccount(job.accountId).now()));
       return { done: true };
     },
 });
@@ -77,6 +78,7 @@ export async function requestRefund(
   await enqueue(sql, {
     topic: REFUND_TOPIC,
     payload: { refundId },
+    accountId: charge.account_id,
     availableAt: new Date(now.getTime() + LIMITS.billingRefundProcessingSeconds * 1000),
     now,
   });

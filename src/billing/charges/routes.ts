@@ -40,7 +40,7 @@ export const billingChargeRoutes =
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
     const caller = (request: FastifyRequest): BillingCaller => ({
       accountId: request.principal.accountId,
-      now: ctx.clock.now(),
+      now: ctx.clock.forAccount(request.principal.accountId).now(),
       publicUrl: ctx.config.publicUrl,
     });
     const id = { params: ChargeIdParams };

@@ -46,7 +46,7 @@ export async function enqueueNotification(
   await updateCharge(sql, charge.id, { notification_generation: generation }, now);
   charge.notification_generation = generation;
   const payload: NotificationPayload = { chargeId: charge.id, accountId: charge.account_id, generation, windowStartMs };
-  await enqueue(sql, { topic: NOTIFICATION_TOPIC, payload, availableAt: now, now });
+  await enqueue(sql, { topic: NOTIFICATION_TOPIC, payload, accountId: charge.account_id, availableAt: now, now });
 }
 
 /**
@@ -78,11 +78,12 @@ function notificationHandler(dispatcher: DeliveryDeps): JobHandler<NotificationP
     const charge = await findCharge(db, { id: chargeId });
     if (!charge || charge.notification_generation !== generation || !charge.notification_url) return { done: true };
     if (charge.notification_queried_event >= (await lastEventId(db, chargeId))) return { done: true };
-    if (dispatcher.clock.nowMs() > windowStartMs + WINDOW_MS) return { giveUp: 'token não consultado em 3 dias' };
+    const clock = dispatcher.clock.forAccount(charge.account_id);
+    if (clock.nowMs() > windowStartMs + WINDOW_MS) return { giveUp: 'token não consultado em 3 dias' };
     const url = charge.notification_url;
     // The schedule counts from when this attempt began, not from when its answer arrived: a slow receiver must
     // not push every later send back by its own latency.
-    const startedMs = dispatcher.clock.nowMs();
+    const startedMs = clock.nowMs();
     const outcome = await attemptDelivery(dispatcher, job, {
       accountId: charge.account_id,
       url,
@@ -100,7 +101,7 @@ function notificationHandler(dispatcher: DeliveryDeps): JobHandler<NotificationP
         db,
         chargeId,
         { message: `Falha ao enviar a notificação para ${url}: ${outcome.giveUp.replace(/^.*última: /, '')}` },
-        dispatcher.clock.now(),
+        clock.now(),
       );
     const next = nextSendAt(job.attempt, startedMs, windowStartMs);
     const state = failed ? 'falhou' : 'recebida, token ainda não consultado';

@@ -23,7 +23,12 @@ export const billingNotificationRoutes =
       },
       async (request) => ({
         code: 200,
-        data: await readNotification(ctx.db, request.principal.accountId, request.params.token, ctx.clock.now()),
+        data: await readNotification(
+          ctx.db,
+          request.principal.accountId,
+          request.params.token,
+          ctx.clock.forAccount(request.principal.accountId).now(),
+        ),
       }),
     );
   };

@@ -103,7 +103,9 @@ export const paymentTokenPublicRoutes =
       },
       async (request) => ({
         code: 200,
-        data: await createPaymentToken(ctx.db, request.params.payee_code, request.query.data, ctx.clock.now()),
+        data: await createPaymentToken(ctx.db, request.params.payee_code, request.query.data, (accountId) =>
+          ctx.clock.forAccount(accountId).now(),
+        ),
       }),
     );
   };

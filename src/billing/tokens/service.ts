@@ -101,10 +101,12 @@ export async function createPaymentToken(
   sql: Sql,
   payeeCode: string,
   encrypted: string,
-  now: Date,
+  /** The time of the payee's account (the sandbox moves it per account). */
+  nowOf: (accountId: number) => Date,
 ): Promise<{ payment_token: string; card_mask: string }> {
   const accountId = await accountIdByPayeeCode(sql, payeeCode);
   if (accountId === undefined) throw unknownAccount();
+  const now = nowOf(accountId);
   const keys = await cardKeys(sql);
   let plaintext: string;
   try {

@@ -43,6 +43,7 @@ export async function enqueueBatchJob(sql: Sql, batch: BatchRow, now: Date): Pro
     topic: LOTECOBV_TOPIC,
     payload: { batchId: batch.id },
     orderingKey: `lotecobv:${batch.id}`,
+    accountId: batch.account_id,
     availableAt: now,
     now,
   });
@@ -93,8 +94,8 @@ export async function processBatch(sql: Sql, env: JobEnv, batchId: number): Prom
   const batch = await lockBatchById(sql, batchId);
   const items = batch ? await pendingItems(sql, batch.id) : [];
   if (!batch || !items.length) return;
-  const now = env.clock.now();
   const accountId = batch.account_id;
+  const now = env.clock.forAccount(accountId).now();
   const charges = new Map(
     (
       await lockCharges<CobVBody>(

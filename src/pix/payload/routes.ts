@@ -30,7 +30,7 @@ export const payloadRoutes =
     ) => {
       const { payload } = await chargePayload(ctx.db, {
         token: request.params.token,
-        now: ctx.clock.now(),
+        now: (accountId) => ctx.clock.forAccount(accountId).now(),
         ...request.query,
       });
       // Presentation time is part of the payload, so no cache may replay it.

@@ -125,9 +125,14 @@ async function keyRemovedAt(sql: Sql, accountId: number, chave: string): Promise
  * - receiving key removed: served with status REMOVIDA_PELO_PSP, the institution having withdrawn it;
  * - paid or removed by the receiver: served with its status (CONCLUIDA, REMOVIDA_PELO_USUARIO_RECEBEDOR).
  */
-export async function chargePayload(sql: Sql, request: PayloadRequest): Promise<ServedPayload> {
-  const location = await findLocationByToken(sql, request.token);
+export async function chargePayload(
+  sql: Sql,
+  served: Omit<PayloadRequest, 'now'> & { now: Date | ((accountId: number) => Date) },
+): Promise<ServedPayload> {
+  const location = await findLocationByToken(sql, served.token);
   if (!location?.txid) throw notServing();
+  // A payer reads the charge on its receiver's clock (moved per account in the sandbox).
+  const request = { ...served, now: typeof served.now === 'function' ? served.now(location.account_id) : served.now };
   const charge = await findCharge<unknown>(sql, location.account_id, location.tipo_cob, location.txid);
   if (!charge) throw notServing();
   const refused = unpayableReason(

@@ -14,6 +14,7 @@ export async function enqueuePixEvent(sql: Sql, pix: ReceivedPixRow, refunds: Re
     topic: WEBHOOK_TOPICS.pix,
     orderingKey: `pix:${pix.account_id}:${pix.charge_id ?? pix.end_to_end_id}`,
     payload: { accountId: pix.account_id, chave: pix.chave, txid: pix.txid, pix: [pixView(pix, refunds)] },
+    accountId: pix.account_id,
     availableAt: now,
     now,
   });

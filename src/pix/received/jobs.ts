@@ -23,7 +23,7 @@ export function refundSettlementHandler(db: Database, clock: Clock) {
     await db.tx(async (sql) => {
       const refund = await findRefundById(sql, job.payload.refundId, true);
       if (!refund || refund.status !== 'EM_PROCESSAMENTO') return;
-      const now = clock.now();
+      const now = clock.forAccount(refund.account_id).now();
       await lockCustomer(sql, refund.account_id);
       const available = await balanceCents(sql, ledgerCode.available(refund.account_id));
       if (available >= refund.amount_cents) {

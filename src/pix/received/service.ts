@@ -123,6 +123,7 @@ export async function requestRefund(
   await enqueue(sql, {
     topic: REFUND_SETTLE_TOPIC,
     payload: { refundId: refund.id },
+    accountId: caller.accountId,
     availableAt: caller.now,
     now: caller.now,
   });

@@ -32,8 +32,8 @@ export const REPORT_TOPIC = defineTopic<{ reportId: number }>({
   handler: ({ db, clock }) => reportGenerationHandler(db, clock),
 });
 
-export function enqueueGeneration(sql: Sql, reportId: number, now: Date): Promise<number> {
-  return enqueue(sql, { topic: REPORT_TOPIC, payload: { reportId }, availableAt: now, now });
+export function enqueueGeneration(sql: Sql, accountId: number, reportId: number, now: Date): Promise<number> {
+  return enqueue(sql, { topic: REPORT_TOPIC, payload: { reportId }, accountId, availableAt: now, now });
 }
 
 /** A Brasília calendar day as instants: [00:00-03:00, next day 00:00-03:00). */
@@ -83,7 +83,10 @@ class ChunkWriter {
   }
 }
 
-/** Generates the file of one report. Returns false when there was nothing to do (done already, or superseded). */
+/**
+ * Generates the file of one report. Returns false when there was nothing to do (done already, or superseded).
+ * `clock`: the report's account's (the job's).
+ */
 export async function generateReport(db: Database, clock: Clock, reportId: number): Promise<boolean> {
   const report = await startGeneration(db, reportId, clock.now());
   if (!report) return false;
@@ -142,7 +145,7 @@ export async function generateReport(db: Database, clock: Clock, reportId: numbe
 
 export function reportGenerationHandler(db: Database, clock: Clock) {
   return async (job: OutboxJob<{ reportId: number }>): Promise<JobOutcome> => {
-    await generateReport(db, clock, job.payload.reportId);
+    await generateReport(db, clock.forAccount(job.accountId), job.payload.reportId);
     return { done: true };
   };
 }

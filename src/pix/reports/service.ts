@@ -41,7 +41,7 @@ export async function requestReport(
     tipos: selectedTypes(body.tipoRegistros).join(','),
     now: caller.now,
   });
-  if (created) await enqueueGeneration(sql, row.id, caller.now);
+  if (created) await enqueueGeneration(sql, caller.accountId, row.id, caller.now);
   return { view: view(row), created };
 }
 

@@ -86,7 +86,7 @@ export async function createScheduleOffline(
   const accountId = await accountIdByConta(db, conta);
   if (accountId === undefined) throw new ScheduleCliError(`no account ${conta}`);
   try {
-    return await db.tx((sql) => createSchedule(sql, accountId, clock.now(), body));
+    return await db.tx((sql) => createSchedule(sql, accountId, clock.forAccount(accountId).now(), body));
   } catch (error) {
     if (error instanceof ApiError) throw new ScheduleCliError(`${error.errorName}: ${error.detail}`);
     throw error;

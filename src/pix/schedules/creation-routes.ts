@@ -15,7 +15,7 @@ import { accountIdByConta } from './store.ts';
 
 async function create(ctx: AppContext, accountId: number, body: ScheduleCreate): Promise<ScheduleView> {
   // Its commit wakes the outbox: a schedule due within the next poll runs on time.
-  return ctx.db.tx((sql) => createSchedule(sql, accountId, ctx.clock.now(), body));
+  return ctx.db.tx((sql) => createSchedule(sql, accountId, ctx.clock.forAccount(accountId).now(), body));
 }
 
 export const scheduleSandboxRoutes =

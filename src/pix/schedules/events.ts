@@ -39,6 +39,7 @@ export async function enqueueSentPixEvent(sql: Sql, s: ScheduleRow & { chave: st
   await enqueue(sql, {
     topic: WEBHOOK_TOPICS.pix,
     payload,
+    accountId: s.account_id,
     availableAt: sentAt,
     now: sentAt,
   });

@@ -8,8 +8,8 @@
  *                 waiting -> rejected when the available balance does not cover it (nothing is debited
  *                 or notified then)
  *
- * The outbox compares `availableAt` with the service clock, so moving the sandbox clock past a date runs
- * the schedule. Each job locks the schedule and acts only from the state it expects, so a job delivered
+ * Both jobs are on the schedule's account's clock, so moving that account's sandbox clock past a date
+ * runs the schedule (and nobody else's). Each job locks the schedule and acts only from the state it expects, so a job delivered
  * twice does nothing the second time; the balance is read under the customer's lock, so two schedules
  * (or a schedule and a refund) cannot spend the same funds.
  */
@@ -34,8 +34,20 @@ export const SCHEDULE_TOPICS = {
   send: defineTopic<Payload>({ name: 'schedule.send', handler: ({ db, clock }) => scheduleSendHandler(db, clock) }),
 };
 
-export function enqueueDue(sql: Sql, scheduleId: number, schedulingDate: Date, now: Date): Promise<number> {
-  return enqueue(sql, { topic: SCHEDULE_TOPICS.due, payload: { scheduleId }, availableAt: schedulingDate, now });
+export function enqueueDue(
+  sql: Sql,
+  accountId: number,
+  scheduleId: number,
+  schedulingDate: Date,
+  now: Date,
+): Promise<number> {
+  return enqueue(sql, {
+    topic: SCHEDULE_TOPICS.due,
+    payload: { scheduleId },
+    accountId,
+    availableAt: schedulingDate,
+    now,
+  });
 }
 
 export function scheduleDueHandler(db: Database, clock: Clock) {
@@ -43,11 +55,12 @@ export function scheduleDueHandler(db: Database, clock: Clock) {
     await db.tx(async (sql) => {
       const schedule = await lockSchedule(sql, job.payload.scheduleId);
       if (schedule?.status !== 'scheduled') return;
-      const now = clock.now();
+      const now = clock.forAccount(schedule.account_id).now();
       await setScheduleStatus(sql, schedule.id, 'waiting', now);
       await enqueue(sql, {
         topic: SCHEDULE_TOPICS.send,
         payload: { scheduleId: schedule.id },
+        accountId: schedule.account_id,
         availableAt: new Date(now.getTime() + LIMITS.scheduledPixSendDelaySeconds * 1000),
         now,
       });
@@ -61,7 +74,7 @@ export function scheduleSendHandler(db: Database, clock: Clock) {
     await db.tx(async (sql) => {
       const schedule = await lockSchedule(sql, job.payload.scheduleId);
       if (schedule?.status !== 'waiting') return;
-      const now = clock.now();
+      const now = clock.forAccount(schedule.account_id).now();
       await lockCustomer(sql, schedule.account_id);
       const available = await balanceCents(sql, ledgerCode.available(schedule.account_id));
       if (available < schedule.amount_cents) {

@@ -100,7 +100,7 @@ export async function createSchedule(
       ]);
     throw error;
   }
-  await enqueueDue(sql, row.id, schedulingDate, now);
+  await enqueueDue(sql, accountId, row.id, schedulingDate, now);
   return scheduleView(row);
 }
 

@@ -10,11 +10,11 @@ export interface Caller {
   chargeCreated: readonly ChargeCreatedHook[];
 }
 
-/** The authenticated account, the service's "now" and its public address: what every service call needs. */
+/** The authenticated account, its "now" (its own clock) and the public address: what every service call needs. */
 export function callerOf(ctx: AppContext, request: FastifyRequest): Caller {
   return {
     accountId: request.principal.accountId,
-    now: ctx.clock.now(),
+    now: ctx.clock.forAccount(request.principal.accountId).now(),
     publicUrl: ctx.config.publicUrl,
     chargeCreated: ctx.chargeCreatedHooks,
   };

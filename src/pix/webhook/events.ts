@@ -56,6 +56,7 @@ export async function enqueueAccountEvent(
     topic: WEBHOOK_TOPICS[kind],
     orderingKey: `${kind}:${accountId}:${orderingRef}`,
     payload,
+    accountId,
     availableAt: now,
     now,
   });
@@ -63,7 +64,13 @@ export async function enqueueAccountEvent(
 
 /** A resend job: no ordering key, since it is one extra attempt of something already delivered or given up. */
 export async function enqueuePixResend(sql: Sql, payload: PixEventPayload, now: Date): Promise<number> {
-  return enqueue(sql, { topic: WEBHOOK_TOPICS.pixResend, payload, availableAt: now, now });
+  return enqueue(sql, {
+    topic: WEBHOOK_TOPICS.pixResend,
+    payload,
+    accountId: payload.accountId,
+    availableAt: now,
+    now,
+  });
 }
 
 /**

@@ -7,7 +7,13 @@
  * their jobs run, so a crashed worker's jobs go to another node within seconds, not minutes; a node
  * that restarts on the same host frees at once the claims of its dead predecessors. Jobs
  * sharing an `orderingKey` are handled strictly in id order: only the oldest unfinished one of a key
- * is ever claimable. `availableAt` is service-clock time, so the sandbox clock can fast-forward retries.
+ * is ever claimable.
+ *
+ * Times: a job of an account (`accountId`) is enqueued, and retried, at instants of that account's clock
+ * (`clock.forAccount`), which the sandbox can move per account. It is stored on the service's time:
+ * `enqueue` subtracts the account's clock offset, and moving an account's clock shifts its pending jobs
+ * by the same amount (src/sandbox/clock.ts). So the claim is a plain comparison with the service's now, and
+ * a retry fast-forwards when its own account's clock is moved, not when another's is.
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -23,6 +29,8 @@ export interface OutboxJob<P = Record<string, unknown>> {
   /** 1 on the first attempt. */
   attempt: number;
   createdAt: Date;
+  /** The account whose clock the job's times are on (null: the service's own job). */
+  accountId: number | null;
 }
 
 /** What a handler decided: finished, try again at a time, or stop trying (the error is kept). */
@@ -59,14 +67,43 @@ export function defineTopic<P, D = JobDeps>(definition: TopicDefinition<P, D>): 
 /** The commit notification channel of enqueued jobs: the runtime wakes the workers on it. */
 export const OUTBOX_CHANNEL = 'outbox';
 
-/** Writes a job in the caller's transaction; once that commits, the workers are woken (no manual wake). */
+/**
+ * An account's clock offset as SQL over a parameter holding the account id: what turns an instant of the
+ * account's time into the service's. Read `for share`, so a clock move (which updates the row) and the
+ * conversion are ordered: a job either is converted with the new offset or is shifted by the move.
+ */
+const accountOffset = (accountParam: string) =>
+  `coalesce((select c.offset_ms from sandbox_clocks c where c.account_id = ${accountParam} for share), 0) * interval '1 millisecond'`;
+
+/**
+ * Writes a job in the caller's transaction; once that commits, the workers are woken (no manual wake).
+ * `accountId`: the account the job belongs to, whose clock `availableAt` and `now` were read on; null for
+ * the service's own jobs.
+ */
 export async function enqueue<P>(
   sql: Sql,
-  job: { topic: Topic<P>; payload: NoInfer<P>; orderingKey?: string; availableAt: Date; now: Date },
+  job: {
+    topic: Topic<P>;
+    payload: NoInfer<P>;
+    orderingKey?: string;
+    accountId: number | null;
+    availableAt: Date;
+    now: Date;
+  },
 ): Promise<number> {
   const { rows } = await sql.query<{ id: number }>(
-    `insert into outbox (topic, ordering_key, payload, available_at, created_at) values ($1, $2, $3::jsonb, $4, $5) returning id`,
-    [job.topic.name, job.orderingKey ?? null, JSON.stringify(job.payload), job.availableAt, job.now],
+    job.accountId === null
+      ? `insert into outbox (topic, ordering_key, payload, available_at, created_at) values ($1, $2, $3::jsonb, $4, $5) returning id`
+      : `insert into outbox (topic, ordering_key, payload, available_at, created_at, account_id)
+         values ($1, $2, $3::jsonb, $4::timestamptz - ${accountOffset('$6')}, $5, $6) returning id`,
+    [
+      job.topic.name,
+      job.orderingKey ?? null,
+      JSON.stringify(job.payload),
+      job.availableAt,
+      job.now,
+      ...(job.accountId === null ? [] : [job.accountId]),
+    ],
   );
   sql.notifyAfterCommit(OUTBOX_CHANNEL);
   return rows[0].id;
@@ -337,6 +374,7 @@ export class OutboxWorker {
       payload: Record<string, unknown>;
       attempts: number;
       created_at: Date;
+      account_id: string | number | null;
     }>(
       `with ready as (
            select o.id from outbox o
@@ -347,12 +385,19 @@ export class OutboxWorker {
            order by o.id limit $4 for update skip locked)
          update outbox set locked_until = $5, locked_by = $6, attempts = attempts + 1
          from ready where outbox.id = ready.id
-         returning outbox.id, outbox.topic, outbox.payload, outbox.attempts, outbox.created_at`,
+         returning outbox.id, outbox.topic, outbox.payload, outbox.attempts, outbox.created_at, outbox.account_id`,
       [topics, this.clock.now(), wallNow, limit, new Date(wallNow.getTime() + this.options.leaseMs), this.nodeId],
     );
     return rows
       .sort((a, b) => a.id - b.id)
-      .map((r) => ({ id: r.id, topic: r.topic, payload: r.payload, attempt: r.attempts, createdAt: r.created_at }));
+      .map((r) => ({
+        id: r.id,
+        topic: r.topic,
+        payload: r.payload,
+        attempt: r.attempts,
+        createdAt: r.created_at,
+        accountId: r.account_id === null ? null : Number(r.account_id),
+      }));
   }
 
   private async handle(job: OutboxJob, done: number[]): Promise<void> {
@@ -362,7 +407,10 @@ export class OutboxWorker {
     } catch (error) {
       this.options.onError(error, job);
       // An unexpected failure is retried after a pause rather than lost.
-      outcome = { retryAt: new Date(this.clock.nowMs() + 5_000), error: (error as Error).message ?? String(error) };
+      outcome = {
+        retryAt: new Date(this.clock.forAccount(job.accountId).nowMs() + 5_000),
+        error: (error as Error).message ?? String(error),
+      };
     }
     try {
       if ('done' in outcome) {
@@ -374,11 +422,12 @@ export class OutboxWorker {
           `gave up: ${outcome.giveUp}`,
         ]);
       } else {
-        await this.db.query('update outbox set available_at = $2, locked_until = null, last_error = $3 where id = $1', [
-          job.id,
-          outcome.retryAt,
-          outcome.error,
-        ]);
+        // `retryAt` is on the job's account's time, stored on the service's (see `enqueue`).
+        await this.db.query(
+          `update outbox set available_at = $2::timestamptz - ${accountOffset('outbox.account_id')},
+             locked_until = null, last_error = $3 where id = $1`,
+          [job.id, outcome.retryAt, outcome.error],
+        );
       }
     } catch (error) {
       // The lease will run out and the job be claimed again: at least once, never lost.

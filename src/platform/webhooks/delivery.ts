@@ -61,13 +61,15 @@ export async function attemptDelivery(
   job: Pick<OutboxJob<unknown>, 'id' | 'topic' | 'attempt'>,
   delivery: Delivery,
 ): Promise<JobOutcome> {
+  // The delivery's account's clock: moving it in the sandbox fast-forwards its retries, nobody else's.
+  const clock = deps.clock.forAccount(delivery.accountId);
   const release = deps.slots.take(delivery.url);
   if (!release)
     return {
-      retryAt: new Date(deps.clock.nowMs() + LIMITS.webhookBusyDestinationDeferMs),
+      retryAt: new Date(clock.nowMs() + LIMITS.webhookBusyDestinationDeferMs),
       error: 'adiada: o destino já tem o máximo de entregas em andamento.',
     };
-  const attemptedAt = deps.clock.now();
+  const attemptedAt = clock.now();
   const result = await deps.transport
     .post(delivery.url, delivery.body, {
       clientCertificate: true,
@@ -90,8 +92,8 @@ export async function attemptDelivery(
   });
   if (result.ok) return { done: true };
   // This node stopping is not the receiver's failure: another node (or this one after restart) tries at once.
-  if (result.failure?.kind === 'aborted') return { retryAt: deps.clock.now(), error: error! };
+  if (result.failure?.kind === 'aborted') return { retryAt: clock.now(), error: error! };
   const failures = await countedFailures(deps.db, job.id);
-  const next = nextAttemptAt(delivery.schedule, failures, deps.clock.nowMs());
+  const next = nextAttemptAt(delivery.schedule, failures, clock.nowMs());
   return next ? { retryAt: next, error: error! } : { giveUp: `${failures} tentativa(s) com falha; última: ${error}` };
 }

@@ -41,7 +41,11 @@ function subjectOf(payload: Record<string, unknown>): string | undefined {
 export async function recentDeliveries(sql: Sql, accountId: number, topics: string[], limit: number) {
   // Sandbox-sized: walks the outbox backwards by id; the account filter is on the payload every webhook topic carries.
   const { rows } = await sql.query<DeliveryRow>(
-    `select id, topic, payload, attempts, available_at, done_at, last_error, created_at from outbox
+    // `available_at` is stored on the service's time: shown on the account's own clock, like the attempts.
+    `select id, topic, payload, attempts, done_at, last_error, created_at,
+            available_at + coalesce((select offset_ms from sandbox_clocks where account_id = $2::text::bigint), 0)
+                           * interval '1 millisecond' as available_at
+       from outbox
      where topic = any($1) and payload->>'accountId' = $2 order by id desc limit $3`,
     [topics, String(accountId), limit],
   );

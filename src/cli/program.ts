@@ -1,0 +1,105 @@
+/**
+ * The `pixd` command's grammar, declared with commander: help for every command, `--version`, and unknown
+ * commands or flags refused with a suggestion (`start --prot 9000` must not start on 8443).
+ */
+import fs from 'node:fs';
+import { Command } from 'commander';
+import { loadConfig, settingsWith, SETTING_FLAGS, type Config } from '../config.ts';
+import { SCHEDULE_OPTIONS, scheduleCommandFrom, type ScheduleFlagValues } from '../pix/schedules/cli.ts';
+import { accountCreate, ledgerVerify, runMigrate, scheduleCreate, start } from './commands.ts';
+
+const VERSION = (
+  JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;
+
+/** commander keys an option `--data-dir` as `dataDir`. */
+const optionKey = (flag: string) => flag.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** The settings of a command: environment, overridden by the setting flags given anywhere on the line. */
+function configOf(command: Command): Config {
+  const given = command.optsWithGlobals() as Record<string, string | undefined>;
+  const flags = Object.fromEntries(SETTING_FLAGS.map(([flag, name]) => [name, given[optionKey(flag)]]));
+  return loadConfig(settingsWith(flags, process.env));
+}
+
+export function buildProgram(): Command {
+  const program = new Command('pixd')
+    .description('Pix receiving and billing interface: a local sandbox, or a production node on PostgreSQL')
+    .version(VERSION, '-v, --version')
+    .showHelpAfterError('(pixd --help lists the commands, pixd <command> --help their flags)')
+    .showSuggestionAfterError()
+    .configureHelp({ showGlobalOptions: true })
+    // Throw instead of exiting, so main decides the exit status; subcommands inherit it when declared.
+    .exitOverride();
+  for (const [flag, name, description] of SETTING_FLAGS) program.option(`${flag} <value>`, `${description} [${name}]`);
+  program.addHelpText(
+    'after',
+    '\nEvery setting is also an environment variable (in brackets); a flag wins over the environment.',
+  );
+
+  program
+    .command('start')
+    .description('start the service (HTTPS; the first start creates the data directory and credentials.json)')
+    .option('--reinitialize', 'let a data directory whose database is gone start over as a new service')
+    .action((options: { reinitialize?: boolean }, command: Command) =>
+      start(configOf(command), { reinitialize: options.reinitialize === true }),
+    );
+
+  program
+    .command('migrate')
+    .description('apply database migrations and exit')
+    .action((_options: unknown, command: Command) => runMigrate(configOf(command)));
+
+  const account = program.command('account').description('accounts and their applications');
+  account
+    .command('create')
+    .description('create an account with its application, certificate and credentials-<conta>.json')
+    .option('--nome <nome>', "the account holder's name")
+    .option('--documento <documento>', "the holder's CPF or CNPJ")
+    .option('--scopes <a,b>', 'scopes the application holds, comma-separated (default: every scope but sandbox.write)')
+    .option('--json', 'print the credentials as JSON (the shape of credentials.json)')
+    .action((options: { nome?: string; documento?: string; scopes?: string; json?: boolean }, command: Command) =>
+      accountCreate(
+        configOf(command),
+        {
+          ...(options.nome !== undefined && { nome: options.nome }),
+          ...(options.documento !== undefined && { documento: options.documento }),
+          ...(options.scopes !== undefined && {
+            scopes: options.scopes
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean),
+          }),
+        },
+        options.json === true,
+      ),
+    );
+
+  const schedule = program.command('schedule').description('scheduled Pix sent from an account');
+  const create = schedule
+    .command('create')
+    .description('schedule a Pix (through the running server, else on the database directly)');
+  for (const [flag, , description] of SCHEDULE_OPTIONS) create.option(flag, description);
+  create
+    .option('--json', 'print the schedule as JSON')
+    .action((options: Record<string, string | boolean | undefined>, command: Command) => {
+      const values: ScheduleFlagValues = {};
+      for (const [flag, key] of SCHEDULE_OPTIONS) {
+        const value = options[optionKey(flag.split(' ')[0])];
+        if (typeof value === 'string') values[key] = value;
+      }
+      return scheduleCreate(configOf(command), scheduleCommandFrom(values), options.json === true);
+    });
+
+  program
+    .command('ledger')
+    .description('the double-entry journal')
+    .command('verify')
+    .description('recompute every posted total and the journal sum from the lines; exit status 2 when they disagree')
+    .option('--json', 'print the verification as JSON')
+    .action((options: { json?: boolean }, command: Command) => ledgerVerify(configOf(command), options.json === true));
+
+  return program;
+}

@@ -7,6 +7,8 @@ import { Command } from 'commander';
 import { loadConfig, settingsWith, SETTING_FLAGS, type Config } from '../config.ts';
 import { SCHEDULE_OPTIONS, scheduleCommandFrom, type ScheduleFlagValues } from '../pix/schedules/cli.ts';
 import { accountCreate, ledgerVerify, runMigrate, scheduleCreate, start } from './commands.ts';
+import { ApiClient } from './api-client.ts';
+import { TRIGGERS, clock, pay, type TriggerOptions } from './sandbox-commands.ts';
 
 const VERSION = (
   JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -101,5 +103,80 @@ export function buildProgram(): Command {
     .option('--json', 'print the verification as JSON')
     .action((options: { json?: boolean }, command: Command) => ledgerVerify(configOf(command), options.json === true));
 
+  const credentialsOption = [
+    '--credentials <file>',
+    "the account to act as: a credentials file (default: the data directory's credentials.json)",
+  ] as const;
+
+  program
+    .command('pay')
+    .description('pay as a fictitious payer (sandbox): a charge by txid, a BR Code (pixCopiaECola) or a key')
+    .argument('<target>', 'txid, pixCopiaECola or chave')
+    .option('--valor <valor>', 'amount, e.g. 12.34 (needed for a key; default for a charge: what it asks today)')
+    .option(...credentialsOption)
+    .action((target: string, options: { valor?: string; credentials?: string }, command: Command) =>
+      asAccount(command, options, (api) => pay(api, target, options.valor)),
+    );
+
+  const clockCommand = program
+    .command('clock')
+    .description("the account's sandbox clock: show it, move it ahead, or put it back to real time");
+  clockCommand
+    .command('show', { isDefault: true })
+    .description('print the clock')
+    .option(...credentialsOption)
+    .action((options: { credentials?: string }, command: Command) =>
+      asAccount(command, options, (api) => clock(api, 'show')),
+    );
+  clockCommand
+    .command('advance')
+    .description('move the clock ahead: charges expire, due dates pass, retries and schedules run')
+    .argument('<duration>', 'like 3d, 2h, 1d12h, 90m or 45s')
+    .option(...credentialsOption)
+    .action((duration: string, options: { credentials?: string }, command: Command) =>
+      asAccount(command, options, (api) => clock(api, { advance: duration })),
+    );
+  clockCommand
+    .command('reset')
+    .description('put the clock back to real time')
+    .option(...credentialsOption)
+    .action((options: { credentials?: string }, command: Command) =>
+      asAccount(command, options, (api) => clock(api, 'reset')),
+    );
+
+  const trigger = program
+    .command('trigger')
+    .description('make pixd send a webhook of the given kind (sandbox), through the same routes as the API')
+    .argument('<event>', Object.keys(TRIGGERS).join(' | '))
+    .option('--chave <chave>', "pix, devolucao: the key that receives (default: the account's first)")
+    .option('--valor <valor>', 'pix, devolucao: the amount (default 12.34)')
+    .option('--notification-url <url>', 'cobranca: where the charge notifies')
+    .option(...credentialsOption)
+    .action((event: string, options: TriggerOptions & { credentials?: string }, command: Command) => {
+      const kind = TRIGGERS[event];
+      if (!kind) command.error(`error: unknown event '${event}': one of ${Object.keys(TRIGGERS).join(', ')}`);
+      return asAccount(command, options, (api) => kind.run(api, options));
+    });
+  trigger.addHelpText(
+    'after',
+    `\nEvents:\n${Object.entries(TRIGGERS)
+      .map(([name, t]) => `  ${name.padEnd(16)}${t.description}`)
+      .join('\n')}`,
+  );
+
   return program;
+}
+
+/** Runs `work` with a client of the named (or the demo) account and prints what it says. */
+async function asAccount(
+  command: Command,
+  options: { credentials?: string },
+  work: (api: ApiClient) => Promise<string>,
+): Promise<void> {
+  const api = ApiClient.fromFile(options.credentials ?? `${configOf(command).dataDir}/credentials.json`);
+  try {
+    process.stdout.write(`${await work(api)}\n`);
+  } finally {
+    api.close();
+  }
 }

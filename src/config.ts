@@ -10,6 +10,8 @@ export interface Config {
   environment: Environment;
   /** Origin used inside payloads, locations and credentials.json (no trailing slash). */
   publicUrl: string;
+  /** PIXD_PUBLIC_URL was set: the origin is the operator's, not derived from host and port. */
+  publicUrlGiven: boolean;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
   /** CIDR ranges webhooks may reach although private (PIXD_WEBHOOK_ALLOW); see webhooks/destinations.ts. */
@@ -21,38 +23,28 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
-const FLAG_TO_ENV: Record<string, string> = {
-  '--port': 'PORT',
-  '--host': 'HOST',
-  '--data-dir': 'PIXD_DATA_DIR',
-  '--env': 'PIXD_ENV',
-  '--public-url': 'PIXD_PUBLIC_URL',
-  '--database-url': 'DATABASE_URL',
-  '--redis-url': 'REDIS_URL',
-  '--nodes': 'PIXD_NODES',
-  '--webhook-allow': 'PIXD_WEBHOOK_ALLOW',
-  '--log-level': 'LOG_LEVEL',
-};
+/** Every setting is an environment variable or the matching flag of the `pixd` command; flags win. */
+export const SETTING_FLAGS = [
+  ['--port', 'PORT', 'port to listen on (default 8443; 0 picks a free one)'],
+  ['--host', 'HOST', 'address to listen on (default 127.0.0.1)'],
+  ['--data-dir', 'PIXD_DATA_DIR', 'embedded database, certificates and credentials (default ./.pixd)'],
+  ['--env', 'PIXD_ENV', 'sandbox (default) or production'],
+  ['--public-url', 'PIXD_PUBLIC_URL', 'origin written into payloads, locations and credentials'],
+  ['--database-url', 'DATABASE_URL', 'a PostgreSQL server instead of the embedded database'],
+  ['--redis-url', 'REDIS_URL', 'Redis shared by several nodes for rate limits'],
+  ['--nodes', 'PIXD_NODES', 'nodes sharing REDIS_URL (each admits its share while Redis is down)'],
+  ['--webhook-allow', 'PIXD_WEBHOOK_ALLOW', 'CIDR ranges webhooks may reach although private'],
+  ['--log-level', 'LOG_LEVEL', 'fatal, error, warn, info (default), debug, trace or silent'],
+] as const;
 
-/** Flags override the environment; both name the same settings. Returns the unconsumed arguments too. */
-export function settingsFrom(
-  argv: string[],
+/** The settings a command runs with: the environment, overridden by the flags given (keyed by environment name). */
+export function settingsWith(
+  flags: Partial<Record<(typeof SETTING_FLAGS)[number][1], string>>,
   env: NodeJS.ProcessEnv,
-): { settings: Record<string, string | undefined>; rest: string[] } {
+): Record<string, string | undefined> {
   const settings: Record<string, string | undefined> = { ...env };
-  const rest: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const [flag, inline] = argv[i].split('=', 2);
-    const name = FLAG_TO_ENV[flag];
-    if (!name) {
-      rest.push(argv[i]);
-      continue;
-    }
-    const value = inline ?? argv[++i];
-    if (value === undefined) throw new ConfigError(`${flag} needs a value`);
-    settings[name] = value;
-  }
-  return { settings, rest };
+  for (const [name, value] of Object.entries(flags)) if (value !== undefined) settings[name] = value;
+  return settings;
 }
 
 export function loadConfig(settings: Record<string, string | undefined>, cwd = process.cwd()): Config {
@@ -81,12 +73,21 @@ export function loadConfig(settings: Record<string, string | undefined>, cwd = p
     dataDir,
     environment,
     publicUrl: publicUrl.replace(/\/+$/, ''),
+    publicUrlGiven: Boolean(settings.PIXD_PUBLIC_URL),
     databaseUrl,
     redisUrl,
     nodes,
     webhookAllow,
-    logLevel: settings.LOG_LEVEL || 'info',
+    logLevel: parseLogLevel(settings.LOG_LEVEL || 'info'),
   };
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function parseLogLevel(raw: string): string {
+  if (!LOG_LEVELS.includes(raw))
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+  return raw;
 }
 
 function parsePort(raw: string): number {
@@ -106,6 +107,11 @@ function parseUrl(name: string, raw: string, protocols: string[]): string {
   if (!protocols.includes(url.protocol))
     throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${url.protocol}"`);
   return raw;
+}
+
+/** The origin clients call once the server listens on `port` (which PORT=0 only then knows). */
+export function servedBaseUrl(config: Pick<Config, 'host' | 'publicUrl' | 'publicUrlGiven'>, port: number): string {
+  return config.publicUrlGiven ? config.publicUrl : `https://${publicHost(config.host)}:${port}`;
 }
 
 /** A wildcard bind address is not something a client can dial; the loopback name is. */

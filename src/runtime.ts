@@ -1,7 +1,8 @@
 /** Start-up and shut-down of one node: database, migrations, identity, the app, then listen. */
 import path from 'node:path';
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import type { Config } from './config.ts';
+import { servedBaseUrl, type Config } from './config.ts';
 import { openDatabase, type Database } from './platform/db/database.ts';
 import { migrate } from './platform/db/migrate.ts';
 import { ensureServicePki, type ServicePki } from './platform/bootstrap.ts';
@@ -116,7 +117,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   return {
     app,
     ctx,
-    credentials,
+    credentials: servedCredentials(credentials, credentialsPath, config, (app.server.address() as AddressInfo).port),
     credentialsPath,
     async close() {
       clearInterval(clockSync);
@@ -127,6 +128,20 @@ export async function startService(config: Config, options: StartOptions = {}): 
       await db.close();
     },
   };
+}
+
+/** credentials.json names the address this start actually serves (a restart may be on another port). */
+function servedCredentials(
+  credentials: CredentialsFile,
+  credentialsPath: string,
+  config: Config,
+  port: number,
+): CredentialsFile {
+  const baseUrl = servedBaseUrl(config, port);
+  if (credentials.baseUrl === baseUrl) return credentials;
+  const served = { ...credentials, baseUrl };
+  writeJsonAtomic(credentialsPath, served);
+  return served;
 }
 
 /** First start writes credentials.json for a demo account; later starts reuse it as it is. */

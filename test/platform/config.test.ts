@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { ConfigError, loadConfig, settingsFrom } from '../../src/config.ts';
+import { ConfigError, loadConfig, settingsWith } from '../../src/config.ts';
 
 describe('settings', () => {
   it('has the documented defaults', () => {
@@ -15,14 +15,18 @@ describe('settings', () => {
   });
 
   it('takes flags over the environment', () => {
-    const { settings, rest } = settingsFrom(['start', '--port', '9000', '--env=production'], {
-      PORT: '1',
-      PIXD_ENV: 'sandbox',
-    });
-    assert.deepEqual(rest, ['start']);
+    const settings = settingsWith(
+      { PORT: '9000', PIXD_ENV: 'production', HOST: undefined },
+      {
+        PORT: '1',
+        PIXD_ENV: 'sandbox',
+        HOST: '0.0.0.0',
+      },
+    );
     const config = loadConfig(settings);
     assert.equal(config.port, 9000);
     assert.equal(config.environment, 'production');
+    assert.equal(config.host, '0.0.0.0', 'a flag not given leaves the environment alone');
   });
 
   for (const [name, settings, message] of [
@@ -32,6 +36,7 @@ describe('settings', () => {
     ['public url scheme', { PIXD_PUBLIC_URL: 'http://x' }, /PIXD_PUBLIC_URL/],
     ['database url', { DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
     ['redis url', { REDIS_URL: 'not a url' }, /REDIS_URL/],
+    ['log level', { LOG_LEVEL: 'verbose' }, /LOG_LEVEL must be one of/],
   ] as const) {
     it(`refuses an invalid ${name}`, () =>
       assert.throws(

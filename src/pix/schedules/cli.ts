@@ -11,48 +11,32 @@ import { ScheduleCreate, type ScheduleView } from './schemas.ts';
 import { SCHEDULE_INVALID, createSchedule } from './service.ts';
 import { accountIdByConta } from './store.ts';
 
-export const SCHEDULE_USAGE = `schedule create --valor V --data ISO_INSTANT --favorecido NOME (--chave K | --ispb I --agencia A --conta-favorecido C)
-                  [--conta CONTA] [--chave-pagador K] [--txid T] [--json]
-                                          schedule a Pix sent from CONTA (default: the demo account);
-                                          --chave-pagador: CONTA's key whose webhook is told when it is sent`;
-
 export class ScheduleCliError extends Error {}
 
 export interface ScheduleCommand {
   /** The paying account's number; undefined: the demo account of credentials.json. */
   conta?: string;
   body: ScheduleCreate;
-  json: boolean;
 }
 
-const FLAGS: Record<string, string> = {
-  '--conta': 'conta',
-  '--valor': 'valor',
-  '--data': 'dataAgendamento',
-  '--txid': 'txid',
-  '--chave-pagador': 'chavePagador',
-  '--favorecido': 'nome',
-  '--chave': 'chave',
-  '--ispb': 'ispb',
-  '--agencia': 'agencia',
-  '--conta-favorecido': 'contaFavorecido',
-};
+/** `pixd schedule create`'s flags: [flag with its value, the property it fills, what it means]. */
+export const SCHEDULE_OPTIONS = [
+  ['--conta <conta>', 'conta', "the paying account's number (default: the demo account of credentials.json)"],
+  ['--valor <valor>', 'valor', 'amount, e.g. 12.34'],
+  ['--data <instant>', 'dataAgendamento', 'when to send it, an ISO 8601 instant'],
+  ['--favorecido <nome>', 'nome', "the recipient's name"],
+  ['--chave <chave>', 'chave', "the recipient's key (or the bank data below)"],
+  ['--ispb <ispb>', 'ispb', "the recipient's institution"],
+  ['--agencia <agencia>', 'agencia', "the recipient's branch"],
+  ['--conta-favorecido <conta>', 'contaFavorecido', "the recipient's account"],
+  ['--txid <txid>', 'txid', 'an identifier of your own'],
+  ['--chave-pagador <chave>', 'chavePagador', "the paying account's key whose webhook is told when it is sent"],
+] as const;
 
-export function parseScheduleFlags(args: string[]): ScheduleCommand {
-  const values: Record<string, string> = {};
-  let json = false;
-  for (let i = 0; i < args.length; i++) {
-    const flag = args[i];
-    if (flag === '--json') {
-      json = true;
-      continue;
-    }
-    const name = FLAGS[flag];
-    if (!name) throw new ScheduleCliError(`unknown flag "${flag}" for schedule create\nusage: pixd ${SCHEDULE_USAGE}`);
-    const value = args[++i];
-    if (value === undefined) throw new ScheduleCliError(`${flag} needs a value`);
-    values[name] = value;
-  }
+export type ScheduleFlagValues = Partial<Record<(typeof SCHEDULE_OPTIONS)[number][1], string>>;
+
+/** The operator API's body from the flags; missing values stay empty so the schema names them. */
+export function scheduleCommandFrom(values: ScheduleFlagValues): ScheduleCommand {
   const bank = values.ispb !== undefined || values.agencia !== undefined || values.contaFavorecido !== undefined;
   const body: ScheduleCreate = {
     ...(values.txid !== undefined && { txid: values.txid }),
@@ -67,7 +51,7 @@ export function parseScheduleFlags(args: string[]): ScheduleCommand {
       }),
     },
   };
-  return { conta: values.conta, body, json };
+  return { conta: values.conta, body };
 }
 
 const validate = addFormats.default(new Ajv({ allErrors: true, strict: false })).compile(ScheduleCreate);

@@ -1,0 +1,122 @@
+/**
+ * The CLI as an integrator's client: the account's credentials file (credentials.json or
+ * credentials-<conta>.json), its client certificate, and a token per route family, so `pixd pay`,
+ * `pixd clock` and `pixd trigger` go through the same routes, scopes and rules as any application.
+ */
+import fs from 'node:fs';
+import https from 'node:https';
+import type { CredentialsFile } from '../accounts/credentials.ts';
+import { readJsonFile } from '../platform/state-files.ts';
+import { CliError } from './operator-client.ts';
+
+const REQUEST_TIMEOUT_MS = 30_000;
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+export class ApiClient {
+  private readonly agent: https.Agent;
+  private readonly tokens = new Map<string, string>();
+
+  constructor(readonly credentials: CredentialsFile) {
+    this.agent = new https.Agent({
+      keepAlive: true,
+      ca: fs.readFileSync(credentials.caCertificate),
+      cert: fs.readFileSync(credentials.certificate.pem),
+      key: fs.readFileSync(credentials.certificate.key),
+    });
+  }
+
+  static fromFile(file: string): ApiClient {
+    const credentials = readJsonFile<CredentialsFile>(file);
+    if (!credentials)
+      throw new CliError(`no credentials file at ${file} (start the server once, or name one with --credentials)`);
+    return new ApiClient(credentials);
+  }
+
+  /** A Pix-family call (client certificate and bearer token); refusals become one-line errors. */
+  pix(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+    return this.authorized('/oauth/token', method, path, body);
+  }
+
+  /** A billing-family call (its own token endpoint). */
+  billing(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+    return this.authorized('/v1/authorize', method, path, body);
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private async authorized(tokenPath: string, method: string, path: string, body: unknown) {
+    let token = this.tokens.get(tokenPath);
+    if (!token) {
+      const basic = Buffer.from(`${this.credentials.clientId}:${this.credentials.clientSecret}`).toString('base64');
+      const issued = await this.send('POST', tokenPath, { grant_type: 'client_credentials' }, `Basic ${basic}`);
+      if (issued.status !== 200) throw refusal('POST', tokenPath, issued);
+      token = issued.body.access_token as string;
+      this.tokens.set(tokenPath, token);
+    }
+    const answer = await this.send(method, path, body, `Bearer ${token}`);
+    if (answer.status >= 400) throw refusal(method, path, answer);
+    return answer.body;
+  }
+
+  private send(method: string, path: string, body: unknown, authorization: string): Promise<Answer> {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    return new Promise((resolve, reject) => {
+      const request = https.request(
+        new URL(path, this.credentials.baseUrl),
+        {
+          method,
+          agent: this.agent,
+          timeout: REQUEST_TIMEOUT_MS,
+          headers: {
+            authorization,
+            accept: 'application/json',
+            ...(payload !== undefined && {
+              'content-type': 'application/json',
+              'content-length': String(Buffer.byteLength(payload)),
+            }),
+          },
+        },
+        (response) => {
+          let text = '';
+          response.on('data', (chunk) => (text += chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: parseBody(text) }));
+        },
+      );
+      request.on('timeout', () => request.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms`)));
+      request.on('error', (error: NodeJS.ErrnoException) =>
+        reject(
+          new CliError(
+            `cannot reach pixd at ${this.credentials.baseUrl} (${error.code ?? error.message}): is the server running?`,
+          ),
+        ),
+      );
+      request.end(payload);
+    });
+  }
+}
+
+function parseBody(text: string): Record<string, unknown> {
+  try {
+    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  } catch {
+    return { detail: text.slice(0, 200) };
+  }
+}
+
+/** The family's own words for a refusal: Bacen problem, {nome, mensagem}, billing or OAuth bodies. */
+function refusal(method: string, path: string, answer: Answer): CliError {
+  const b = answer.body;
+  const violations = Array.isArray(b.violacoes)
+    ? (b.violacoes as { propriedade?: string; razao?: string }[]).map((v) => `${v.propriedade}: ${v.razao}`).join('; ')
+    : '';
+  const reason =
+    [b.title ?? b.nome ?? b.error, b.detail ?? b.mensagem ?? b.error_description].filter(Boolean).join(': ') ||
+    JSON.stringify(b);
+  return new CliError(`${method} ${path} answered ${answer.status}: ${reason}${violations ? ` (${violations})` : ''}`);
+}

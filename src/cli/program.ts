@@ -1,0 +1,182 @@
+/**
+ * The `pixd` command's grammar, declared with commander: help for every command, `--version`, and unknown
+ * commands or flags refused with a suggestion (`start --prot 9000` must not start on 8443).
+ */
+import fs from 'node:fs';
+import { Command } from 'commander';
+import { loadConfig, settingsWith, SETTING_FLAGS, type Config } from '../config.ts';
+import { SCHEDULE_OPTIONS, scheduleCommandFrom, type ScheduleFlagValues } from '../pix/schedules/cli.ts';
+import { accountCreate, ledgerVerify, runMigrate, scheduleCreate, start } from './commands.ts';
+import { ApiClient } from './api-client.ts';
+import { TRIGGERS, clock, pay, type TriggerOptions } from './sandbox-commands.ts';
+
+const VERSION = (
+  JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;
+
+/** commander keys an option `--data-dir` as `dataDir`. */
+const optionKey = (flag: string) => flag.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** The settings of a command: environment, overridden by the setting flags given anywhere on the line. */
+function configOf(command: Command): Config {
+  const given = command.optsWithGlobals() as Record<string, string | undefined>;
+  const flags = Object.fromEntries(SETTING_FLAGS.map(([flag, name]) => [name, given[optionKey(flag)]]));
+  return loadConfig(settingsWith(flags, process.env));
+}
+
+export function buildProgram(): Command {
+  const program = new Command('pixd')
+    .description('Pix receiving and billing interface: a local sandbox, or a production node on PostgreSQL')
+    .version(VERSION, '-v, --version')
+    .showHelpAfterError('(pixd --help lists the commands, pixd <command> --help their flags)')
+    .showSuggestionAfterError()
+    .configureHelp({ showGlobalOptions: true })
+    // Throw instead of exiting, so main decides the exit status; subcommands inherit it when declared.
+    .exitOverride();
+  for (const [flag, name, description] of SETTING_FLAGS) program.option(`${flag} <value>`, `${description} [${name}]`);
+  program.addHelpText(
+    'after',
+    '\nEvery setting is also an environment variable (in brackets); a flag wins over the environment.',
+  );
+
+  program
+    .command('start')
+    .description('start the service (HTTPS; the first start creates the data directory and credentials.json)')
+    .option('--reinitialize', 'let a data directory whose database is gone start over as a new service')
+    .action((options: { reinitialize?: boolean }, command: Command) =>
+      start(configOf(command), { reinitialize: options.reinitialize === true }),
+    );
+
+  program
+    .command('migrate')
+    .description('apply database migrations and exit')
+    .action((_options: unknown, command: Command) => runMigrate(configOf(command)));
+
+  const account = program.command('account').description('accounts and their applications');
+  account
+    .command('create')
+    .description('create an account with its application, certificate and credentials-<conta>.json')
+    .option('--nome <nome>', "the account holder's name")
+    .option('--documento <documento>', "the holder's CPF or CNPJ")
+    .option('--scopes <a,b>', 'scopes the application holds, comma-separated (default: every scope but sandbox.write)')
+    .option('--json', 'print the credentials as JSON (the shape of credentials.json)')
+    .action((options: { nome?: string; documento?: string; scopes?: string; json?: boolean }, command: Command) =>
+      accountCreate(
+        configOf(command),
+        {
+          ...(options.nome !== undefined && { nome: options.nome }),
+          ...(options.documento !== undefined && { documento: options.documento }),
+          ...(options.scopes !== undefined && {
+            scopes: options.scopes
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean),
+          }),
+        },
+        options.json === true,
+      ),
+    );
+
+  const schedule = program.command('schedule').description('scheduled Pix sent from an account');
+  const create = schedule
+    .command('create')
+    .description('schedule a Pix (through the running server, else on the database directly)');
+  for (const [flag, , description] of SCHEDULE_OPTIONS) create.option(flag, description);
+  create
+    .option('--json', 'print the schedule as JSON')
+    .action((options: Record<string, string | boolean | undefined>, command: Command) => {
+      const values: ScheduleFlagValues = {};
+      for (const [flag, key] of SCHEDULE_OPTIONS) {
+        const value = options[optionKey(flag.split(' ')[0])];
+        if (typeof value === 'string') values[key] = value;
+      }
+      return scheduleCreate(configOf(command), scheduleCommandFrom(values), options.json === true);
+    });
+
+  program
+    .command('ledger')
+    .description('the double-entry journal')
+    .command('verify')
+    .description('recompute every posted total and the journal sum from the lines; exit status 2 when they disagree')
+    .option('--json', 'print the verification as JSON')
+    .action((options: { json?: boolean }, command: Command) => ledgerVerify(configOf(command), options.json === true));
+
+  const credentialsOption = [
+    '--credentials <file>',
+    "the account to act as: a credentials file (default: the data directory's credentials.json)",
+  ] as const;
+
+  program
+    .command('pay')
+    .description('pay as a fictitious payer (sandbox): a charge by txid, a BR Code (pixCopiaECola) or a key')
+    .argument('<target>', 'txid, pixCopiaECola or chave')
+    .option('--valor <valor>', 'amount, e.g. 12.34 (needed for a key; default for a charge: what it asks today)')
+    .option(...credentialsOption)
+    .action((target: string, options: { valor?: string; credentials?: string }, command: Command) =>
+      asAccount(command, options, (api) => pay(api, target, options.valor)),
+    );
+
+  const clockCommand = program
+    .command('clock')
+    .description("the account's sandbox clock: show it, move it ahead, or put it back to real time");
+  clockCommand
+    .command('show', { isDefault: true })
+    .description('print the clock')
+    .option(...credentialsOption)
+    .action((options: { credentials?: string }, command: Command) =>
+      asAccount(command, options, (api) => clock(api, 'show')),
+    );
+  clockCommand
+    .command('advance')
+    .description('move the clock ahead: charges expire, due dates pass, retries and schedules run')
+    .argument('<duration>', 'like 3d, 2h, 1d12h, 90m or 45s')
+    .option(...credentialsOption)
+    .action((duration: string, options: { credentials?: string }, command: Command) =>
+      asAccount(command, options, (api) => clock(api, { advance: duration })),
+    );
+  clockCommand
+    .command('reset')
+    .description('put the clock back to real time')
+    .option(...credentialsOption)
+    .action((options: { credentials?: string }, command: Command) =>
+      asAccount(command, options, (api) => clock(api, 'reset')),
+    );
+
+  const trigger = program
+    .command('trigger')
+    .description('make pixd send a webhook of the given kind (sandbox), through the same routes as the API')
+    .argument('<event>', Object.keys(TRIGGERS).join(' | '))
+    .option('--chave <chave>', "pix, devolucao: the key that receives (default: the account's first)")
+    .option('--valor <valor>', 'pix, devolucao: the amount (default 12.34)')
+    .option('--notification-url <url>', 'cobranca: where the charge notifies')
+    .option(...credentialsOption)
+    .action((event: string, options: TriggerOptions & { credentials?: string }, command: Command) => {
+      const kind = TRIGGERS[event];
+      if (!kind) command.error(`error: unknown event '${event}': one of ${Object.keys(TRIGGERS).join(', ')}`);
+      return asAccount(command, options, (api) => kind.run(api, options));
+    });
+  trigger.addHelpText(
+    'after',
+    `\nEvents:\n${Object.entries(TRIGGERS)
+      .map(([name, t]) => `  ${name.padEnd(16)}${t.description}`)
+      .join('\n')}`,
+  );
+
+  return program;
+}
+
+/** Runs `work` with a client of the named (or the demo) account and prints what it says. */
+async function asAccount(
+  command: Command,
+  options: { credentials?: string },
+  work: (api: ApiClient) => Promise<string>,
+): Promise<void> {
+  const api = ApiClient.fromFile(options.credentials ?? `${configOf(command).dataDir}/credentials.json`);
+  try {
+    process.stdout.write(`${await work(api)}\n`);
+  } finally {
+    api.close();
+  }
+}

@@ -24,13 +24,19 @@ export async function waitFor<T>(
 /**
  * Waits until the outbox has nothing due at the service clock's now: every job that was due (jobs running,
  * webhook deliveries in flight, and the follow-up jobs they enqueued, which commit before their parent is
- * marked done) has finished or been rescheduled for later. The positive signal a test waits for before it
+ * marked done) has finished or been rescheduled for later. A job queued behind an earlier one of its
+ * ordering key that waits for a retry is not due either (the workers' own claim rule). The positive signal a test waits for before it
  * asserts that something did not happen. Moving the clock forward makes later jobs due: wait again.
  */
 export async function outboxIdle(svc: { service: { ctx: { db: Sql } }; clock: { now(): Date } }): Promise<void> {
   await waitFor(async () => {
     const { rows } = await svc.service.ctx.db.query<{ due: boolean }>(
-      'select exists (select 1 from outbox where done_at is null and available_at <= $1) as due',
+      `select exists (
+         select 1 from outbox o
+         where o.done_at is null and o.available_at <= $1
+           and (o.ordering_key is null or not exists (
+             select 1 from outbox p where p.ordering_key = o.ordering_key and p.id < o.id and p.done_at is null))
+       ) as due`,
       [svc.clock.now()],
     );
     return !rows[0].due;

@@ -1,6 +1,24 @@
 #!/usr/bin/env bash
-# npm test [-- file ...]: the named test files, or every test file; node's test runner over real HTTPS.
+# npm test [-- file ...]: node's test runner over real HTTPS.
+#
+# With file names: those files, one at a time. Without: every test file in two passes —
+#  1. files that share nothing (own data directory and database, own ports) run PIXD_TEST_CONCURRENCY at a
+#     time (default 2: the files wait on the network and the database as much as they compute);
+#  2. files marked `// suite: serial` (kill -9, hanging receivers, Redis, dropped connections, short
+#     delivery timeouts a busy machine would miss, the headless browser) one at a time, alone.
+# The exit status is the first pass's failure, else the second's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ "$#" -gt 0 ]; then files=("$@"); else mapfile -t files < <(find test -name '*.test.ts' | sort); fi
-exec node --import tsx --test --test-concurrency=1 --test-timeout=180000 "${files[@]}"
+run() { node --import tsx --test --test-timeout=180000 "$@"; }
+if [ "$#" -gt 0 ]; then exec node --import tsx --test --test-concurrency=1 --test-timeout=180000 "$@"; fi
+
+mapfile -t all < <(find test -name '*.test.ts' | sort)
+mapfile -t serial < <(grep -l '^// suite: serial' "${all[@]}" || true)
+mapfile -t parallel < <(printf '%s\n' "${all[@]}" | grep -vxF -f <(printf '%s\n' "${serial[@]}"))
+
+status=0
+echo "== ${#parallel[@]} files, ${PIXD_TEST_CONCURRENCY:-2} at a time"
+run --test-concurrency="${PIXD_TEST_CONCURRENCY:-2}" "${parallel[@]}" || status=$?
+echo "== ${#serial[@]} files marked serial, one at a time"
+run --test-concurrency=1 "${serial[@]}" || { rc=$?; [ "$status" -ne 0 ] || status=$rc; }
+exit "$status"

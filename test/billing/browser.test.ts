@@ -5,6 +5,7 @@
  * `page.route` answers every request to them by fetching the same path and query from pixd (docs/billing.md).
  * pixd's certificate comes from its own CA: the browser context ignores HTTPS errors (tests only).
  */
+// suite: serial (a headless Chromium): run alone, after the concurrent files; see scripts/test.sh.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

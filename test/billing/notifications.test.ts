@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { Receiver } from '../helpers/receiver.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { outboxIdle, waitFor } from '../helpers/wait.ts';
 import { resetWebhookSettings, setWebhookSettings, webhookSettings } from '../../src/platform/webhooks/settings.ts';
 import { LIMITS } from '../../src/platform/limits.ts';
 import { billingApi, CARDS, cardPayment, items, paymentToken, type BillingApi } from './helpers.ts';
@@ -29,7 +29,6 @@ after(async () => {
 
 const notifications = async (token: string) => (await api.ok('GET', `/v1/notification/${token}`)).data as any[];
 const history = async (id: number) => (await api.ok('GET', `/v1/charge/${id}`)).data.history as { message: string }[];
-const settle = () => new Promise((r) => setTimeout(r, 500));
 const DAY = 86400;
 
 describe('billing notifications', () => {
@@ -63,7 +62,7 @@ describe('billing notifications', () => {
     assert.deepEqual(events[0].identifiers, { charge_id: id });
     // Queried: no more sends.
     svc.advance(60 * 60);
-    await new Promise((r) => setTimeout(r, 500));
+    await outboxIdle(svc);
     assert.equal(receiver.callsTo('/billing').length, 2);
 
     await api.ok(
@@ -123,12 +122,12 @@ describe('billing notifications', () => {
     // Never queried: re-sent to the new URL until 3 days after the first attempt, then given up.
     for (let i = 0; i < 12; i++) {
       svc.advance(12 * 3600);
-      await new Promise((r) => setTimeout(r, 150));
+      await outboxIdle(svc);
     }
     const sent = receiver.callsTo('/new').length;
     assert.ok(sent >= 3, `re-sent (${sent})`);
     svc.advance(86400);
-    await new Promise((r) => setTimeout(r, 500));
+    await outboxIdle(svc);
     assert.equal(receiver.callsTo('/new').length, sent, 'nothing after the 3-day window');
   });
 
@@ -158,7 +157,7 @@ describe('billing notifications', () => {
         ),
       '301 in history',
     );
-    await settle();
+    await outboxIdle(svc);
     assert.equal(receiver.callsTo('/elsewhere').length, 0, 'the Location is never followed');
 
     // Timeout: the receiver holds the request; a short delivery timeout (injected for tests) gives up on it.
@@ -208,16 +207,16 @@ describe('billing notifications', () => {
     svc.advance(3 * DAY - 60);
     await receiver.waitForCalls(2, '/in-old');
     await receiver.waitForCalls(2, '/out-old');
-    await settle();
+    await outboxIdle(svc);
     await api.ok('PUT', `/v1/charge/${inside}/metadata`, { notification_url: `${receiver.url}/in-new` });
     const [moved] = await receiver.waitForCalls(1, '/in-new');
     assert.equal(moved.body.notification, receiver.callsTo('/in-old')[0].body.notification, 'same token, new URL');
     // Just past it: the URL is changed but nothing is sent.
     svc.advance(120);
     await api.ok('PUT', `/v1/charge/${outside}/metadata`, { notification_url: `${receiver.url}/out-new` });
-    await settle();
+    await outboxIdle(svc);
     svc.advance(DAY);
-    await settle();
+    await outboxIdle(svc);
     assert.equal(receiver.callsTo('/out-new').length, 0, 'no delivery more than 3 days after the first attempt');
     assert.equal((await api.ok('GET', `/v1/charge/${outside}`)).data.notification_url, `${receiver.url}/out-new`);
   });

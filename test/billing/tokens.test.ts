@@ -5,14 +5,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/config.ts';
 import { OffsetClock } from '../../src/platform/clock.ts';
 import { startService, type RunningService } from '../../src/runtime.ts';
 import { HttpsClient } from '../helpers/https-client.ts';
-import { freePort, freshPostgres } from '../helpers/service.ts';
+import { freePort } from '../helpers/service.ts';
+import { seededData } from '../helpers/template.ts';
 import { billingApi, CARDS, cardCiphertext, cardData, cardPayment, items, paymentToken } from './helpers.ts';
 
 let service: RunningService;
@@ -22,14 +21,16 @@ let dropDb: (() => Promise<void>) | undefined;
 let dataDir: string;
 
 before(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pixd-billing-'));
-  const pg = process.env.DATABASE_URL ? await freshPostgres(process.env.DATABASE_URL) : undefined;
-  dropDb = pg?.drop;
+  const port = String(await freePort());
+  // The data directory (and database) of a first start, copied from the test template.
+  const seeded = await seededData(`https://127.0.0.1:${port}`, { adminUrl: process.env.DATABASE_URL });
+  dataDir = seeded.dataDir;
+  dropDb = seeded.discard;
   const config = loadConfig({
     PIXD_DATA_DIR: dataDir,
-    PORT: String(await freePort()),
+    PORT: port,
     PIXD_ENV: 'sandbox',
-    ...(pg && { DATABASE_URL: pg.url }),
+    ...(seeded.databaseUrl && { DATABASE_URL: seeded.databaseUrl }),
   });
   const stream = new Writable({
     write(chunk, _encoding, done) {

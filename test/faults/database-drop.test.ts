@@ -7,6 +7,7 @@
  * Dropped connections are a PostgreSQL fault (PGlite runs inside the process), so this file runs on a
  * fresh database of the local PostgreSQL server in both passes of the suite.
  */
+// suite: serial (terminates PostgreSQL connections under load): run alone, after the concurrent files; see scripts/test.sh.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';

@@ -2,6 +2,7 @@
  * One tenant's receiver hangs until the delivery timeout while its webhooks pile up; another tenant's
  * deliveries must not notice: they are timed from the payment's answer to the receiver's call.
  */
+// suite: serial (measures latency while a receiver hangs): run alone, after the concurrent files; see scripts/test.sh.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type Party, type TestService } from '../helpers/service.ts';

@@ -23,7 +23,8 @@ describe('faults: the data directory and its database belong to one service', ()
   });
 
   it('refuses a data directory whose database went missing, until --reinitialize', async () => {
-    svc = await startTestService(EMBEDDED);
+    // A genuinely first start: the identity is created here, not copied from the test template.
+    svc = await startTestService(EMBEDDED, { fresh: true });
     const dir = svc.data.dataDir;
     const port = new URL(svc.baseUrl).port;
     const oldClient = svc.demo.clientId;

@@ -3,12 +3,14 @@
  * on the same data: everything acknowledged before the kill is there (charges, payments, refunds), every
  * payment's webhook is delivered at least once, and the ledger still verifies (`pixd ledger verify`).
  */
+// suite: serial (kill -9 of a child node under load): run alone, after the concurrent files; see scripts/test.sh.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, freshPostgres } from '../helpers/service.ts';
+import { freePort } from '../helpers/service.ts';
+import { seededData } from '../helpers/template.ts';
 import { Receiver, trustTestCa, webhookApi } from '../helpers/receiver.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { runPixd } from '../helpers/cli.ts';
@@ -26,12 +28,14 @@ describe('faults: kill -9 under mixed load', () => {
   });
 
   it('loses nothing acknowledged, delivers every payment webhook, and the ledger verifies', async () => {
-    const postgres = process.env.DATABASE_URL ? await freshPostgres(process.env.DATABASE_URL) : undefined;
-    if (postgres) cleanups.push(() => postgres.drop());
+    const port = String(await freePort());
+    // The data directory (and database) of a first start, copied from the test template.
+    const seeded = await seededData(`https://127.0.0.1:${port}`, { adminUrl: process.env.DATABASE_URL, dataDir });
+    cleanups.push(() => seeded.discard());
     const env = {
       PIXD_DATA_DIR: dataDir,
-      PORT: String(await freePort()),
-      ...(postgres && { DATABASE_URL: postgres.url }),
+      PORT: port,
+      ...(seeded.databaseUrl && { DATABASE_URL: seeded.databaseUrl }),
       PIXD_TEST_WEBHOOK_SETTINGS: JSON.stringify({ extraCaPem: trustTestCa().certPem }),
     };
     let node: ChildNode = await startChildNode(env);

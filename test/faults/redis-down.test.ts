@@ -3,6 +3,7 @@
  * each node on its own), the log says so once, `/health` shows it degraded, and the node returns to Redis
  * by itself once it answers again. This file runs its own throwaway redis-server, so it can kill it.
  */
+// suite: serial (stops a Redis server under load): run alone, after the concurrent files; see scripts/test.sh.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -5,6 +5,7 @@
  * category, never what answered. No test here sends a packet beyond loopback: refused destinations are
  * refused before any connection.
  */
+// suite: serial (a 1.5 s registration timeout): run alone, after the concurrent files; see scripts/test.sh.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../helpers/service.ts';

@@ -1,7 +1,9 @@
 /**
- * Starts a real pixd node for a test file: HTTPS on a free port, fresh data directory, and either PGlite
- * (default) or a fresh database on the PostgreSQL server named by DATABASE_URL. The clock is injected
- * so tests move time without waiting.
+ * Starts a real pixd node for a test file: HTTPS on a free port, its own data directory, and either PGlite
+ * (default) or its own database on the PostgreSQL server named by DATABASE_URL. Both are copies of a
+ * template that went through a first start once (test/helpers/template.ts), unless the test asks for
+ * fresh data or start-up settings the template was not made with. The clock is injected so tests move
+ * time without waiting.
  */
 import fs from 'node:fs';
 import net from 'node:net';
@@ -14,14 +16,27 @@ import { createAccount, type NewAccountInput } from '../../src/accounts/service.
 import { SCOPES } from '../../src/platform/auth/scopes.ts';
 import { startService, type RunningService, type StartOptions } from '../../src/runtime.ts';
 import { HttpsClient, type Identity } from './https-client.ts';
+import { seededData } from './template.ts';
+
+/**
+ * Ports handed to test servers: below the kernel's ephemeral range (32768 and up on Linux), so the outgoing
+ * connections of concurrent test files (which take ephemeral ports) never take one between the probe and
+ * the server's listen; picked at random, so two test files running at once hardly ever pick the same.
+ */
+const TEST_PORTS = { from: 20_000, to: 32_000 };
 
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
+  for (;;) {
+    const port = TEST_PORTS.from + Math.floor(Math.random() * (TEST_PORTS.to - TEST_PORTS.from));
+    if (await canListen(port)) return port;
+  }
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 
@@ -94,34 +109,47 @@ export interface StartTestOptions {
   reuse?: ReusableData;
   /** `pixd start --reinitialize`. */
   reinitialize?: boolean;
+  /**
+   * A genuinely first start on an empty data directory and database (new identity, CA, demo account),
+   * instead of a copy of the test template (test/helpers/template.ts).
+   */
+  fresh?: boolean;
 }
 
 export async function startTestService(
   settings: Record<string, string> = {},
   options: StartTestOptions = {},
 ): Promise<TestService> {
-  const dataDir = options.reuse?.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'pixd-test-'));
-  const port = await freePort();
-  const postgres = options.reuse
-    ? undefined
-    : process.env.DATABASE_URL
-      ? await freshPostgres(process.env.DATABASE_URL)
-      : undefined;
-  const databaseUrl = options.reuse ? options.reuse.databaseUrl : postgres?.url;
-  const data: ReusableData = options.reuse ?? {
-    dataDir,
-    databaseUrl,
-    async discard() {
-      await postgres?.drop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  const port = settings.PORT ?? String(await freePort());
+  const adminUrl = 'DATABASE_URL' in settings ? undefined : process.env.DATABASE_URL || undefined;
+  // The template was made with the default start-up settings: another environment, host, public address or
+  // a database of the test's own gets a first start of its own.
+  const seeded =
+    !options.reuse &&
+    !options.fresh &&
+    !settings.DATABASE_URL &&
+    !['PIXD_ENV', 'HOST', 'PIXD_PUBLIC_URL'].some((name) => name in settings);
+  let data: ReusableData;
+  if (options.reuse) data = options.reuse;
+  else if (seeded) data = await seededData(`https://127.0.0.1:${port}`, { adminUrl });
+  else {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pixd-test-'));
+    const postgres = adminUrl ? await freshPostgres(adminUrl) : undefined;
+    data = {
+      dataDir,
+      databaseUrl: postgres?.url,
+      async discard() {
+        await postgres?.drop();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  }
   const config = loadConfig({
-    PIXD_DATA_DIR: dataDir,
-    PORT: String(port),
+    PIXD_DATA_DIR: data.dataDir,
+    PORT: port,
     PIXD_ENV: 'sandbox',
     LOG_LEVEL: 'silent',
-    ...(databaseUrl && { DATABASE_URL: databaseUrl }),
+    ...(data.databaseUrl && { DATABASE_URL: data.databaseUrl }),
     ...settings,
   });
   const clock = new OffsetClock();

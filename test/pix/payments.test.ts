@@ -2,7 +2,7 @@
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { cobBody, startTestService, type Party, type TestService } from '../helpers/service.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { outboxIdle, waitFor } from '../helpers/wait.ts';
 import { assertBalanceMatchesLines, assertLedgerBalanced } from '../helpers/ledger.ts';
 
 const RANGE = 'inicio=2020-01-01T00:00:00Z&fim=2099-01-01T00:00:00Z';
@@ -50,7 +50,8 @@ describe('payments, received Pix, refunds and balance', () => {
       async () => (await call('GET', `/v2/cob/${cheap.txid}`)).body.status === 'CONCLUIDA',
       'auto-settlement of 0.01',
     );
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // The auto-payments queued with them have run: had 10.01 qualified, its payment would have run too.
+    await outboxIdle(svc);
     assert.equal((await call('GET', `/v2/cob/${unpaid.txid}`)).body.status, 'ATIVA');
     assert.equal(await saldo(), '10.01');
     const outbox = await svc.service.ctx.db.query<{ n: number }>(

@@ -6,10 +6,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type Party, type TestService } from '../helpers/service.ts';
 import { Receiver, webhookApi, type WebhookApi } from '../helpers/receiver.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { outboxIdle, waitFor } from '../helpers/wait.ts';
 import { LIMITS } from '../../src/platform/limits.ts';
 
-const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const MINUTE = 60;
 
 describe('sent Pix webhook (scheduled Pix)', () => {
@@ -97,7 +96,8 @@ describe('sent Pix webhook (scheduled Pix)', () => {
     assert.equal(tooMuch.status, 201, tooMuch.text);
 
     svc.advance(MINUTE + 1);
-    await settle(200);
+    // The due schedules are processed at this instant (their send is queued from it) before time moves on.
+    await outboxIdle(svc);
     svc.advance(LIMITS.scheduledPixSendDelaySeconds);
     const [toPlain] = await receiver.waitForCalls(1, '/plain/pix');
     const [toConfigured] = await receiver.waitForCalls(1, '/configured/pix');
@@ -124,7 +124,7 @@ describe('sent Pix webhook (scheduled Pix)', () => {
 
     // The third schedule is rejected (20.00 left): nothing is sent; neither for the keyless one.
     svc.advance(MINUTE);
-    await settle(200);
+    await outboxIdle(svc);
     svc.advance(LIMITS.scheduledPixSendDelaySeconds);
     await waitFor(
       async () =>
@@ -136,7 +136,7 @@ describe('sent Pix webhook (scheduled Pix)', () => {
         ).body.data.some((s: { status: string }) => s.status === 'rejected'),
       'rejected',
     );
-    await settle(500);
+    await outboxIdle(svc);
     assert.equal(receiver.callsTo('/configured/pix').length, 1, 'a rejected schedule sends no webhook');
     assert.equal(receiver.callsTo('/plain/pix').length, 1, 'a schedule without chave sends no webhook');
     const delivered = await waitFor(async () => {

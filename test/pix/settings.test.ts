@@ -9,7 +9,7 @@ import { overLimit } from '../helpers/burst.ts';
 
 const FROZEN_WALL_MS = Date.UTC(2026, 0, 1);
 import { Receiver, webhookApi } from '../helpers/receiver.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { waitFor, wallWindowPassed } from '../helpers/wait.ts';
 import { assertBalanceMatchesLines, assertLedgerBalanced } from '../helpers/ledger.ts';
 import { WEBHOOK_LOOKUP_SHARED_MS } from '../../src/pix/webhook/events.ts';
 
@@ -346,7 +346,7 @@ describe('account settings (/v2/gn/config)', () => {
         [party.chaves[0]]: keySettings({ webhook: { notificacao: { tarifa: false, pagador: true } } }),
       });
       // Deliveries share a key's settings for a moment (src/pix/webhook/events.ts): let the change reach them.
-      await new Promise((resolve) => setTimeout(resolve, 2 * WEBHOOK_LOOKUP_SHARED_MS));
+      await wallWindowPassed(Date.now(), WEBHOOK_LOOKUP_SHARED_MS);
       const quiet = await assertPaid({ chave: party.chaves[0], valor: '4.00' });
       assert.equal(
         (await deliveryOf(quiet.endToEndId)).situacao,

@@ -1,4 +1,5 @@
 /** The operator contract, exercised on the real command: start, credentials.json, CLI, SIGTERM. */
+// suite: serial (child processes and a request paced at 300 ms): run alone, after the concurrent files; see scripts/test.sh.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';

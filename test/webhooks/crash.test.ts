@@ -3,12 +3,14 @@
  * restarted on the same host frees the dead process's claims at once and delivers the same event again
  * (at least once, same delivery id) within seconds, with the production lease and heartbeat.
  */
+// suite: serial (kill -9 of a child node, resumes within 10 s): run alone, after the concurrent files; see scripts/test.sh.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, freshPostgres } from '../helpers/service.ts';
+import { freePort } from '../helpers/service.ts';
+import { seededData } from '../helpers/template.ts';
 import { Receiver, trustTestCa, webhookApi } from '../helpers/receiver.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { demoClient, killNode, startChildNode } from '../helpers/child-node.ts';
@@ -24,13 +26,15 @@ describe('a node killed mid-delivery', () => {
   });
 
   it('is replaced by a restarted node that delivers the event again', async () => {
-    const postgres = process.env.DATABASE_URL ? await freshPostgres(process.env.DATABASE_URL) : undefined;
-    if (postgres) cleanups.push(() => postgres.drop());
+    const port = String(await freePort());
+    // The data directory (and database) of a first start, copied from the test template.
+    const seeded = await seededData(`https://127.0.0.1:${port}`, { adminUrl: process.env.DATABASE_URL, dataDir });
+    cleanups.push(() => seeded.discard());
     const testCa = trustTestCa();
     const env = {
       PIXD_DATA_DIR: dataDir,
-      PORT: String(await freePort()),
-      ...(postgres && { DATABASE_URL: postgres.url }),
+      PORT: port,
+      ...(seeded.databaseUrl && { DATABASE_URL: seeded.databaseUrl }),
       PIXD_TEST_WEBHOOK_SETTINGS: JSON.stringify({
         extraCaPem: testCa.certPem,
         deliveryTimeoutMs: 60_000,

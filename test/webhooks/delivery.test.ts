@@ -2,16 +2,25 @@
  * Delivery of Pix, recurrence and automatic-charge webhooks to real receivers: routing, body, failures
  * and retries on the moved clock, order per charge, at-least-once across a restart.
  */
+// suite: serial (a 400 ms delivery timeout): run alone, after the concurrent files; see scripts/test.sh.
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { Receiver, webhookApi, type WebhookApi } from '../helpers/receiver.ts';
-import { waitFor } from '../helpers/wait.ts';
-import { setWebhookSettings } from '../../src/platform/webhooks/settings.ts';
+import { outboxIdle, waitFor, wallWindowPassed } from '../helpers/wait.ts';
+import { setWebhookSettings, webhookSettings } from '../../src/platform/webhooks/settings.ts';
+import { WEBHOOK_LOOKUP_SHARED_MS } from '../../src/pix/webhook/events.ts';
 
-const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The first retry of a Pix webhook is 1 minute after the failure (LIMITS.webhookRetryScheduleMinutes). */
 const FIRST_RETRY_S = 61;
+/**
+ * A hanging receiver times out after this long, only while a test makes one hang: a delivery to a receiver
+ * that answers keeps the production timeout, which a busy machine cannot miss.
+ */
+const HANG_TIMEOUT_MS = 400;
+const DEFAULT_TIMEOUT_MS = webhookSettings().deliveryTimeoutMs;
+const hangTimesOut = (short: boolean) =>
+  setWebhookSettings({ deliveryTimeoutMs: short ? HANG_TIMEOUT_MS : DEFAULT_TIMEOUT_MS });
 
 describe('webhook delivery', () => {
   let svc: TestService;
@@ -21,7 +30,6 @@ describe('webhook delivery', () => {
     (await api.deliveries()).find((d) => d.assunto === subject);
 
   before(async () => {
-    setWebhookSettings({ deliveryTimeoutMs: 400 });
     svc = await startTestService();
     receiver = await Receiver.start({ clientCaPem: svc.caPem });
   });
@@ -97,8 +105,8 @@ describe('webhook delivery', () => {
       },
     });
     assert.equal(config.status, 201, config.text);
-    // Registration reads are shared for 100 ms: let the new settings be seen.
-    await settle(150);
+    // Registration reads are shared for a moment: let the new settings be seen.
+    await wallWindowPassed(Date.now(), WEBHOOK_LOOKUP_SHARED_MS);
     const transfer = await api.call('POST', '/sandbox/pix/pay', { chave, valor: '4.00' });
     assert.equal(transfer.status, 201, transfer.text);
     const [callback] = await receiver.waitForCalls(1, '/settings/pix');
@@ -136,13 +144,13 @@ describe('webhook delivery', () => {
     } finally {
       await receiver.up();
     }
-    await settle(300);
+    await outboxIdle(svc);
     assert.equal(receiver.callsTo('/down/pix').length, 0, 'nothing before the retry is due');
     svc.advance(FIRST_RETRY_S);
     const calls = await receiver.waitForCalls(3, '/down/pix');
-    await settle(500);
+    await outboxIdle(svc);
     svc.advance(FIRST_RETRY_S);
-    await settle(500);
+    await outboxIdle(svc);
     const all = receiver.callsTo('/down/pix');
     assert.equal(all.length, 3, 'each event once: nothing is sent again after a 2xx');
     const ofFirst = all.filter(
@@ -161,6 +169,7 @@ describe('webhook delivery', () => {
     const api = await newApi();
     await api.registerPix(`${receiver.url}/slow`);
     receiver.behaviour = 'hang';
+    hangTimesOut(true);
     let pix: { endToEndId: string };
     try {
       pix = await api.payNewCharge();
@@ -169,9 +178,10 @@ describe('webhook delivery', () => {
         return d?.tentativas.length === 1 && d.ultimoErro && d;
       }, 'timed-out attempt');
       assert.match(timedOut.tentativas[0].erro, /^timeout/);
-      assert.ok(timedOut.tentativas[0].latenciaMs >= 400);
+      assert.ok(timedOut.tentativas[0].latenciaMs >= HANG_TIMEOUT_MS);
     } finally {
       receiver.behaviour = { status: 200 };
+      hangTimesOut(false);
     }
     svc.advance(FIRST_RETRY_S);
     const delivered = await waitFor(async () => {
@@ -208,12 +218,14 @@ describe('webhook delivery', () => {
     const api = await newApi();
     await api.registerPix(`${receiver.url}/restart`);
     receiver.behaviour = 'hang';
+    hangTimesOut(true);
     const inFlight = await api.payNewCharge();
     await receiver.waitForCalls(1, '/restart/pix');
     await receiver.down();
     const queued = await api.payNewCharge('42.00');
     const data = svc.data;
     await svc.close({ keepData: true });
+    hangTimesOut(false);
     receiver.behaviour = { status: 200 };
     await receiver.up();
     svc = await startTestService({}, { reuse: data });

@@ -1,15 +1,14 @@
 /** Account-opening webhooks (/v1/webhook): every spec error name from its condition, callbacks and their retry schedule. */
+// suite: serial (a 400 ms opening-webhook timeout): run alone, after the concurrent files; see scripts/test.sh.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { Receiver, webhookApi, type WebhookApi } from '../helpers/receiver.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { outboxIdle, waitFor } from '../helpers/wait.ts';
 import { setWebhookSettings } from '../../src/platform/webhooks/settings.ts';
 import { LIMITS } from '../../src/platform/limits.ts';
 import { recentDeliveries } from '../../src/platform/webhooks/inspection.ts';
-
-const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A TCP server that accepts and closes at once: the URL "does not respond". */
 async function silentServer(): Promise<{ port: number; close(): Promise<void> }> {
@@ -144,7 +143,7 @@ describe('account-opening webhooks', () => {
       for (const [index, minutes] of LIMITS.openingRetryScheduleMinutes.slice(0, -1).entries()) {
         // One minute short of the step: nothing yet.
         svc.advance((minutes - 1) * 60);
-        await settle(150);
+        await outboxIdle(svc);
         assert.equal(calls().length, index + 1, `no attempt ${index + 2} before ${minutes} minutes`);
         svc.advance(60);
         await rescheduledAfter(index + 2);
@@ -152,7 +151,7 @@ describe('account-opening webhooks', () => {
       }
       // The last retry (52560 minutes): after it, no more.
       svc.advance((LIMITS.openingRetryScheduleMinutes.at(-1)! - 1) * 60);
-      await settle(150);
+      await outboxIdle(svc);
       assert.equal(calls().length, 10);
       svc.advance(60);
       await waitFor(async () => calls().length === 11, 'attempt 11 at 52560 minutes');
@@ -161,7 +160,7 @@ describe('account-opening webhooks', () => {
         return d?.situacao === 'falhou' && d;
       }, 'given up after the last retry');
       svc.advance(LIMITS.openingRetryScheduleMinutes.at(-1)! * 60);
-      await settle(150);
+      await outboxIdle(svc);
       assert.equal(final.tentativas.length, LIMITS.openingRetryScheduleMinutes.length + 1);
       assert.equal(calls().length, 11, 'nothing after the tenth retry');
       for (const [i, attempt] of final.tentativas.slice(1).entries()) {

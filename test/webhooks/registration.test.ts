@@ -1,4 +1,5 @@
 /** Registration of Pix-key, recurrence and automatic-charge webhooks: the handshake against real receivers. */
+// suite: serial (a 1.5 s registration timeout): run alone, after the concurrent files; see scripts/test.sh.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';

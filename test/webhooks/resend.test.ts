@@ -3,7 +3,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { Receiver, webhookApi, type WebhookApi } from '../helpers/receiver.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { outboxIdle, waitFor } from '../helpers/wait.ts';
 
 const DAY_S = 86_400;
 
@@ -64,7 +64,7 @@ describe('webhook resend', () => {
       await receiver.up();
     }
     svc.advance(DAY_S);
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await outboxIdle(svc);
     assert.equal(callsFor(pix.endToEndId).length, 1, 'never retried');
   });
 

@@ -1,0 +1,228 @@
+/**
+ * A started-once data directory (and, on PostgreSQL, database) that test services are copied from.
+ *
+ * A first start costs seconds: PGlite creates its cluster, every migration runs, the CA, the server, webhook
+ * and payload-signing certificates and the demo account's client certificate are issued. It is the same
+ * work for every test file, so it is done once: a real first start of `startService` on PORT 0 (the
+ * template), closed, kept under os.tmpdir() and, on PostgreSQL, as a database `pixd_tmpl_<key>` on the
+ * server. The key hashes every file under src/ (migrations, bootstrap, identity, the demo account) and the
+ * dependencies (package-lock.json), so any change to them builds a new template; one older than a week is rebuilt too (its
+ * certificates' dates). Concurrent test processes build it once, under a lock directory.
+ *
+ * A copy is the data directory and the database of one service, copied together: identity.json and the
+ * database's identity match, the CA files match the CA in the database. What a first start on the copy's
+ * own port would have written differently is rewritten: credentials.json names the copy's directory and
+ * its base URL. Copies share the template's service id, CA and demo account ids; a test that needs a
+ * genuinely new service (identity, first start) asks for fresh data (`StartTestOptions.fresh`).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { loadConfig } from '../../src/config.ts';
+import { startService } from '../../src/runtime.ts';
+import { processAlive } from '../../src/platform/processes.ts';
+import type { CredentialsFile } from '../../src/accounts/credentials.ts';
+
+const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+const MAX_AGE_MS = 7 * 86_400_000;
+const LOCK_WAIT_MS = 600_000;
+
+export interface SeededData {
+  dataDir: string;
+  /** The copy's database on the PostgreSQL server; undefined on PGlite (inside dataDir). */
+  databaseUrl?: string;
+  /** Drops the database and removes the directory. */
+  discard(): Promise<void>;
+}
+
+/**
+ * A copy of the template for a service that will serve at `publicUrl`, on PGlite or, given `adminUrl`, on a
+ * new database of that PostgreSQL server. `dataDir` (empty or missing) receives the copy; a new temporary
+ * directory otherwise.
+ */
+export async function seededData(
+  publicUrl: string,
+  options: { adminUrl?: string; dataDir?: string } = {},
+): Promise<SeededData> {
+  const template = await ensureTemplate(options.adminUrl);
+  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'pixd-test-'));
+  fs.cpSync(template.dataDir, dataDir, { recursive: true, mode: fs.constants.COPYFILE_FICLONE });
+  rewriteCredentials(dataDir, template.dataDir, publicUrl);
+  let databaseUrl: string | undefined;
+  let name: string | undefined;
+  if (options.adminUrl && template.database) {
+    name = `pixd_test_${process.pid}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+    await createFromTemplate(options.adminUrl, name, template.database);
+    databaseUrl = withDatabase(options.adminUrl, name);
+  }
+  return {
+    dataDir,
+    databaseUrl,
+    async discard() {
+      if (name && options.adminUrl) await adminQuery(options.adminUrl, `drop database if exists ${name} with (force)`);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+interface Template {
+  dataDir: string;
+  /** The template database on the PostgreSQL server. */
+  database?: string;
+}
+
+const built = new Map<string, Promise<Template>>();
+
+function ensureTemplate(adminUrl: string | undefined): Promise<Template> {
+  const key = templateKey(adminUrl);
+  let template = built.get(key);
+  if (!template) {
+    template = findOrBuild(key, adminUrl);
+    built.set(key, template);
+    template.catch(() => built.delete(key));
+  }
+  return template;
+}
+
+async function findOrBuild(key: string, adminUrl: string | undefined): Promise<Template> {
+  const root = path.join(os.tmpdir(), `pixd-template-${key}`);
+  const template: Template = { dataDir: path.join(root, 'data'), database: adminUrl ? `pixd_tmpl_${key}` : undefined };
+  const ready = path.join(root, 'ready');
+  if (isFresh(ready) && (await databaseExists(adminUrl, template.database))) return template;
+  fs.mkdirSync(path.dirname(root), { recursive: true });
+  const release = await lock(`${root}.lock`);
+  try {
+    if (isFresh(ready) && (await databaseExists(adminUrl, template.database))) return template;
+    fs.rmSync(root, { recursive: true, force: true });
+    fs.mkdirSync(template.dataDir, { recursive: true });
+    if (adminUrl && template.database) {
+      await adminQuery(adminUrl, `drop database if exists ${template.database} with (force)`);
+      await adminQuery(adminUrl, `create database ${template.database}`);
+    }
+    const config = loadConfig({
+      PIXD_DATA_DIR: template.dataDir,
+      PORT: '0',
+      PIXD_ENV: 'sandbox',
+      LOG_LEVEL: 'silent',
+      ...(adminUrl && template.database && { DATABASE_URL: withDatabase(adminUrl, template.database) }),
+    });
+    // The first start itself, as `pixd start` does it; closing it ends every connection to the database.
+    const service = await startService(config, { logger: false });
+    await service.close();
+    fs.writeFileSync(ready, new Date().toISOString());
+    return template;
+  } finally {
+    release();
+  }
+}
+
+function isFresh(marker: string): boolean {
+  try {
+    return Date.now() - fs.statSync(marker).mtimeMs < MAX_AGE_MS;
+  } catch {
+    return false;
+  }
+}
+
+async function databaseExists(adminUrl: string | undefined, name: string | undefined): Promise<boolean> {
+  if (!adminUrl || !name) return true;
+  const rows = await adminQuery(adminUrl, 'select 1 from pg_database where datname = $1', [name]);
+  return rows.length === 1;
+}
+
+/** Every file under src/, package-lock.json (PGlite's version), and the PostgreSQL server when there is one. */
+function templateKey(adminUrl: string | undefined): string {
+  const hash = createHash('sha256');
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(file);
+      else hash.update(path.relative(SRC, file)).update('\0').update(fs.readFileSync(file)).update('\0');
+    }
+  };
+  walk(SRC);
+  // The installed PGlite (its data directory format) and the rest of the dependencies.
+  hash.update(fs.readFileSync(new URL('../../package-lock.json', import.meta.url)));
+  if (adminUrl) {
+    const url = new URL(adminUrl);
+    hash.update(`${url.hostname}:${url.port}`);
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** credentials.json as a first start in `dataDir` serving at `publicUrl` writes it. */
+function rewriteCredentials(dataDir: string, templateDir: string, publicUrl: string): void {
+  const file = path.join(dataDir, 'credentials.json');
+  const credentials = JSON.parse(fs.readFileSync(file, 'utf8')) as CredentialsFile;
+  const moved = (p: string) => path.join(dataDir, path.relative(templateDir, p));
+  const rewritten: CredentialsFile = {
+    ...credentials,
+    baseUrl: publicUrl,
+    certificate: {
+      p12: moved(credentials.certificate.p12),
+      pem: moved(credentials.certificate.pem),
+      key: moved(credentials.certificate.key),
+    },
+    caCertificate: moved(credentials.caCertificate),
+    webhookCertificateChain: moved(credentials.webhookCertificateChain),
+  };
+  fs.writeFileSync(file, JSON.stringify(rewritten, null, 2) + '\n', { mode: 0o600 });
+}
+
+/** A lock directory holding its owner's pid; one whose owner died is taken over. */
+async function lock(dir: string): Promise<() => void> {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      fs.mkdirSync(dir);
+      fs.writeFileSync(path.join(dir, 'pid'), String(process.pid));
+      return () => fs.rmSync(dir, { recursive: true, force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    let owner: number | undefined;
+    try {
+      owner = Number(fs.readFileSync(path.join(dir, 'pid'), 'utf8'));
+    } catch {
+      // Between its mkdir and its pid file: alive.
+    }
+    if (owner && !processAlive(owner)) {
+      fs.rmSync(dir, { recursive: true, force: true });
+      continue;
+    }
+    if (Date.now() > deadline) throw new Error(`the test template lock ${dir} is held by pid ${owner}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A backend of the template's last connection may still be exiting: the server then says it is in use. */
+async function createFromTemplate(adminUrl: string, name: string, template: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await adminQuery(adminUrl, `create database ${name} template ${template}`);
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== '55006' || attempt >= 50) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+function withDatabase(adminUrl: string, name: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function adminQuery(adminUrl: string, text: string, params?: unknown[]): Promise<unknown[]> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    return (await client.query(text, params)).rows;
+  } finally {
+    await client.end();
+  }
+}

@@ -160,7 +160,11 @@ describe('authentication', () => {
       assert.equal(res.status, 403, `${method} ${path}: ${res.text}`);
       assert.match(res.body.detail, /sandbox\.write/);
     }
-    assert.equal(svc.clock.offset, 0, 'the clock did not move');
+    assert.equal(svc.clock.accountOffsetMs(reader.accountId), 0, "the reader's clock did not move");
+    const moved = await svc.service.ctx.db.query('select 1 from sandbox_clocks where account_id = $1', [
+      reader.accountId,
+    ]);
+    assert.equal(moved.rows.length, 0, 'nor in the database');
     const demo = await svc.demo.http.request('GET', '/sandbox/clock', { token: await svc.demo.token() });
     assert.equal(demo.status, 200, demo.text);
   });

@@ -1,14 +1,14 @@
 /** The page at `/`: where a person who typed the server's address finds the reference, health and credentials. */
 import type { AppContext } from '../platform/context.ts';
 
-const escape = (text: string) =>
+const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 export function landingPage(ctx: AppContext): string {
   const sandbox = ctx.config.environment === 'sandbox';
   // Only the sandbox names a path of the server's disk: an integrator's own machine.
   const credentials = sandbox
-    ? `<li>Credentials of the demo account: <code>${escape(`${ctx.config.dataDir}/credentials.json`)}</code>
+    ? `<li>Credentials of the demo account: <code>${escapeHtml(`${ctx.config.dataDir}/credentials.json`)}</code>
        (<code>pixd account create</code> makes more)</li>`
     : '';
   return `<!doctype html>

@@ -11,6 +11,7 @@ import type { Scenario } from './scenarios/index.ts';
 import type { TargetId } from './targets.ts';
 import { median } from './stats.ts';
 import { PIX_SEEDED_PER_APPLICATION } from './scenarios/settlement.ts';
+import { describeVerification, type LedgerVerification } from '../src/platform/ledger/verify.ts';
 
 /** A measurement plus the CPU seconds the target's processes used during it. */
 export interface Run extends Measurement {
@@ -35,6 +36,24 @@ export interface ReportInput {
   elapsedS: number;
   /** 1-minute load average when the bench finished. */
   loadAverageEnd: number;
+  /** Each pixd target's ledger, verified after its load. */
+  ledgers: LedgerCheck[];
+}
+
+export interface LedgerCheck {
+  label: string;
+  verification: LedgerVerification;
+}
+
+function ledgerSection(input: ReportInput): string[] {
+  if (!input.ledgers.length) return [];
+  return [
+    '## Ledger after the load',
+    '',
+    'Each pixd target ran `pixd ledger verify` (through the operator API) once its scenarios were done.',
+    '',
+    ...input.ledgers.map((l) => `- ${l.label}: ${describeVerification(l.verification).replace(/\n\s*/g, '; ')}`),
+  ];
 }
 
 /** The goals the numbers are held against. */
@@ -321,6 +340,7 @@ export function writeReport(input: ReportInput): string {
     ceilingSection(input),
     databaseSection(input, 'postgres'),
     databaseSection(input, 'pglite'),
+    ledgerSection(input),
     ['## Notes', '', keptNotes(file)],
     methodSection(input),
     howToRunSection(),

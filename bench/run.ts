@@ -13,7 +13,8 @@ import { runLoad, type LoadPlan } from './load.ts';
 import { scenarios, standalone, type Scenario } from './scenarios/index.ts';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { writeReport, type Run, type ScenarioResult } from './report.ts';
+import { writeReport, type LedgerCheck, type Run, type ScenarioResult } from './report.ts';
+import { describeVerification } from '../src/platform/ledger/verify.ts';
 import { cpuSeconds, cpuUsedBetween } from './cpu.ts';
 
 /** Lets sockets from the previous run close before the next starts. */
@@ -138,6 +139,7 @@ async function main(): Promise<void> {
   }
 
   throwIfInterrupted();
+  const ledgers = await verifyLedgers(targets);
   for (const target of targets) await target.close();
   const file = writeReport({
     settings,
@@ -148,9 +150,27 @@ async function main(): Promise<void> {
     records: [...results.values()],
     elapsedS: (Date.now() - started) / 1000,
     loadAverageEnd: os.loadavg()[0],
+    ledgers,
   });
   log(`wrote ${file} in ${Math.round((Date.now() - started) / 1000)} s`);
   await runStandalone(settings);
+}
+
+/**
+ * Every pixd target's ledger after its load: the journal sums to zero and each posted total equals its lines
+ * (the operator's `pixd ledger verify`). A drift fails the bench: fast numbers from a wrong ledger are worth nothing.
+ */
+async function verifyLedgers(targets: Target[]): Promise<LedgerCheck[]> {
+  const checks: LedgerCheck[] = [];
+  for (const target of targets) {
+    if (!target.verifyLedger) continue;
+    const verification = await target.verifyLedger();
+    const check = { label: `${target.label} (${target.environment})`, verification };
+    log(`ledger of ${check.label}: ${describeVerification(verification)}`);
+    if (!verification.ok) process.exitCode = 1;
+    checks.push(check);
+  }
+  return checks;
 }
 
 /**

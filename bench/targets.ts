@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CredentialsFile } from '../src/accounts/credentials.ts';
 import type { OperatorFile } from '../src/operator/secret.ts';
+import type { LedgerVerification } from '../src/platform/ledger/verify.ts';
 import { startChild, type Child } from './processes.ts';
 import { onCleanup } from './lifecycle.ts';
 import { freshDatabase, type FreshDatabase } from './postgres.ts';
@@ -40,6 +41,8 @@ export interface Target {
   parties: Party[];
   /** Processes doing the work, for CPU accounting: the server child, and PostgreSQL backends if any. */
   processes(): Promise<{ server: number[]; database: number[] }>;
+  /** pixd only: `pixd ledger verify` through the operator API, after the load (issue 11: invariants checked). */
+  verifyLedger?(): Promise<LedgerVerification>;
   close(): Promise<void>;
 }
 
@@ -84,7 +87,18 @@ export async function startPixd(
     const pid = child.pid;
     const db = postgres;
     const processes = async () => ({ server: [pid], database: db ? await db.backendPids() : [] });
-    return { id: database, environment, label, url: child.ready.baseUrl, parties, processes, close };
+    const ready = child.ready;
+    const verifyLedger = async (): Promise<LedgerVerification> => {
+      const operator = JSON.parse(fs.readFileSync(ready.operatorPath, 'utf8')) as OperatorFile;
+      return expectJson(
+        200,
+        'ledger verify',
+        `${ready.baseUrl}/operator/ledger/verify`,
+        { ca: parties[0].tls.ca },
+        { method: 'POST', body: {}, headers: { authorization: `Bearer ${operator.secret}` } },
+      );
+    };
+    return { id: database, environment, label, url: ready.baseUrl, parties, processes, verifyLedger, close };
   } catch (error) {
     await close();
     throw error;

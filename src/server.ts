@@ -39,6 +39,17 @@ import { billingChargeRoutes } from './billing/charges/routes.ts';
 import { billingNotificationRoutes } from './billing/notifications/routes.ts';
 import { paymentTokenPublicRoutes, paymentTokenRoutes } from './billing/tokens/routes.ts';
 import { webRoutes } from './web/routes.ts';
+import { documentRoute, SECURITY_SCHEMES } from './platform/openapi.ts';
+
+const API_DESCRIPTION = [
+  'Pix receiving and billing interface, generated from the route schemas.',
+  '',
+  'Pix routes need the client certificate of your application (mutual TLS) and a bearer token from',
+  '`POST /oauth/token` bound to it; card billing routes a token from `POST /v1/authorize`. To try Pix calls',
+  'from this page, install the certificate (`certificates/<client id>.p12` in the data directory) in your',
+  'browser or system so the browser can present it, get a token with curl (see the README), and paste it',
+  'under Authorize.',
+].join('\n');
 
 export interface BuildOptions {
   logger?: boolean | object;
@@ -67,6 +78,10 @@ function family(
 ): FastifyPluginAsync {
   return async (app) => {
     app.setErrorHandler(errorHandler(options.format));
+    // The OpenAPI document derives each operation's security and error bodies from its family.
+    app.addHook('onRoute', (route) => {
+      route.config = { ...(route.config as object), family: { format: options.format, audience: options.audience } };
+    });
     // A family-wide scope (the sandbox tools): every route in it requires it, whatever else it declares.
     if (options.scope) {
       const scope = options.scope;
@@ -136,16 +151,21 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   await app.register(swagger, {
     openapi: {
+      // 3.1: mutual TLS is a security scheme of its own there.
+      openapi: '3.1.0',
       info: {
         title: 'pixd',
         version: '0.1.0',
-        description: 'Pix receiving and billing interface. Generated from the route schemas.',
+        description: API_DESCRIPTION,
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
       servers: [{ url: ctx.config.publicUrl }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      // The bundled OpenAPI types know 3.0 only, which has no mutualTLS scheme.
+      components: { securitySchemes: SECURITY_SCHEMES as never },
     },
+    transform: documentRoute,
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { persistAuthorization: true } });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   installObservability(app, ctx);
 

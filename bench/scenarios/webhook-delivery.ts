@@ -37,6 +37,7 @@ import { registerPixWebhook } from '../../src/pix/webhook/service.ts';
 import { newTxid } from '../../src/platform/ids.ts';
 import { createAccount } from '../../src/accounts/service.ts';
 import { writeNotesSection } from '../notes-section.ts';
+import { describeVerification, verifyLedger } from '../../src/platform/ledger/verify.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const env = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
@@ -81,6 +82,8 @@ interface Result {
   deliveredPerSecond: number;
   lagMs: { p50: number; p95: number; p99: number; max: number };
   cpuPercent: number;
+  /** `pixd ledger verify` once the load drained: the journal sums to zero, every posted total equals its lines. */
+  ledgerOk: boolean;
 }
 
 const percentile = (sorted: number[], p: number) =>
@@ -309,6 +312,8 @@ async function runTarget(target: string, source: Source): Promise<Result> {
       if (times[0] <= loadEnded) inWindow++;
     }
     lags.sort((a, b) => a - b);
+    const ledger = await verifyLedger(service.ctx.db);
+    if (!ledger.ok) log(`ledger after ${source} on ${target}: ${describeVerification(ledger)}`);
     const round = (n: number) => Math.round(n * 10) / 10;
     return {
       target: service.ctx.db.kind === 'postgres' ? 'PostgreSQL' : 'PGlite (embedded)',
@@ -326,6 +331,7 @@ async function runTarget(target: string, source: Source): Promise<Result> {
         max: round(lags.at(-1) ?? NaN),
       },
       cpuPercent: Math.round(((cpu.user + cpu.system) / 1000 / (wallNowMs() - started)) * 100),
+      ledgerOk: ledger.ok,
     };
   } finally {
     receiver.kill();
@@ -339,7 +345,7 @@ async function runTarget(target: string, source: Source): Promise<Result> {
 function report(results: Result[]): string {
   const rows = results.map(
     (r) =>
-      `| ${r.target} | ${r.source} | ${r.offered.toLocaleString('en')} | ${r.deliveredPerSecond.toLocaleString('en')} | ${r.lagMs.p50} | ${r.lagMs.p95} | ${r.lagMs.p99} | ${r.lagMs.max} | ${r.lost} | ${r.duplicates} | ${r.cpuPercent} % |`,
+      `| ${r.target} | ${r.source} | ${r.offered.toLocaleString('en')} | ${r.deliveredPerSecond.toLocaleString('en')} | ${r.lagMs.p50} | ${r.lagMs.p95} | ${r.lagMs.p99} | ${r.lagMs.max} | ${r.lost} | ${r.duplicates} | ${r.cpuPercent} % | ${r.ledgerOk ? 'ok' : '**drift**'} |`,
   );
   return [
     '### Webhook delivery',
@@ -355,8 +361,8 @@ function report(results: Result[]): string {
     `Source \`isolation\`: \`events\` at ${SETTINGS.isolationRatePerSecond}/s for the measured tenant while another tenant's receiver hangs (answers nothing,`,
     `so each call waits for the delivery timeout) with ${SETTINGS.hangingBacklog.toLocaleString('en')} of its webhooks queued first. Goal: the measured tenant's p99 < ${SETTINGS.isolationGoalP99Ms} ms.`,
     '',
-    '| Database | source | offered | delivered/s | lag p50 ms | p95 ms | p99 ms | max ms | lost | duplicates | pixd CPU (of one core) |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| Database | source | offered | delivered/s | lag p50 ms | p95 ms | p99 ms | max ms | lost | duplicates | pixd CPU (of one core) | ledger verify |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
     ...rows,
     '',
     ...results
@@ -383,4 +389,4 @@ for (const target of SETTINGS.targets) {
   }
 }
 if (results.length) writeNotesSection(SETTINGS.output, 'webhooks', report(results));
-process.exit(results.length ? 0 : 1);
+process.exit(results.length && results.every((r) => r.ledgerOk) ? 0 : 1);

@@ -12,6 +12,7 @@ import { BRAND_PATTERNS } from '../billing/tokens/brands.ts';
 import { INVALID_BRAND_CODE } from '../billing/shared/errors.ts';
 import { CreditCard } from '../billing/charges/schemas.ts';
 import { checkoutData, checkoutPay } from './checkout.ts';
+import { landingPage } from './landing.ts';
 
 const read = (name: string) => fs.readFileSync(new URL(`./${name}`, import.meta.url), 'utf8');
 
@@ -43,6 +44,10 @@ export const webRoutes =
     const page = read('checkout.html');
     const js = 'text/javascript; charset=utf-8';
 
+    const landing = landingPage(ctx);
+    app.get('/', { schema: { hide: true } }, async (_request, reply) =>
+      reply.type('text/html; charset=utf-8').send(landing),
+    );
     app.get(
       '/web/payment-token.mjs',
       { schema: { tags, summary: 'Payment-token browser library (ES module)' } },

@@ -16,7 +16,7 @@ export const balanceRoutes =
   async (base) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
     app.get(
-      '/v2/gn/saldo/',
+      '/v2/gn/saldo',
       {
         config: { scope: 'gn.balance.read' },
         schema: {

@@ -1,0 +1,82 @@
+/**
+ * The API reference as a tool reads it: /openapi.json passes an OpenAPI linter (Redocly's recommended
+ * rules, no errors), and every operation says how to authenticate and what its family's errors look like.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { startTestService, type TestService } from '../helpers/service.ts';
+
+type Operation = { security?: Record<string, string[]>[]; responses: Record<string, any>; operationId?: string };
+
+describe('OpenAPI document', () => {
+  let svc: TestService;
+  let document: { openapi: string; paths: Record<string, Record<string, Operation>>; components: any };
+  const operations = () =>
+    Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, op]) => ({ path, method, op })),
+    );
+  before(async () => {
+    svc = await startTestService();
+    const res = await svc.anonymous.request('GET', '/openapi.json');
+    assert.equal(res.status, 200);
+    document = res.body;
+  });
+  after(() => svc.close());
+
+  it('passes the linter without errors', async () => {
+    const problems = await lintFromString({
+      source: JSON.stringify(document),
+      absoluteRef: 'openapi.json',
+      config: await createConfig({ extends: ['recommended'] }),
+    });
+    const errors = problems.filter((p) => p.severity === 'error');
+    assert.deepEqual(
+      errors.map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`),
+      [],
+      'lint errors',
+    );
+    assert.equal(document.openapi, '3.1.0');
+  });
+
+  it('declares each operation’s security from its family, with the scope it needs', () => {
+    const byPath = (path: string, method: string) => document.paths[path][method];
+    assert.deepEqual(byPath('/v2/cob', 'post').security, [{ clientCertificate: [], pixToken: ['cob.write'] }]);
+    assert.deepEqual(byPath('/v1/charge', 'post').security, [{ billingToken: [] }]);
+    assert.deepEqual(byPath('/oauth/token', 'post').security, [{ clientCredentials: [], clientCertificate: [] }]);
+    assert.deepEqual(byPath('/qr/v2/{token}', 'get').security, [], 'payers fetch locations with no credentials');
+    assert.equal(document.components.securitySchemes.clientCertificate.type, 'mutualTLS');
+    const ids = new Set<string>();
+    for (const { path, method, op } of operations()) {
+      assert.ok(Array.isArray(op.security), `${method} ${path} declares its security`);
+      assert.ok(op.operationId && !ids.has(op.operationId), `${method} ${path} has a unique operationId`);
+      ids.add(op.operationId!);
+    }
+  });
+
+  it('documents the family’s error body on every operation', () => {
+    const errorOf = (path: string, method: string, status: string) => document.paths[path][method].responses[status];
+    assert.ok(errorOf('/v2/cob', 'post', '400').content['application/json'].schema.properties.violacoes);
+    assert.ok(errorOf('/v2/cob', 'post', '429'), 'rate-limited operations document 429');
+    assert.ok(errorOf('/v2/gn/evp', 'post', '400').content['application/json'].schema.properties.nome);
+    assert.ok(errorOf('/v1/charge', 'post', '401').content['application/json'].schema.properties.error_description);
+    for (const { path, method, op } of operations()) {
+      const statuses = Object.keys(op.responses);
+      assert.ok(
+        statuses.some((s) => s.startsWith('4')),
+        `${method} ${path} documents its errors (${statuses.join(', ')})`,
+      );
+    }
+  });
+
+  it('is reachable from a landing page at /, and /docs serves the reference', async () => {
+    const landing = await svc.anonymous.request('GET', '/');
+    assert.equal(landing.status, 200);
+    assert.match(String(landing.headers['content-type']), /^text\/html/);
+    for (const link of ['/docs', '/openapi.json', '/health']) assert.ok(landing.text.includes(`href="${link}"`), link);
+    assert.ok(landing.text.includes(`${svc.data.dataDir}/credentials.json`), 'where the sandbox credentials are');
+    const docs = await svc.anonymous.request('GET', '/docs/');
+    assert.equal(docs.status, 200);
+    assert.match(docs.text, /swagger/i);
+  });
+});

@@ -4,6 +4,7 @@
  * State files are written atomically, and a damaged one is a one-line error, not a stack trace.
  * The embedded database is the point, so this file runs on PGlite in both passes of the suite.
  */
+// suite: serial (three first starts of an embedded database, two of them in CLI processes): run alone.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -23,8 +24,7 @@ describe('faults: the data directory and its database belong to one service', ()
   });
 
   it('refuses a data directory whose database went missing, until --reinitialize', async () => {
-    // A genuinely first start: the identity is created here, not copied from the test template.
-    svc = await startTestService(EMBEDDED, { fresh: true });
+    svc = await startTestService(EMBEDDED);
     const dir = svc.data.dataDir;
     const port = new URL(svc.baseUrl).port;
     const oldClient = svc.demo.clientId;

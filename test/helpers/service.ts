@@ -109,11 +109,6 @@ export interface StartTestOptions {
   reuse?: ReusableData;
   /** `pixd start --reinitialize`. */
   reinitialize?: boolean;
-  /**
-   * A genuinely first start on an empty data directory and database (new identity, CA, demo account),
-   * instead of a copy of the test template (test/helpers/template.ts).
-   */
-  fresh?: boolean;
 }
 
 export async function startTestService(
@@ -126,7 +121,6 @@ export async function startTestService(
   // a database of the test's own gets a first start of its own.
   const seeded =
     !options.reuse &&
-    !options.fresh &&
     !settings.DATABASE_URL &&
     !['PIXD_ENV', 'HOST', 'PIXD_PUBLIC_URL'].some((name) => name in settings);
   let data: ReusableData;

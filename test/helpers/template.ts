@@ -12,8 +12,9 @@
  * A copy is the data directory and the database of one service, copied together: identity.json and the
  * database's identity match, the CA files match the CA in the database. What a first start on the copy's
  * own port would have written differently is rewritten: credentials.json names the copy's directory and
- * its base URL. Copies share the template's service id, CA and demo account ids; a test that needs a
- * genuinely new service (identity, first start) asks for fresh data (`StartTestOptions.fresh`).
+ * its base URL. Copies share the template's service id, CA and demo account ids; what needs a genuinely
+ * new service gets one: `--reinitialize` (test/faults/identity.test.ts), the real command's first start
+ * (test/platform/process.test.ts), start-up settings other than the template's (test/helpers/service.ts).
  */
 import fs from 'node:fs';
 import os from 'node:os';

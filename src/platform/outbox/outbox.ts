@@ -69,11 +69,13 @@ export const OUTBOX_CHANNEL = 'outbox';
 
 /**
  * An account's clock offset as SQL over a parameter holding the account id: what turns an instant of the
- * account's time into the service's. Read `for share`, so a clock move (which updates the row) and the
- * conversion are ordered: a job either is converted with the new offset or is shifted by the move.
+ * account's time into the service's. `enqueue` reads it `for share`, so a clock move (which updates the row)
+ * and the conversion are ordered: a job either is converted with the new offset or is shifted by the move.
+ * A retry does not: it holds its job's row while a move holding the clock's row waits for that job's row,
+ * which would deadlock; a retry rescheduled during a move of its account's clock may miss that move.
  */
-const accountOffset = (accountParam: string) =>
-  `coalesce((select c.offset_ms from sandbox_clocks c where c.account_id = ${accountParam} for share), 0) * interval '1 millisecond'`;
+const accountOffset = (accountParam: string, lock: 'for share' | '' = '') =>
+  `coalesce((select c.offset_ms from sandbox_clocks c where c.account_id = ${accountParam} ${lock}), 0) * interval '1 millisecond'`;
 
 /**
  * Writes a job in the caller's transaction; once that commits, the workers are woken (no manual wake).
@@ -95,7 +97,7 @@ export async function enqueue<P>(
     job.accountId === null
       ? `insert into outbox (topic, ordering_key, payload, available_at, created_at) values ($1, $2, $3::jsonb, $4, $5) returning id`
       : `insert into outbox (topic, ordering_key, payload, available_at, created_at, account_id)
-         values ($1, $2, $3::jsonb, $4::timestamptz - ${accountOffset('$6')}, $5, $6) returning id`,
+         values ($1, $2, $3::jsonb, $4::timestamptz - ${accountOffset('$6', 'for share')}, $5, $6) returning id`,
     [
       job.topic.name,
       job.orderingKey ?? null,

@@ -4,7 +4,7 @@ import { ConfigError } from './config.ts';
 import { DataDirInUse } from './platform/db/data-dir-lock.ts';
 import { IdentityMismatch } from './platform/identity.ts';
 import { DamagedStateFile } from './platform/state-files.ts';
-import { ScheduleCliError } from './pix/schedules/cli.ts';
+import { ScheduleCliError } from './pix/schedules/cli-flags.ts';
 import { CliError } from './cli/operator-client.ts';
 import { buildProgram } from './cli/program.ts';
 

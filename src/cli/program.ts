@@ -5,10 +5,12 @@
 import fs from 'node:fs';
 import { Command } from 'commander';
 import { loadConfig, settingsWith, SETTING_FLAGS, type Config } from '../config.ts';
-import { SCHEDULE_OPTIONS, scheduleCommandFrom, type ScheduleFlagValues } from '../pix/schedules/cli.ts';
-import { accountCreate, ledgerVerify, runMigrate, scheduleCreate, start } from './commands.ts';
+import { SCHEDULE_OPTIONS, scheduleCommandFrom, type ScheduleFlagValues } from '../pix/schedules/cli-flags.ts';
 import { ApiClient } from './api-client.ts';
 import { TRIGGERS, clock, pay, type TriggerOptions } from './sandbox-commands.ts';
+
+/** The commands that open the database or start a server load the whole server: only when they run. */
+const commands = () => import('./commands.ts');
 
 const VERSION = (
   JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -46,13 +48,13 @@ export function buildProgram(): Command {
     .description('start the service (HTTPS; the first start creates the data directory and credentials.json)')
     .option('--reinitialize', 'let a data directory whose database is gone start over as a new service')
     .action((options: { reinitialize?: boolean }, command: Command) =>
-      start(configOf(command), { reinitialize: options.reinitialize === true }),
+      commands().then((c) => c.start(configOf(command), { reinitialize: options.reinitialize === true })),
     );
 
   program
     .command('migrate')
     .description('apply database migrations and exit')
-    .action((_options: unknown, command: Command) => runMigrate(configOf(command)));
+    .action((_options: unknown, command: Command) => commands().then((c) => c.runMigrate(configOf(command))));
 
   const account = program.command('account').description('accounts and their applications');
   account
@@ -63,19 +65,21 @@ export function buildProgram(): Command {
     .option('--scopes <a,b>', 'scopes the application holds, comma-separated (default: every scope but sandbox.write)')
     .option('--json', 'print the credentials as JSON (the shape of credentials.json)')
     .action((options: { nome?: string; documento?: string; scopes?: string; json?: boolean }, command: Command) =>
-      accountCreate(
-        configOf(command),
-        {
-          ...(options.nome !== undefined && { nome: options.nome }),
-          ...(options.documento !== undefined && { documento: options.documento }),
-          ...(options.scopes !== undefined && {
-            scopes: options.scopes
-              .split(',')
-              .map((s) => s.trim())
-              .filter(Boolean),
-          }),
-        },
-        options.json === true,
+      commands().then((c) =>
+        c.accountCreate(
+          configOf(command),
+          {
+            ...(options.nome !== undefined && { nome: options.nome }),
+            ...(options.documento !== undefined && { documento: options.documento }),
+            ...(options.scopes !== undefined && {
+              scopes: options.scopes
+                .split(',')
+                .map((s) => s.trim())
+                .filter(Boolean),
+            }),
+          },
+          options.json === true,
+        ),
       ),
     );
 
@@ -92,7 +96,9 @@ export function buildProgram(): Command {
         const value = options[optionKey(flag.split(' ')[0])];
         if (typeof value === 'string') values[key] = value;
       }
-      return scheduleCreate(configOf(command), scheduleCommandFrom(values), options.json === true);
+      return commands().then((c) =>
+        c.scheduleCreate(configOf(command), scheduleCommandFrom(values), options.json === true),
+      );
     });
 
   program
@@ -101,7 +107,9 @@ export function buildProgram(): Command {
     .command('verify')
     .description('recompute every posted total and the journal sum from the lines; exit status 2 when they disagree')
     .option('--json', 'print the verification as JSON')
-    .action((options: { json?: boolean }, command: Command) => ledgerVerify(configOf(command), options.json === true));
+    .action((options: { json?: boolean }, command: Command) =>
+      commands().then((c) => c.ledgerVerify(configOf(command), options.json === true)),
+    );
 
   const credentialsOption = [
     '--credentials <file>',

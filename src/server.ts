@@ -39,6 +39,7 @@ import { billingChargeRoutes } from './billing/charges/routes.ts';
 import { billingNotificationRoutes } from './billing/notifications/routes.ts';
 import { paymentTokenPublicRoutes, paymentTokenRoutes } from './billing/tokens/routes.ts';
 import { webRoutes } from './web/routes.ts';
+import { sendRoutes, sentPixRoutes } from './pix/send/routes.ts';
 
 export interface BuildOptions {
   logger?: boolean | object;
@@ -159,6 +160,9 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // Payers' institutions and people follow locations and QR pages: public, no token, no certificate.
   await app.register(family(ctx, { format: 'problem' }, payloadRoutes(ctx)));
   await app.register(family(ctx, { format: 'wrapper', audience: 'pix' }, cobV1Routes(ctx), scheduleRoutes(ctx)));
+  // Money out (docs/sending.md): the send answers named errors, its reads problem objects (as the SDK documents).
+  await app.register(family(ctx, { format: 'named', audience: 'pix' }, sendRoutes(ctx)));
+  await app.register(family(ctx, { format: 'problem', audience: 'pix' }, sentPixRoutes(ctx)));
   // Reports answer problem objects although they sit under /v2/gn (docs/reports-schedules.md).
   await app.register(family(ctx, { format: 'problem', audience: 'pix' }, reportRoutes(ctx)));
   // Loaded only in the sandbox: a production node never loads a module of src/sandbox/.

@@ -24,7 +24,10 @@ export interface SentPixView {
   horario: string;
   /** The sender's own key (whose webhook this is). */
   chave: string;
-  gnExtras: { favorecido: SentPixFavorecido };
+  /** Sends through the API (src/pix/send) report their outcome; a finished scheduled Pix carries none. */
+  status?: 'REALIZADO' | 'NAO_REALIZADO' | 'EM_PROCESSAMENTO';
+  /** Efí's extension: the receiver, and for API sends their idEnvio and, when refused, why. */
+  gnExtras: { favorecido: SentPixFavorecido; idEnvio?: string; erro?: { motivo: string } };
 }
 
 function favorecidoOf(s: ScheduleRow): SentPixFavorecido {

@@ -11,6 +11,7 @@ import { callerOf } from '../shared/caller.ts';
 import { noSettlementConnector, SendRefused, simulatedInstitution, type ExternalInstitution } from './external.ts';
 import {
   IdEnvioParams,
+  QrCodePayRequest,
   SendRequest,
   SendView,
   SentE2eParams,
@@ -27,6 +28,8 @@ import {
   sendPix,
 } from './service.ts';
 import { sendSettlementHandler } from './settlement.ts';
+import { payQrCode, qrCodeReader } from './qrcode.ts';
+import { findSentByIdEnvio } from './store.ts';
 
 const tags = ['Pix enviados'];
 /** Problem name of a refused send in the problem family; the stable code is in `violacoes[0].razao`. */
@@ -80,12 +83,40 @@ export const sendRoutes =
     }
   };
 
-/** Reads of sent Pix: problem format. */
+/** Reads of sent Pix and the BR Code payment: problem format. */
 export const sentPixRoutes =
   (ctx: AppContext): FastifyPluginAsync =>
   async (base) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
     const read = { scope: 'gn.pix.send.read', invalidRequest: SENT_INVALID_QUERY } as const;
+    const deps = { external: externalInstitution(ctx) };
+    const reader = qrCodeReader(ctx);
+
+    app.put(
+      '/v2/gn/pix/:idEnvio/qrcode',
+      {
+        config: { scope: 'pix.send', rateLimited: true, invalidRequest: SEND_INVALID },
+        schema: {
+          tags,
+          summary: 'Pay a BR Code (pixCopiaECola), idempotent per idEnvio; the outcome comes by webhook',
+          params: IdEnvioParams,
+          body: QrCodePayRequest,
+          response: { 201: SendView },
+        },
+      },
+      async (request, reply) => {
+        const caller = callerOf(ctx, request);
+        const { idEnvio } = request.params;
+        const result = await refusing('problem', async () => {
+          // The code is read (a dynamic one fetched and verified) before the transaction, so no lock waits on the
+          // network; a used idEnvio skips it, so a replay answers the first send even once its charge is paid.
+          const used = await findSentByIdEnvio(ctx.db, caller.accountId, idEnvio);
+          const code = used ? undefined : await reader(request.body.pixCopiaECola);
+          return ctx.db.tx((sql) => payQrCode(sql, caller, deps, idEnvio, request.body, code));
+        });
+        return reply.status(201).send(result.view);
+      },
+    );
 
     app.get(
       '/v2/gn/pix/enviados/id-envio/:idEnvio',

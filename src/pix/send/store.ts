@@ -1,6 +1,8 @@
 /** Storage of sent Pix (migration 020). */
 import type { Sql } from '../../platform/db/database.ts';
 import type { PaymentTarget } from '../payments/engine.ts';
+import type { CobBody } from '../cob/schemas.ts';
+import type { CobVBody } from '../cobv/schemas.ts';
 
 export type SentStatus = 'EM_PROCESSAMENTO' | 'REALIZADO' | 'NAO_REALIZADO';
 export type SentVia = 'chave' | 'dados_bancarios' | 'qrcode';
@@ -156,6 +158,30 @@ export async function accountHolder(
   const { rows } = await sql.query<{ nome: string; documento: string; conta: string }>(
     'select nome, documento, conta from accounts where id = $1',
     [accountId],
+  );
+  return rows[0];
+}
+
+/** The charge a location of this pixd serves, with what the engine's payability rules read. */
+export interface ChargeAtLocation {
+  id: number;
+  account_id: number;
+  txid: string;
+  kind: 'cob' | 'cobv';
+  status: string;
+  created_at: Date;
+  amount_cents: number;
+  chave: string;
+  body: CobBody | CobVBody;
+  key_removed_at: Date | null;
+}
+
+export async function chargeAtLocation(sql: Sql, token: string): Promise<ChargeAtLocation | undefined> {
+  const { rows } = await sql.query<ChargeAtLocation>(
+    `select c.id, c.account_id, c.txid, c.kind, c.status, c.created_at, c.amount_cents, c.chave, c.body, k.removed_at as key_removed_at
+       from locations l join charges c on c.location_id = l.id left join pix_keys k on k.chave = c.chave
+      where l.token = $1`,
+    [token],
   );
   return rows[0];
 }

@@ -40,6 +40,7 @@ import { billingNotificationRoutes } from './billing/notifications/routes.ts';
 import { paymentTokenPublicRoutes, paymentTokenRoutes } from './billing/tokens/routes.ts';
 import { webRoutes } from './web/routes.ts';
 import { sendRoutes, sentPixRoutes } from './pix/send/routes.ts';
+import { infractionRoutes } from './pix/infractions/routes.ts';
 
 export interface BuildOptions {
   logger?: boolean | object;
@@ -162,19 +163,21 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(family(ctx, { format: 'wrapper', audience: 'pix' }, cobV1Routes(ctx), scheduleRoutes(ctx)));
   // Money out (docs/sending.md): the send answers named errors, its reads problem objects (as the SDK documents).
   await app.register(family(ctx, { format: 'named', audience: 'pix' }, sendRoutes(ctx)));
-  await app.register(family(ctx, { format: 'problem', audience: 'pix' }, sentPixRoutes(ctx)));
+  await app.register(family(ctx, { format: 'problem', audience: 'pix' }, sentPixRoutes(ctx), infractionRoutes(ctx)));
   // Reports answer problem objects although they sit under /v2/gn (docs/reports-schedules.md).
   await app.register(family(ctx, { format: 'problem', audience: 'pix' }, reportRoutes(ctx)));
   // Loaded only in the sandbox: a production node never loads a module of src/sandbox/.
   if (ctx.config.environment === 'sandbox') {
     const { sandboxRoutes } = await import('./sandbox/routes.ts');
     const { sandboxWebhookRoutes } = await import('./sandbox/webhooks.ts');
+    const { sandboxInfractionRoutes } = await import('./sandbox/infractions.ts');
     await app.register(
       family(
         ctx,
         { format: 'problem', audience: 'pix', scope: 'sandbox.write' },
         sandboxRoutes(ctx),
         sandboxWebhookRoutes(ctx),
+        sandboxInfractionRoutes(ctx),
       ),
     );
   }

@@ -98,6 +98,28 @@ describe('official Node SDK: sending Pix and paying BR Codes', () => {
     await assertLedgerBalanced(svc.service.ctx.db);
   });
 
+  it('medList and medDefense: B lists the infraction opened against the Pix A sent it, and accepts it', async () => {
+    const inicio = new Date(svc.clock.nowMs() - 3_600_000).toISOString();
+    const fim = new Date(svc.clock.nowMs() + 3_600_000).toISOString();
+    const sentByA = (await a.pixSendList({ inicio, fim })) as unknown as { pix: { endToEndId: string }[] };
+    const endToEndId = sentByA.pix[0].endToEndId;
+    // The payer's side opens it (a sandbox tool; the SDK has no method for it).
+    const opened = await partyB.http.request('POST', '/sandbox/infracoes', {
+      token: await partyB.token(),
+      body: { endToEndId, motivo: 'Pagamento contestado.' },
+    });
+    assert.equal(opened.status, 201, opened.text);
+    const listed = await b.medList({ inicio, fim });
+    const infraction = listed.infracoes.find((i) => i.endToEndId === endToEndId)!;
+    assert.equal(infraction.status, 'ABERTA');
+    assert.equal(infraction.valor, '12.34');
+    await b.medDefense({ idInfracao: infraction.idInfracao }, { analise: 'aceito', justificativa: 'Devolvemos.' });
+    const after = await b.medList({ inicio, fim });
+    assert.equal(after.infracoes.find((i) => i.idInfracao === infraction.idInfracao)!.status, 'ACEITA');
+    assert.equal(await saldo(b), '0.00', 'the 12.34 went back to the payer');
+    await assertLedgerBalanced(svc.service.ctx.db);
+  });
+
   it('a pixSend of 15.00 ends NAO_REALIZADO with the hold released; bad input is refused with nome and mensagem', async () => {
     const idEnvio = newIdEnvio();
     const body = { valor: '15.00', pagador: { chave: keyA }, favorecido: { chave: 'fornecedor@example.com' } };

@@ -117,10 +117,12 @@ describe('official Node SDK: sending Pix and paying BR Codes', () => {
     const after = await b.medList({ inicio, fim });
     assert.equal(after.infracoes.find((i) => i.idInfracao === infraction.idInfracao)!.status, 'ACEITA');
     assert.equal(await saldo(b), '0.00', 'the 12.34 went back to the payer');
+    assert.equal(await saldo(a), '30.00', 'and reached A, an account of this pixd');
     await assertLedgerBalanced(svc.service.ctx.db);
   });
 
   it('a pixSend of 15.00 ends NAO_REALIZADO with the hold released; bad input is refused with nome and mensagem', async () => {
+    const start = await saldo(a);
     const idEnvio = newIdEnvio();
     const body = { valor: '15.00', pagador: { chave: keyA }, favorecido: { chave: 'fornecedor@example.com' } };
     const sent = await a.pixSend({ idEnvio }, body);
@@ -130,7 +132,7 @@ describe('official Node SDK: sending Pix and paying BR Codes', () => {
       return d.status !== 'EM_PROCESSAMENTO' && d;
     }, 'the send settled');
     assert.equal(detail.status, 'NAO_REALIZADO');
-    assert.equal(await saldo(a), '17.66', 'hold released');
+    assert.equal(await saldo(a), start, 'hold released');
     const calls = await waitFor(
       async () => receiver.callsTo('/a/pix').find((c) => c.body.pix[0].gnExtras?.idEnvio === idEnvio),
       "A's webhook with the outcome",

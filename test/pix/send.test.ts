@@ -252,6 +252,15 @@ describe('sending Pix (PUT /v2/gn/pix/:idEnvio)', () => {
     assert.equal(unknownAccount.status, 400, unknownAccount.text);
     assert.equal(unknownAccount.body.nome, 'conta_inexistente');
 
+    // A refund the receiver sends back reaches the paying account, as a payer's PSP would credit it.
+    const refund = await payeeApi.call('PUT', `/v2/pix/${res.body.e2eId}/devolucao/d1`, { valor: '10.00' });
+    assert.equal(refund.status, 201, refund.text);
+    await waitFor(
+      async () => (await payeeApi.call('GET', `/v2/pix/${res.body.e2eId}/devolucao/d1`)).body.status === 'DEVOLVIDO',
+      'refund settled',
+    );
+    assert.equal(await saldo(payerApi), '72.50');
+    assert.equal(await saldo(payeeApi), '22.50');
     const db = svc.service.ctx.db;
     await assertBalanceMatchesLines(db, payer.accountId, await saldo(payerApi));
     await assertBalanceMatchesLines(db, payee.accountId, await saldo(payeeApi));

@@ -33,6 +33,7 @@ import {
 import { paginacao } from '../shared/schemas.ts';
 import type { Caller } from '../shared/caller.ts';
 import { accountHolder } from '../send/store.ts';
+import { creditPixdPayer } from '../send/returns.ts';
 import type { DefenceRequest, InfractionListQuery, OpenRequest } from './schemas.ts';
 import {
   insertInfraction,
@@ -154,6 +155,11 @@ async function refundToPayer(sql: Sql, i: InfractionRow, now: Date): Promise<voi
     to: ledgerCode.externalPix,
     amountCents: i.blocked_cents,
   });
+  await creditPixdPayer(
+    sql,
+    { receivedPixId: i.received_pix_id, amountCents: i.blocked_cents, rtrId: refund.rtr_id },
+    now,
+  );
   await settleRefund(sql, refund.id, 'DEVOLVIDO', now, null);
   await enqueuePixEvent(sql, rows[0], await refundsOf(sql, [i.received_pix_id]), now);
 }

@@ -185,3 +185,13 @@ export async function chargeAtLocation(sql: Sql, token: string): Promise<ChargeA
   );
   return rows[0];
 }
+
+/** The pixd account that sent a received Pix (a transfer between accounts), or undefined. */
+export async function pixdPayerOf(sql: Sql, receivedPixId: number): Promise<number | undefined> {
+  const { rows } = await sql.query<{ account_id: number }>(
+    `select s.account_id from received_pix r join sent_pix s on s.end_to_end_id = r.end_to_end_id
+      where r.id = $1 and r.origin = 'pixd_transfer'`,
+    [receivedPixId],
+  );
+  return rows[0]?.account_id;
+}

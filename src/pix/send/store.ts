@@ -1,8 +1,6 @@
 /** Storage of sent Pix (migration 020). */
 import type { Sql } from '../../platform/db/database.ts';
-import type { PaymentTarget } from '../payments/engine.ts';
-import type { CobBody } from '../cob/schemas.ts';
-import type { CobVBody } from '../cobv/schemas.ts';
+import type { PaymentTarget, unpayableReason } from '../payments/engine.ts';
 
 export type SentStatus = 'EM_PROCESSAMENTO' | 'REALIZADO' | 'NAO_REALIZADO';
 export type SentVia = 'chave' | 'dados_bancarios' | 'qrcode';
@@ -163,18 +161,7 @@ export async function accountHolder(
 }
 
 /** The charge a location of this pixd serves, with what the engine's payability rules read. */
-export interface ChargeAtLocation {
-  id: number;
-  account_id: number;
-  txid: string;
-  kind: 'cob' | 'cobv';
-  status: string;
-  created_at: Date;
-  amount_cents: number;
-  chave: string;
-  body: CobBody | CobVBody;
-  key_removed_at: Date | null;
-}
+export type ChargeAtLocation = Parameters<typeof unpayableReason>[0];
 
 export async function chargeAtLocation(sql: Sql, token: string): Promise<ChargeAtLocation | undefined> {
   const { rows } = await sql.query<ChargeAtLocation>(

@@ -11,6 +11,7 @@ import { Receiver, webhookApi, type WebhookApi } from '../helpers/receiver.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { assertBalanceMatchesLines, assertLedgerBalanced } from '../helpers/ledger.ts';
 import { ledgerCode } from '../../src/platform/ledger/ledger.ts';
+import { WEBHOOK_LOOKUP_SHARED_MS } from '../../src/pix/webhook/events.ts';
 
 const EXTERNAL_KEY = 'fornecedor@example.com';
 let sequence = 0;
@@ -297,6 +298,31 @@ describe('sending Pix (PUT /v2/gn/pix/:idEnvio)', () => {
     assert.deepEqual(page.body.pix[0], all.body.pix[2]);
     const backwards = await payerApi.call('GET', `/v2/gn/pix/enviados?inicio=${fim}&fim=${inicio}`);
     assert.equal(backwards.status, 400, backwards.text);
+  });
+
+  it("the payer key's envio.webhook.notificacao shapes the outcome callback: fee shown, receiver hidden, idEnvio always", async () => {
+    const config = await payerApi.call('PUT', '/v2/gn/config', {
+      pix: {
+        receberSemChave: true,
+        chaves: {
+          [payer.chaves[0]]: {
+            recebimento: { txidObrigatorio: false, qrCodeEstatico: { recusarTodos: false } },
+            envio: { webhook: { notificacao: { tarifa: true, favorecido: false } } },
+          },
+        },
+      },
+    });
+    assert.equal(config.status, 201, config.text);
+    // Deliveries share a key's settings for WEBHOOK_LOOKUP_SHARED_MS: let the last lookup lapse.
+    await new Promise((resolve) => setTimeout(resolve, WEBHOOK_LOOKUP_SHARED_MS + 50));
+    const idEnvio = newIdEnvio('cfg');
+    assert.equal((await send(payerApi, idEnvio, byKey(payer, '1.00'))).status, 201);
+    const call = await waitFor(
+      async () => receiver.callsTo('/payer/pix').find((c) => c.body.pix[0].gnExtras?.idEnvio === idEnvio),
+      'the outcome callback',
+    );
+    assert.deepEqual(call.body.pix[0].gnExtras, { idEnvio, tarifa: '0.00' });
+    assert.equal(call.body.pix[0].status, 'REALIZADO');
   });
 
   it('50 concurrent sends from an account whose balance covers 10: exactly 10 succeed, the balance never goes below zero', async () => {

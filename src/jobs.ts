@@ -13,6 +13,8 @@ import { REFUND_SETTLE_TOPIC } from './pix/received/jobs.ts';
 import { REPORT_TOPIC } from './pix/reports/generator.ts';
 import { SCHEDULE_TOPICS } from './pix/schedules/scheduler.ts';
 import { WEBHOOK_TOPICS } from './pix/webhook/events.ts';
+import { SEND_SETTLE_TOPIC } from './pix/send/settlement.ts';
+import { INFRACTION_DEADLINE_TOPIC } from './pix/infractions/service.ts';
 import type { AppContext } from './platform/context.ts';
 import type { AnyTopic } from './platform/outbox/outbox.ts';
 import type { DeliveryDeps } from './platform/webhooks/delivery.ts';
@@ -27,6 +29,8 @@ export const JOB_TOPICS: readonly AnyTopic<AppContext>[] = [
   CARD_TOPICS.authorize,
   CARD_TOPICS.settle,
   REFUND_TOPIC,
+  SEND_SETTLE_TOPIC,
+  INFRACTION_DEADLINE_TOPIC,
 ];
 
 /** Deliveries to other people's servers, on the webhook lanes (`ctx.webhooks`). */

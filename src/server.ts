@@ -50,6 +50,8 @@ const API_DESCRIPTION = [
   'browser or system so the browser can present it, get a token with curl (see the README), and paste it',
   'under Authorize.',
 ].join('\n');
+import { sendRoutes, sentPixRoutes } from './pix/send/routes.ts';
+import { infractionRoutes } from './pix/infractions/routes.ts';
 
 export interface BuildOptions {
   logger?: boolean | object;
@@ -198,18 +200,23 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // Payers' institutions and people follow locations and QR pages: public, no token, no certificate.
   await app.register(family(ctx, { format: 'problem' }, payloadRoutes(ctx)));
   await app.register(family(ctx, { format: 'wrapper', audience: 'pix' }, cobV1Routes(ctx), scheduleRoutes(ctx)));
+  // Money out (docs/sending.md): the send answers named errors, its reads problem objects (as the SDK documents).
+  await app.register(family(ctx, { format: 'named', audience: 'pix' }, sendRoutes(ctx)));
+  await app.register(family(ctx, { format: 'problem', audience: 'pix' }, sentPixRoutes(ctx), infractionRoutes(ctx)));
   // Reports answer problem objects although they sit under /v2/gn (docs/reports-schedules.md).
   await app.register(family(ctx, { format: 'problem', audience: 'pix' }, reportRoutes(ctx)));
   // Loaded only in the sandbox: a production node never loads a module of src/sandbox/.
   if (ctx.config.environment === 'sandbox') {
     const { sandboxRoutes } = await import('./sandbox/routes.ts');
     const { sandboxWebhookRoutes } = await import('./sandbox/webhooks.ts');
+    const { sandboxInfractionRoutes } = await import('./sandbox/infractions.ts');
     await app.register(
       family(
         ctx,
         { format: 'problem', audience: 'pix', scope: 'sandbox.write' },
         sandboxRoutes(ctx),
         sandboxWebhookRoutes(ctx),
+        sandboxInfractionRoutes(ctx),
       ),
     );
   }

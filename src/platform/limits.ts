@@ -54,6 +54,17 @@ export const LIMITS = {
   /** Bacen: paginacao.itensPorPagina is 1..1000, default 100. */
   pageSizeDefault: 100,
   pageSizeMax: 1000,
+  /** Sent Pix (src/pix/send): idEnvio is 1 to 35 letters and digits (Efí), infoPagador at most 140 characters. */
+  idEnvioMaxChars: 35,
+  infoPagadorMaxChars: 140,
+  /**
+   * Sandbox rules of a Pix sent to another institution (the simulated one), as integrators know them: up to
+   * 10.00 it is confirmed (webhook), up to 20.00 refused by the receiver (webhook), above it refused in the request.
+   */
+  sandboxSendConfirmedMaxCents: 1000,
+  sandboxSendRefusedMaxCents: 2000,
+  /** MED: days the receiver has to defend an infraction before it is decided on the service clock. */
+  infractionDefenceDays: 7,
   txidMinChars: 26,
   txidMaxChars: 35,
   /** POST /v2/cob assigns txids of this length (within the 26..35 rule). */

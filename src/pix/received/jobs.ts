@@ -9,6 +9,7 @@ import { balanceCents, ledgerCode, lockCustomer, transfer } from '../../platform
 import { defineTopic, type JobOutcome, type OutboxJob } from '../../platform/outbox/outbox.ts';
 import { findRefundById, refundsOf, settleRefund, type ReceivedPixRow } from './store.ts';
 import { enqueuePixEvent } from './events.ts';
+import { creditPixdPayer } from '../send/returns.ts';
 
 export const INSUFFICIENT_BALANCE = 'Saldo insuficiente para a devolução.';
 
@@ -36,6 +37,12 @@ export function refundSettlementHandler(db: Database, clock: Clock) {
           to: ledgerCode.externalPix,
           amountCents: refund.amount_cents,
         });
+        // A Pix from another account of this pixd: the refund reaches that account (src/pix/send/returns.ts).
+        await creditPixdPayer(
+          sql,
+          { receivedPixId: refund.received_pix_id, amountCents: refund.amount_cents, rtrId: refund.rtr_id },
+          now,
+        );
         await settleRefund(sql, refund.id, 'DEVOLVIDO', now, null);
       } else {
         await settleRefund(sql, refund.id, 'NAO_REALIZADO', now, INSUFFICIENT_BALANCE);

@@ -37,7 +37,7 @@ export type TipoRegistro = (typeof TIPO_REGISTROS)[number];
 /** The two keys that are balances, not movements: the first and the last data line when selected. */
 export const BALANCE_TYPES = ['saldoDiaAnterior', 'saldoDia'] as const satisfies readonly TipoRegistro[];
 
-/** Journal kinds written (or reserved) for sent Pix; the scheduled Pix scheduler writes them. */
+/** Journal kinds of sent Pix: the scheduled Pix scheduler and the sends' holds (src/pix/send) write them. */
 export const SENT_PIX_KIND = { chave: 'pix_enviado_chave', dados_bancarios: 'pix_enviado_dados_bancarios' } as const;
 
 type Direction = { credit?: TipoRegistro; debit?: TipoRegistro };

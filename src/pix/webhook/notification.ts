@@ -56,10 +56,12 @@ function received(p: PixView, settings: PixNotificationSettings): unknown {
   return settings.tarifa ? { ...shown, gnExtras: { tarifa: PIX_FEE } } : shown;
 }
 
-function sent({ gnExtras, ...p }: SentPixView, { envio }: PixNotificationSettings): unknown {
+function sent({ gnExtras: { favorecido, ...always }, ...p }: SentPixView, { envio }: PixNotificationSettings): unknown {
+  // idEnvio and erro (API sends) are always shown; the receiver and the fee as the settings say.
   const extras = {
+    ...always,
     ...(envio.tarifa && { tarifa: PIX_FEE }),
-    ...(envio.favorecido && { favorecido: gnExtras.favorecido }),
+    ...(envio.favorecido && { favorecido }),
   };
   return Object.keys(extras).length ? { ...p, gnExtras: extras } : p;
 }

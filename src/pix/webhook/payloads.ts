@@ -22,7 +22,10 @@ export interface SentPixView {
   horario: string;
   /** The sender's own key (whose webhook this is). */
   chave: string;
-  gnExtras: { favorecido: SentPixFavorecido };
+  /** Sends through the API (src/pix/send) report their outcome; a finished scheduled Pix carries none. */
+  status?: 'REALIZADO' | 'NAO_REALIZADO' | 'EM_PROCESSAMENTO';
+  /** Efí's extension: the receiver, and for API sends their idEnvio and, when refused, why. */
+  gnExtras: { favorecido: SentPixFavorecido; idEnvio?: string; erro?: { motivo: string } };
 }
 
 /** Bacen WebhookPixBody, as POSTed: each Pix shaped by the key's notification settings. */

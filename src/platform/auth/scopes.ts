@@ -24,6 +24,12 @@ export const SCOPES = [
   'gn.pix.evp.write',
   'gn.pix.evp.read',
   'gn.balance.read',
+  /** Sending Pix (PUT /v2/gn/pix/:idEnvio, /qrcode) and reading sent Pix, as the SDK names them. */
+  'pix.send',
+  'gn.pix.send.read',
+  /** MED infractions: list, and defend. */
+  'gn.infractions.read',
+  'gn.infractions.write',
   'gn.settings.write',
   'gn.settings.read',
   'gn.reports.write',

@@ -28,6 +28,7 @@ export const MIGRATION_FILES = [
   'pix/charges/migrations/012_charge_location_foreign_key.sql',
   'platform/ledger/migrations/013_ledger_posted_totals.sql',
   'platform/db/migrations/014_sandbox_account_clocks.sql',
+  'pix/send/migrations/015_sent_pix_infractions.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

@@ -4,6 +4,7 @@
  * costs one indexed row read whatever the history; the lines are the audit trail (`verifyLedger`).
  * The institution's own accounts keep no total (see migration 013). Ledger accounts are named by code:
  *   customer:<id>:available | customer:<id>:blocked:judicial | customer:<id>:blocked:med
+ *   customer:<id>:sending (sent Pix held while in processing, src/pix/send)
  *   external:pix  (the rest of the Pix system: money that came from or went to other institutions)
  *   external:card (the card acquirer: card payments come from it, card refunds go back to it)
  *   revenue:fees  (what the institution earns)
@@ -16,6 +17,8 @@ export type BlockKind = 'judicial' | 'med';
 export const ledgerCode = {
   available: (accountId: number) => `customer:${accountId}:available`,
   blocked: (accountId: number, kind: BlockKind) => `customer:${accountId}:blocked:${kind}`,
+  /** Sent Pix in processing: held out of the available balance until they settle or are returned. */
+  sending: (accountId: number) => `customer:${accountId}:sending`,
   externalPix: 'external:pix',
   externalCard: 'external:card',
   fees: 'revenue:fees',

@@ -1,0 +1,72 @@
+/**
+ * The seam to other institutions. A Pix whose receiver is not an account of this pixd leaves through an
+ * `ExternalInstitution`: asked at request time whether it takes the payment (and who the receiver is, as
+ * its directory knows it), and at settlement whether the payment went through.
+ *
+ * The sandbox uses a simulated institution with the amount rules integrators know (LIMITS.sandboxSend*).
+ * Production has no settlement connector yet: sends to other institutions are refused with a named error
+ * until one exists (it would implement this interface: a DICT lookup at `accept`, the SPI message and its
+ * answer at `settle`). docs/sending.md.
+ */
+import type { Config } from '../../config.ts';
+import { LIMITS } from '../../platform/limits.ts';
+import { formatAmount } from '../../platform/money.ts';
+import type { SentFavorecido } from './store.ts';
+
+export class SendRefused extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    /** The request property the refusal is about (a violation's `propriedade`). */
+    readonly property: string,
+    readonly status = 400,
+  ) {
+    super(message);
+  }
+}
+
+export interface ExternalInstitution {
+  /** At request time: refuses (SendRefused) or answers the receiver's identification. */
+  accept(send: { amountCents: number; favorecido: SentFavorecido }): { nome: string; cpf?: string; cnpj?: string };
+  /** At settlement: undefined when the receiver's institution credited it, else why it did not. */
+  settle(send: { amountCents: number }): string | undefined;
+}
+
+/** The sandbox's other institution: every well-formed key and every bank account exists there. */
+export const simulatedInstitution: ExternalInstitution = {
+  accept({ amountCents, favorecido }) {
+    if (amountCents > LIMITS.sandboxSendRefusedMaxCents)
+      throw new SendRefused(
+        'envio_recusado',
+        `Sandbox: Pix acima de ${formatAmount(LIMITS.sandboxSendRefusedMaxCents)} é recusado já na requisição.`,
+        'valor',
+      );
+    const conta = favorecido.contaBanco;
+    if (conta) return { nome: conta.nome, ...(conta.cpf ? { cpf: conta.cpf } : { cnpj: conta.cnpj }) };
+    return { nome: 'Favorecido da instituição simulada', cpf: '12345678909' };
+  },
+  settle({ amountCents }) {
+    if (amountCents <= LIMITS.sandboxSendConfirmedMaxCents) return undefined;
+    return `Pix recusado pela instituição do recebedor (sandbox: valores de 10.01 a ${formatAmount(LIMITS.sandboxSendRefusedMaxCents)} não são realizados).`;
+  },
+};
+
+/** Production until a settlement connector exists. */
+export const noSettlementConnector: ExternalInstitution = {
+  accept() {
+    throw new SendRefused(
+      'destino_externo_indisponivel',
+      'O recebedor não é cliente desta instituição e o envio a outras instituições ainda não está disponível.',
+      'favorecido',
+      422,
+    );
+  },
+  settle() {
+    return 'Envio a outras instituições indisponível.';
+  },
+};
+
+/** The other institution: simulated in the sandbox; none in production until a connector exists. */
+export function externalInstitution(config: Pick<Config, 'environment'>): ExternalInstitution {
+  return config.environment === 'sandbox' ? simulatedInstitution : noSettlementConnector;
+}

@@ -1,0 +1,325 @@
+/**
+ * Sending Pix: by key, by bank data (and paying a BR Code, ./qrcode.ts). The request checks everything it
+ * can, holds the amount (`customer available -> customer sending`, the journal kind of a sent Pix, so the
+ * report shows the send on the day it was asked) and enqueues the settlement in the same transaction; the
+ * outcome comes later (./settlement.ts) through the payer key's webhook. docs/sending.md.
+ *
+ * Concurrency: every send of an account takes the account's row lock (`lockCustomer`) before it reads the
+ * balance, so N concurrent sends see one balance after another and the hold can never overdraw; the
+ * ledger's `balance_cents >= 0` constraint is the backstop.
+ */
+import type { Sql } from '../../platform/db/database.ts';
+import { balanceCents, ledgerCode, lockCustomer, transfer } from '../../platform/ledger/ledger.ts';
+import { newEndToEndId, RECEIVER_ISPB } from '../../platform/institution.ts';
+import { LIMITS } from '../../platform/limits.ts';
+import { formatAmount, parseAmount } from '../../platform/money.ts';
+import { enqueue } from '../../platform/outbox/outbox.ts';
+import { notFound, invalid, type Violation } from '../../platform/errors.ts';
+import type { PaymentTarget } from '../payments/engine.ts';
+import { SENT_PIX_KIND } from '../reports/record-types.ts';
+import { paginacao } from '../shared/schemas.ts';
+import type { Caller } from '../shared/caller.ts';
+import { findPixWebhook } from '../webhook/store.ts';
+import { SendRefused, type ExternalInstitution } from './external.ts';
+import type { SendRequest, SentListQuery } from './schemas.ts';
+import {
+  accountByConta,
+  accountHolder,
+  findSentByE2e,
+  findSentByIdEnvio,
+  insertSent,
+  keyOwner,
+  listSent,
+  type SentFavorecido,
+  type SentPixRow,
+  type SentVia,
+  holderIdentity,
+} from './store.ts';
+import { sendView, sentPixRead } from './view.ts';
+import { SEND_SETTLE_TOPIC } from './settlement.ts';
+
+/** What the send path needs beside the caller: who settles with other institutions. */
+export interface SendDeps {
+  external: ExternalInstitution;
+}
+
+/** Where the money goes, as resolved at request time. */
+export interface Destination {
+  destination: 'pixd' | 'externa';
+  /** For a pixd receiver: what the payment engine pays at settlement, and the receiving account. */
+  target: PaymentTarget | null;
+  receiverAccountId: number | null;
+  favorecido: SentFavorecido;
+}
+
+const KEY_PATTERNS: [string, RegExp][] = [
+  ['cpf', /^\d{11}$/],
+  ['cnpj', /^\d{14}$/],
+  ['phone', /^\+[1-9]\d{1,14}$/],
+  ['email', /^[^@\s]+@[^@\s]+\.[^@\s]+$/],
+  ['evp', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/],
+];
+
+/** Whether a text has the shape of a Pix key (CPF, CNPJ, +phone, e-mail or random key). */
+export function isPixKey(chave: string): boolean {
+  return KEY_PATTERNS.some(([, re]) => re.test(chave));
+}
+
+/** The account holder as a Pix party: its name and its document as cpf or cnpj. */
+/** Stable JSON (keys sorted) of a request, to compare a repeated idEnvio's body with the first. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(value);
+}
+
+function checkDocument(
+  expected: { cpf?: string; cnpj?: string },
+  holder: { cpf?: string; cnpj?: string },
+  property: string,
+) {
+  if ((expected.cpf && expected.cpf !== holder.cpf) || (expected.cnpj && expected.cnpj !== holder.cnpj))
+    throw new SendRefused('documento_divergente', 'O documento informado não é o titular do destino.', property);
+}
+
+/** The receiver named by a key: an account of this pixd, or the other institution. */
+async function keyDestination(
+  sql: Sql,
+  caller: Caller,
+  deps: SendDeps,
+  amountCents: number,
+  favorecido: { chave: string; cpf?: string; cnpj?: string },
+): Promise<Destination> {
+  if (!isPixKey(favorecido.chave))
+    throw new SendRefused('chave_invalida', `${favorecido.chave} não é uma chave Pix válida.`, 'favorecido.chave');
+  const owner = await keyOwner(sql, favorecido.chave);
+  if (owner === caller.accountId)
+    throw new SendRefused(
+      'chave_propria',
+      'A chave do favorecido pertence à própria conta pagadora.',
+      'favorecido.chave',
+    );
+  if (owner !== undefined) {
+    const identificacao = await holderIdentity(sql, owner);
+    checkDocument(favorecido, identificacao, 'favorecido.cpf');
+    return {
+      destination: 'pixd',
+      target: { kind: 'key', chave: favorecido.chave },
+      receiverAccountId: owner,
+      favorecido: { chave: favorecido.chave, identificacao },
+    };
+  }
+  const identificacao = deps.external.accept({ amountCents, favorecido: { chave: favorecido.chave } });
+  checkDocument(favorecido, identificacao, 'favorecido.cpf');
+  return {
+    destination: 'externa',
+    target: null,
+    receiverAccountId: null,
+    favorecido: { chave: favorecido.chave, identificacao },
+  };
+}
+
+/** The receiver named by bank data: an account of this pixd when the bank is us, else the other institution. */
+async function bankDestination(
+  sql: Sql,
+  caller: Caller,
+  deps: SendDeps,
+  amountCents: number,
+  contaBanco: NonNullable<SendRequest['favorecido']['contaBanco']>,
+): Promise<Destination> {
+  if (!contaBanco.cpf === !contaBanco.cnpj)
+    throw new SendRefused(
+      'conta_invalida',
+      'Informe cpf ou cnpj do titular da conta (um deles).',
+      'favorecido.contaBanco.cpf',
+    );
+  if (contaBanco.codigoBanco === RECEIVER_ISPB) {
+    const account = await accountByConta(sql, contaBanco.conta);
+    if (!account)
+      throw new SendRefused(
+        'conta_inexistente',
+        `A conta ${contaBanco.conta} não existe nesta instituição.`,
+        'favorecido.contaBanco.conta',
+      );
+    if (account.id === caller.accountId)
+      throw new SendRefused(
+        'conta_propria',
+        'A conta do favorecido é a própria conta pagadora.',
+        'favorecido.contaBanco.conta',
+      );
+    const identificacao = await holderIdentity(sql, account.id);
+    checkDocument(contaBanco, identificacao, 'favorecido.contaBanco.cpf');
+    return {
+      destination: 'pixd',
+      target: { kind: 'account', conta: contaBanco.conta },
+      receiverAccountId: account.id,
+      favorecido: { contaBanco, identificacao },
+    };
+  }
+  const identificacao = deps.external.accept({ amountCents, favorecido: { contaBanco } });
+  return { destination: 'externa', target: null, receiverAccountId: null, favorecido: { contaBanco, identificacao } };
+}
+
+/** Checks the payer's key: a key of the caller's account, with a Pix webhook (where the outcome goes). */
+async function checkPayerKey(sql: Sql, caller: Caller, chave: string): Promise<void> {
+  if ((await keyOwner(sql, chave)) !== caller.accountId)
+    throw new SendRefused(
+      'chave_pagador_invalida',
+      `A chave ${chave} não é uma chave ativa desta conta.`,
+      'pagador.chave',
+    );
+  if (!(await findPixWebhook(sql, caller.accountId, chave)))
+    throw new SendRefused(
+      'webhook_nao_cadastrado',
+      `A chave ${chave} do pagador não tem webhook Pix cadastrado: é por ele que o resultado do envio é informado.`,
+      'pagador.chave',
+    );
+}
+
+export function parseSendAmount(valor: string): number {
+  const cents = parseAmount(valor);
+  if (cents <= 0) throw new SendRefused('valor_invalido', 'O valor do Pix deve ser positivo.', 'valor');
+  return cents;
+}
+
+export interface SendStart {
+  idEnvio: string;
+  request: Record<string, unknown>;
+  via: SentVia;
+  payerKey: string;
+  infoPagador?: string;
+  /** Resolves the amount and the receiver, under the account's lock (may refuse). */
+  resolve: (sql: Sql) => Promise<{ amountCents: number; destination: Destination }>;
+}
+
+/**
+ * The common path of every send: idempotency by idEnvio, the payer key's checks, the receiver, the balance,
+ * the hold and the settlement job, in the caller's transaction.
+ */
+export async function startSend(sql: Sql, caller: Caller, start: SendStart) {
+  await lockCustomer(sql, caller.accountId);
+  const existing = await findSentByIdEnvio(sql, caller.accountId, start.idEnvio);
+  if (existing) {
+    // Idempotent per account: the same body answers the same send (its current state); another is a conflict.
+    if (canonical(existing.request) === canonical(start.request)) return { created: false, view: sendView(existing) };
+    throw new SendRefused(
+      'id_envio_duplicado',
+      `O idEnvio ${start.idEnvio} já foi usado com outra requisição.`,
+      'idEnvio',
+      409,
+    );
+  }
+  await checkPayerKey(sql, caller, start.payerKey);
+  const { amountCents, destination } = await start.resolve(sql);
+  const available = await balanceCents(sql, ledgerCode.available(caller.accountId));
+  if (available < amountCents)
+    throw new SendRefused(
+      'saldo_insuficiente',
+      `Saldo disponível (${formatAmount(available)}) insuficiente para o envio de ${formatAmount(amountCents)}.`,
+      'valor',
+    );
+  const sent = await insertSent(sql, {
+    account_id: caller.accountId,
+    id_envio: start.idEnvio,
+    end_to_end_id: newEndToEndId(caller.now, RECEIVER_ISPB),
+    request: start.request,
+    via: start.via,
+    payer_key: start.payerKey,
+    info_pagador: start.infoPagador ?? null,
+    amount_cents: amountCents,
+    favorecido: destination.favorecido,
+    destination: destination.destination,
+    target: destination.target,
+    receiver_account_id: destination.receiverAccountId,
+    requested_at: caller.now,
+  });
+  await transfer(sql, {
+    kind: start.via === 'dados_bancarios' ? SENT_PIX_KIND.dados_bancarios : SENT_PIX_KIND.chave,
+    reference: sent.end_to_end_id,
+    accountId: caller.accountId,
+    at: caller.now,
+    from: ledgerCode.available(caller.accountId),
+    to: ledgerCode.sending(caller.accountId),
+    amountCents,
+  });
+  await enqueue(sql, {
+    topic: SEND_SETTLE_TOPIC,
+    payload: { sentPixId: sent.id },
+    accountId: caller.accountId,
+    availableAt: caller.now,
+    now: caller.now,
+  });
+  return { created: true, view: sendView(sent) };
+}
+
+/** `PUT /v2/gn/pix/:idEnvio` (and /v3): send by key or by bank data. */
+export function sendPix(sql: Sql, caller: Caller, deps: SendDeps, idEnvio: string, body: SendRequest) {
+  const { favorecido } = body;
+  const byKey = favorecido.chave !== undefined;
+  if (byKey === (favorecido.contaBanco !== undefined))
+    throw new SendRefused(
+      'favorecido_invalido',
+      'Informe favorecido.chave ou favorecido.contaBanco (um deles).',
+      'favorecido',
+    );
+  if (!byKey && (favorecido.cpf || favorecido.cnpj))
+    throw new SendRefused('favorecido_invalido', 'cpf e cnpj do favorecido vão dentro de contaBanco.', 'favorecido');
+  if (favorecido.cpf && favorecido.cnpj)
+    throw new SendRefused('favorecido_invalido', 'Informe cpf ou cnpj do favorecido, não ambos.', 'favorecido.cpf');
+  const amountCents = parseSendAmount(body.valor);
+  return startSend(sql, caller, {
+    idEnvio,
+    request: body,
+    via: byKey ? 'chave' : 'dados_bancarios',
+    payerKey: body.pagador.chave,
+    infoPagador: body.pagador.infoPagador,
+    resolve: async (tx) => ({
+      amountCents,
+      destination: byKey
+        ? await keyDestination(tx, caller, deps, amountCents, {
+            chave: favorecido.chave!,
+            cpf: favorecido.cpf,
+            cnpj: favorecido.cnpj,
+          })
+        : await bankDestination(tx, caller, deps, amountCents, favorecido.contaBanco!),
+    }),
+  });
+}
+
+export const SENT_INVALID_QUERY = 'PixConsultaInvalida';
+
+export async function readSentByE2e(sql: Sql, caller: Caller, e2eId: string) {
+  const sent = await findSentByE2e(sql, caller.accountId, e2eId);
+  if (!sent) throw notFound(`Pix enviado ${e2eId} não encontrado.`);
+  return sentPixRead(sent);
+}
+
+export async function readSentByIdEnvio(sql: Sql, caller: Caller, idEnvio: string) {
+  const sent = await findSentByIdEnvio(sql, caller.accountId, idEnvio);
+  if (!sent) throw notFound(`Pix enviado com idEnvio ${idEnvio} não encontrado.`);
+  return sentPixRead(sent);
+}
+
+export async function listSentPix(sql: Sql, caller: Caller, q: SentListQuery) {
+  const inicio = new Date(q.inicio);
+  const fim = new Date(q.fim);
+  const violations: Violation[] = [];
+  if (fim < inicio) violations.push({ property: 'fim', reason: 'fim é anterior a inicio.', value: q.fim });
+  if (violations.length) throw invalid(SENT_INVALID_QUERY, 'Os parâmetros de consulta não fazem sentido.', violations);
+  const page = q['paginacao.paginaAtual'] ?? 0;
+  const pageSize = q['paginacao.itensPorPagina'] ?? LIMITS.pageSizeDefault;
+  const { rows, total } = await listSent(
+    sql,
+    { accountId: caller.accountId, inicio, fim, status: q.status },
+    page,
+    pageSize,
+  );
+  return {
+    parametros: { inicio: q.inicio, fim: q.fim, paginacao: paginacao(page, pageSize, total) },
+    pix: rows.map((r: SentPixRow) => sentPixRead(r)),
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * Settlement of a sent Pix, run by the outbox (`pix.send.settle`) after the request commits.
+ *
+ *   REALIZADO      the held amount leaves: `customer sending -> external:pix`; when the receiver is an
+ *                  account of this pixd, the payment engine credits it in the same transaction (its
+ *                  received Pix, balance, report, charge and webhook, exactly as any payment)
+ *   NAO_REALIZADO  the receiver's side refused (the engine's refusal, or the other institution's): the
+ *                  hold goes back, `customer sending -> customer available` (`estorno_pix_enviado`)
+ *
+ * Either way the payer key's webhook gets the outcome, enqueued in the transaction that settles. A
+ * refused attempt rolls back whole (the engine may have written part of a payment before refusing) and
+ * the refusal is recorded in a second transaction. A job delivered twice finds the send settled and does
+ * nothing.
+ */
+import type { Database, Sql } from '../../platform/db/database.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { ledgerCode, lockCustomer, transfer } from '../../platform/ledger/ledger.ts';
+import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/outbox.ts';
+import type { AppContext } from '../../platform/context.ts';
+import { receivePix } from '../payments/engine.ts';
+import { PaymentRefused } from '../payments/refusal.ts';
+import { WEBHOOK_TOPICS } from '../webhook/events.ts';
+import type { PixEventPayload } from '../webhook/payloads.ts';
+import { externalInstitution, type ExternalInstitution } from './external.ts';
+import { holderIdentity, lockSent, settleSent, type SentPixRow } from './store.ts';
+import { sentPixWebhook } from './view.ts';
+
+/** Journal kinds of a send's settlement (the hold itself is written under SENT_PIX_KIND). */
+export const SETTLEMENT_KIND = { done: 'pix_enviado_liquidado', returned: 'estorno_pix_enviado' } as const;
+
+class ReceiverRefused extends Error {}
+
+async function notifyPayer(sql: Sql, sent: SentPixRow, at: Date): Promise<void> {
+  const payload: PixEventPayload = {
+    accountId: sent.account_id,
+    chave: sent.payer_key,
+    txid: null,
+    envio: true,
+    pix: [sentPixWebhook(sent, at)],
+  };
+  await enqueue(sql, { topic: WEBHOOK_TOPICS.pix, payload, accountId: sent.account_id, availableAt: at, now: at });
+}
+
+/**
+ * Takes the payer's (and a pixd receiver's) account row, in id order, before any posting. A request holds
+ * its account's row while it writes the hold; a settlement that posted first and then waited for that row
+ * (the journal entry's foreign key takes a key-share lock on it) would deadlock with it. Ordered row locks
+ * first, postings after: requests and settlements queue instead.
+ */
+async function lockParties(sql: Sql, sent: SentPixRow): Promise<void> {
+  const ids = [sent.account_id, ...(sent.receiver_account_id === null ? [] : [sent.receiver_account_id])];
+  for (const id of ids.sort((a, b) => a - b)) await lockCustomer(sql, id);
+}
+
+/** A send's settlement, enqueued in the request's transaction: the receiver's institution answers. */
+export const SEND_SETTLE_TOPIC = defineTopic<{ sentPixId: number }, AppContext>({
+  name: 'pix.send.settle',
+  handler: (ctx) => sendSettlementHandler(ctx.db, ctx.clock, externalInstitution(ctx.config)),
+});
+
+export function sendSettlementHandler(db: Database, clock: Clock, external: ExternalInstitution) {
+  return async (job: OutboxJob<{ sentPixId: number }>): Promise<JobOutcome> => {
+    let refusal: string | undefined;
+    try {
+      await db.tx(async (sql) => {
+        const sent = await lockSent(sql, job.payload.sentPixId);
+        if (sent?.status !== 'EM_PROCESSAMENTO') return;
+        await lockParties(sql, sent);
+        const now = clock.forAccount(sent.account_id).now();
+        if (sent.destination === 'pixd') {
+          try {
+            await receivePix(sql, now, {
+              target: sent.target!,
+              amountCents: sent.amount_cents,
+              payer: await holderIdentity(sql, sent.account_id),
+              infoPagador: sent.info_pagador ?? undefined,
+              origin: 'pixd_transfer',
+              endToEndId: sent.end_to_end_id,
+            });
+          } catch (error) {
+            if (error instanceof PaymentRefused) throw new ReceiverRefused(`${error.message} (${error.code})`);
+            throw error;
+          }
+        } else {
+          const refused = external.settle({ amountCents: sent.amount_cents });
+          if (refused) throw new ReceiverRefused(refused);
+        }
+        await transfer(sql, {
+          kind: SETTLEMENT_KIND.done,
+          reference: sent.end_to_end_id,
+          accountId: sent.account_id,
+          at: now,
+          from: ledgerCode.sending(sent.account_id),
+          to: ledgerCode.externalPix,
+          amountCents: sent.amount_cents,
+        });
+        await notifyPayer(sql, await settleSent(sql, sent.id, 'REALIZADO', now, null), now);
+      });
+    } catch (error) {
+      if (!(error instanceof ReceiverRefused)) throw error;
+      refusal = error.message;
+    }
+    if (refusal !== undefined) {
+      const motivo = refusal;
+      await db.tx(async (sql) => {
+        const sent = await lockSent(sql, job.payload.sentPixId);
+        if (sent?.status !== 'EM_PROCESSAMENTO') return;
+        await lockParties(sql, sent);
+        const now = clock.forAccount(sent.account_id).now();
+        await transfer(sql, {
+          kind: SETTLEMENT_KIND.returned,
+          reference: sent.end_to_end_id,
+          accountId: sent.account_id,
+          at: now,
+          from: ledgerCode.sending(sent.account_id),
+          to: ledgerCode.available(sent.account_id),
+          amountCents: sent.amount_cents,
+        });
+        await notifyPayer(sql, await settleSent(sql, sent.id, 'NAO_REALIZADO', now, motivo), now);
+      });
+    }
+    return { done: true };
+  };
+}

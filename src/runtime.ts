@@ -19,6 +19,7 @@ import { ensureOperatorSecret, writeOperatorFile } from './operator/secret.ts';
 import { ensureServiceIdentity } from './platform/identity.ts';
 import { readJsonFile, writeJsonAtomic } from './platform/state-files.ts';
 import { buildApp, type BuildOptions } from './server.ts';
+import { noSettlementConnector } from './pix/send/external.ts';
 import { registerJobs } from './jobs.ts';
 
 /** How often a sandbox node re-reads the account clock offsets that another node may have moved. */
@@ -84,13 +85,15 @@ export async function startService(config: Config, options: StartOptions = {}): 
       : new MemoryRateLimiter(options.wallClockMs),
     outbox: new OutboxWorker(db, clock),
     chargeCreatedHooks: [],
+    externalInstitution: noSettlementConnector,
   };
   const ctx: AppContext = { ...base, webhooks: new WebhookDispatcher(base) };
-  registerJobs(ctx);
+  // Extensions first: the handlers registerJobs builds take what they install (the simulated institution).
   if (config.environment === 'sandbox') {
     const { installSandbox } = await import('./sandbox/extension.ts');
     installSandbox(ctx);
   }
+  registerJobs(ctx);
   // A commit that enqueued jobs wakes the workers (the webhook lanes through the main worker's listeners).
   db.subscribe(OUTBOX_CHANNEL, () => ctx.outbox.wake());
   const { credentials, credentialsPath } = await ensureDemoCredentials(ctx);

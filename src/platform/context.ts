@@ -7,6 +7,7 @@ import type { ServicePki } from './bootstrap.ts';
 import type { OutboxWorker } from './outbox/outbox.ts';
 import type { WebhookDispatcher } from './webhooks/dispatcher.ts';
 import type { ChargeCreatedHook } from '../pix/charges/hooks.ts';
+import type { ExternalInstitution } from '../pix/send/external.ts';
 
 /** Everything a feature plugin may use, built once at start and handed to `buildApp`. */
 export interface AppContext {
@@ -25,4 +26,9 @@ export interface AppContext {
    * registers its fictitious payer; production registers nothing.
    */
   chargeCreatedHooks: ChargeCreatedHook[];
+  /**
+   * Extension point: where a Pix to a receiver outside this pixd goes. Production has no settlement
+   * connector yet (`noSettlementConnector`); the sandbox installs its simulated institution.
+   */
+  externalInstitution: ExternalInstitution;
 }

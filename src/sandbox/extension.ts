@@ -4,9 +4,12 @@
  */
 import type { AppContext } from '../platform/context.ts';
 import { SANDBOX_AUTOPAY_TOPIC, autoPaymentHook } from './settlement.ts';
+import { simulatedInstitution } from './institution.ts';
 
 export function installSandbox(ctx: AppContext): void {
   ctx.outbox.register(SANDBOX_AUTOPAY_TOPIC, ctx);
   // The fictitious payer joins every charge creation (API and batches) through the core's extension point.
   ctx.chargeCreatedHooks.push(autoPaymentHook);
+  // Sends to keys and accounts outside this pixd reach a simulated institution instead of none.
+  ctx.externalInstitution = simulatedInstitution;
 }

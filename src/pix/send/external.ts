@@ -3,14 +3,12 @@
  * `ExternalInstitution`: asked at request time whether it takes the payment (and who the receiver is, as
  * its directory knows it), and at settlement whether the payment went through.
  *
- * The sandbox uses a simulated institution with the amount rules integrators know (LIMITS.sandboxSend*).
+ * The sandbox replaces it (`AppContext.externalInstitution`) with a simulated institution with the amount
+ * rules integrators know (src/sandbox/institution.ts).
  * Production has no settlement connector yet: sends to other institutions are refused with a named error
  * until one exists (it would implement this interface: a DICT lookup at `accept`, the SPI message and its
  * answer at `settle`). docs/sending.md.
  */
-import type { Config } from '../../config.ts';
-import { LIMITS } from '../../platform/limits.ts';
-import { formatAmount } from '../../platform/money.ts';
 import type { SentFavorecido } from './store.ts';
 
 export class SendRefused extends Error {
@@ -32,25 +30,6 @@ export interface ExternalInstitution {
   settle(send: { amountCents: number }): string | undefined;
 }
 
-/** The sandbox's other institution: every well-formed key and every bank account exists there. */
-export const simulatedInstitution: ExternalInstitution = {
-  accept({ amountCents, favorecido }) {
-    if (amountCents > LIMITS.sandboxSendRefusedMaxCents)
-      throw new SendRefused(
-        'envio_recusado',
-        `Sandbox: Pix acima de ${formatAmount(LIMITS.sandboxSendRefusedMaxCents)} é recusado já na requisição.`,
-        'valor',
-      );
-    const conta = favorecido.contaBanco;
-    if (conta) return { nome: conta.nome, ...(conta.cpf ? { cpf: conta.cpf } : { cnpj: conta.cnpj }) };
-    return { nome: 'Favorecido da instituição simulada', cpf: '12345678909' };
-  },
-  settle({ amountCents }) {
-    if (amountCents <= LIMITS.sandboxSendConfirmedMaxCents) return undefined;
-    return `Pix recusado pela instituição do recebedor (sandbox: valores de 10.01 a ${formatAmount(LIMITS.sandboxSendRefusedMaxCents)} não são realizados).`;
-  },
-};
-
 /** Production until a settlement connector exists. */
 export const noSettlementConnector: ExternalInstitution = {
   accept() {
@@ -65,8 +44,3 @@ export const noSettlementConnector: ExternalInstitution = {
     return 'Envio a outras instituições indisponível.';
   },
 };
-
-/** The other institution: simulated in the sandbox; none in production until a connector exists. */
-export function externalInstitution(config: Pick<Config, 'environment'>): ExternalInstitution {
-  return config.environment === 'sandbox' ? simulatedInstitution : noSettlementConnector;
-}

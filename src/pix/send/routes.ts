@@ -8,7 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { ApiError } from '../../platform/errors.ts';
 import { callerOf } from '../shared/caller.ts';
-import { externalInstitution, SendRefused } from './external.ts';
+import { SendRefused } from './external.ts';
 import {
   IdEnvioParams,
   QrCodePayRequest,
@@ -45,7 +45,7 @@ export const sendRoutes =
   (ctx: AppContext): FastifyPluginAsync =>
   async (base) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
-    const deps = { external: externalInstitution(ctx.config) };
+    const deps = { external: ctx.externalInstitution };
     for (const version of ['v2', 'v3']) {
       app.put(
         `/${version}/gn/pix/:idEnvio`,
@@ -75,7 +75,7 @@ export const sentPixRoutes =
   async (base) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
     const read = { scope: 'gn.pix.send.read', invalidRequest: SENT_INVALID_QUERY } as const;
-    const deps = { external: externalInstitution(ctx.config) };
+    const deps = { external: ctx.externalInstitution };
     const reader = qrCodeReader(ctx);
 
     app.put(

@@ -21,7 +21,7 @@ import { receivePix } from '../payments/engine.ts';
 import { PaymentRefused } from '../payments/refusal.ts';
 import { WEBHOOK_TOPICS } from '../webhook/events.ts';
 import type { PixEventPayload } from '../webhook/payloads.ts';
-import { externalInstitution, type ExternalInstitution } from './external.ts';
+import type { ExternalInstitution } from './external.ts';
 import { holderIdentity, lockSent, settleSent, type SentPixRow } from './store.ts';
 import { sentPixWebhook } from './view.ts';
 
@@ -55,7 +55,7 @@ async function lockParties(sql: Sql, sent: SentPixRow): Promise<void> {
 /** A send's settlement, enqueued in the request's transaction: the receiver's institution answers. */
 export const SEND_SETTLE_TOPIC = defineTopic<{ sentPixId: number }, AppContext>({
   name: 'pix.send.settle',
-  handler: (ctx) => sendSettlementHandler(ctx.db, ctx.clock, externalInstitution(ctx.config)),
+  handler: (ctx) => sendSettlementHandler(ctx.db, ctx.clock, ctx.externalInstitution),
 });
 
 export function sendSettlementHandler(db: Database, clock: Clock, external: ExternalInstitution) {

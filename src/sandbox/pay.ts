@@ -3,12 +3,9 @@ import type { Sql } from '../platform/db/database.ts';
 import { invalid } from '../platform/errors.ts';
 import { parseAmount } from '../platform/money.ts';
 import { parseBrCode } from '../platform/brcode.ts';
-import { amountDue, receivePix, type PaymentTarget } from '../pix/payments/engine.ts';
+import { receivePix, type PaymentTarget } from '../pix/payments/engine.ts';
 import { PaymentRefused } from '../pix/payments/refusal.ts';
-import { refundsOf } from '../pix/received/store.ts';
 import { pixView } from '../pix/received/view.ts';
-import type { CobBody } from '../pix/cob/schemas.ts';
-import type { CobVBody } from '../pix/cobv/schemas.ts';
 import { FICTITIOUS_PAYER } from './settlement.ts';
 
 export interface SandboxPayRequest {
@@ -59,26 +56,10 @@ function targetOf(accountId: number, body: SandboxPayRequest): { target: Payment
   };
 }
 
-async function chargeAmount(sql: Sql, target: PaymentTarget, now: Date): Promise<number | undefined> {
-  const where =
-    target.kind === 'charge'
-      ? 'c.account_id = $1 and c.txid = $2'
-      : target.kind === 'location'
-        ? 'l.token = $1'
-        : undefined;
-  if (!where) return undefined;
-  const params =
-    target.kind === 'charge' ? [target.accountId, target.txid] : target.kind === 'location' ? [target.token] : [];
-  const { rows } = await sql.query<{ kind: 'cob' | 'cobv'; amount_cents: number; body: CobBody | CobVBody }>(
-    `select c.kind, c.amount_cents, c.body from charges c left join locations l on l.id = c.location_id where ${where}`,
-    params,
-  );
-  return rows[0] && amountDue(rows[0], now).cents;
-}
-
 export async function sandboxPay(sql: Sql, accountId: number, now: Date, body: SandboxPayRequest) {
   const { target, fixedCents } = targetOf(accountId, body);
-  const amountCents = body.valor ? parseAmount(body.valor) : (fixedCents ?? (await chargeAmount(sql, target, now)));
+  // Neither given: the amount the charge asks, decided by the engine with the rest of the payment.
+  const amountCents = body.valor ? parseAmount(body.valor) : fixedCents;
   if (amountCents === undefined && (target.kind === 'key' || target.kind === 'account')) {
     throw invalid(PAY_INVALID, 'Informe o valor do Pix.', [
       { property: 'valor', reason: 'valor obrigatório para pagamento a uma chave ou conta.' },
@@ -93,12 +74,13 @@ export async function sandboxPay(sql: Sql, accountId: number, now: Date, body: S
     // No amount and no charge: the engine refuses with cobranca_inexistente, as for any unknown target.
     const received = await receivePix(sql, now, {
       target,
-      amountCents: amountCents ?? 1,
+      amountCents,
       payer: body.pagador ?? FICTITIOUS_PAYER,
       infoPagador: body.infoPagador,
       origin: 'sandbox_pay',
     });
-    return pixView(received, await refundsOf(sql, [received.id]));
+    // Received a moment ago: no refunds yet.
+    return pixView(received, []);
   } catch (error) {
     if (error instanceof PaymentRefused)
       throw invalid('PixRecusado', error.message, [{ property: 'pagamento', reason: error.code }]);

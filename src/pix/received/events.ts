@@ -1,5 +1,5 @@
 import type { Sql } from '../../platform/db/database.ts';
-import { enqueue } from '../../platform/outbox/outbox.ts';
+import { enqueue, type NewJob } from '../../platform/outbox/outbox.ts';
 import type { ReceivedPixRow, RefundRow } from './store.ts';
 import { pixView } from './view.ts';
 
@@ -11,11 +11,20 @@ export const PIX_EVENT_TOPIC = 'webhook.pix';
  * Whether a webhook is registered for the key is decided at delivery, by the webhook module.
  */
 export async function enqueuePixEvent(sql: Sql, pix: ReceivedPixRow, refunds: RefundRow[], now: Date): Promise<void> {
-  await enqueue(sql, {
+  await enqueue(sql, pixEventJob(pix, refunds, now));
+}
+
+/** The job `enqueuePixEvent` writes, for a statement that writes it among other rows (the settlement). */
+export function pixEventJob(
+  pix: Omit<ReceivedPixRow, 'id'> & { id?: number },
+  refunds: RefundRow[],
+  now: Date,
+): NewJob {
+  return {
     topic: PIX_EVENT_TOPIC,
     orderingKey: `pix:${pix.account_id}:${pix.charge_id ?? pix.end_to_end_id}`,
     payload: { accountId: pix.account_id, chave: pix.chave, txid: pix.txid, pix: [pixView(pix, refunds)] },
     availableAt: now,
     now,
-  });
+  };
 }

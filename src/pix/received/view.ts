@@ -22,7 +22,7 @@ export type RefundView = ReturnType<typeof refundView>;
 const COMPONENT_NAMES = ['original', 'juros', 'multa', 'abatimento', 'desconto'] as const;
 
 /** Bacen `Pix`: the received payment with its refunds. */
-export function pixView(p: ReceivedPixRow, refunds: RefundRow[]) {
+export function pixView(p: Omit<ReceivedPixRow, 'id'> & { id?: number }, refunds: RefundRow[]) {
   const components = p.components
     ? Object.fromEntries(
         COMPONENT_NAMES.filter((name) => p.components![name]).map((name) => [

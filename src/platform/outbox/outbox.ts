@@ -33,17 +33,36 @@ export type JobHandler = (job: OutboxJob<any>) => Promise<JobOutcome>;
 /** The commit notification channel of enqueued jobs: the runtime wakes the workers on it. */
 export const OUTBOX_CHANNEL = 'outbox';
 
+export interface NewJob {
+  topic: string;
+  payload: unknown;
+  orderingKey?: string;
+  availableAt: Date;
+  now: Date;
+}
+
 /** Writes a job in the caller's transaction; once that commits, the workers are woken (no manual wake). */
-export async function enqueue(
-  sql: Sql,
-  job: { topic: string; payload: unknown; orderingKey?: string; availableAt: Date; now: Date },
-): Promise<number> {
+export async function enqueue(sql: Sql, job: NewJob): Promise<number> {
   const { rows } = await sql.query<{ id: number }>(
     `insert into outbox (topic, ordering_key, payload, available_at, created_at) values ($1, $2, $3::jsonb, $4, $5) returning id`,
-    [job.topic, job.orderingKey ?? null, JSON.stringify(job.payload), job.availableAt, job.now],
+    outboxRowValues(job),
   );
-  sql.notifyAfterCommit(OUTBOX_CHANNEL);
+  jobsEnqueued(sql);
   return rows[0].id;
+}
+
+/**
+ * For a statement that writes an outbox row among other rows (the settlement statement,
+ * src/pix/payments/store.ts): the values of `topic, ordering_key, payload (jsonb), available_at, created_at`,
+ * in that order. Whoever writes the row calls `jobsEnqueued` after the statement, as `enqueue` does.
+ */
+export function outboxRowValues(job: NewJob): [string, string | null, string, Date, Date] {
+  return [job.topic, job.orderingKey ?? null, JSON.stringify(job.payload), job.availableAt, job.now];
+}
+
+/** Wakes the workers once what was written through `sql` commits. */
+export function jobsEnqueued(sql: Sql): void {
+  sql.notifyAfterCommit(OUTBOX_CHANNEL);
 }
 
 export interface WorkerOptions {

@@ -27,10 +27,11 @@ import { PaymentRefused } from './refusal.ts';
 import {
   lockChargeForPayment,
   readChargeForSettlement,
-  writeSettlement,
+  writeSettlements,
   type ChargeForSettlement,
   type PayableCharge,
 } from './store.ts';
+import { settlementBatcherFor } from './settlement-batcher.ts';
 
 export type PaymentTarget =
   /** A charge by its receiver and txid (sandbox pay by txid). */
@@ -188,12 +189,16 @@ async function settle(
     components,
   );
   try {
-    return await writeSettlement(sql, {
+    const settlement = {
       charge,
       pix,
       ledger: { externalId: charge.external_ledger_id!, availableId: charge.available_ledger_id! },
       event: pixEventJob(pix, [], now),
-    });
+    };
+    // Outside a transaction concurrent payments share one statement (group commit); inside one, the statement
+    // waits for that transaction's commit and cannot be shared.
+    if (!sql.inTransaction) return await settlementBatcherFor(sql).settle(settlement);
+    return (await writeSettlements(sql, [settlement]))[0];
   } catch (error) {
     // The unique indexes are the last line: a duplicate end-to-end id, or a second payment of one charge.
     if (isUniqueViolation(error)) throw duplicate();

@@ -100,59 +100,79 @@ export interface Settlement {
 }
 
 /**
- * The whole payment of a charge in one statement, atomic by itself: conclude the charge (only the version read,
- * only if still ATIVA), record the received Pix, post the `pix_recebido` entry (two lines summing to zero and the
- * receiver's posted total) and enqueue the webhook event. Every insert selects from the row before it, so when
- * the charge is no longer the version read nothing at all is written and this returns undefined.
+ * Whole payments of charges in one statement, atomic by itself, for one payment or many (payments coalesced by
+ * `SettlementBatcher`): conclude each charge (only the version read, only if still ATIVA), record its received
+ * Pix, post its `pix_recebido` entry (two lines summing to zero; the receivers' posted totals, one update per
+ * ledger account) and enqueue its webhook event. Every insert selects from the rows before it, so a payment
+ * whose charge is no longer the version read writes nothing at all: undefined in its place. The caller gives
+ * each charge at most once per call.
  */
-export async function writeSettlement(sql: Sql, s: Settlement): Promise<ReceivedPixRow | undefined> {
-  const p = s.pix;
-  const { rows } = await sql.query<{ id: number }>(
-    `with paid as (
-       update charges set status = 'CONCLUIDA', updated_at = $1::timestamptz
-       where id = $2::bigint and status = 'ATIVA' and xmin = $3::text::xid
-       returning id),
+export async function writeSettlements(sql: Sql, list: Settlement[]): Promise<(ReceivedPixRow | undefined)[]> {
+  const column = <T>(value: (s: Settlement) => T) => list.map(value);
+  const { rows } = await sql.query<{ charge_id: number; id: number }>(
+    `with input as (
+       select * from unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::bigint[],
+         $8::timestamptz[], $9::text[], $10::text[], $11::text[], $12::text[], $13::jsonb[], $14::text[], $15::bigint[],
+         $16::bigint[], $17::text[], $18::text[], $19::jsonb[], $20::timestamptz[], $21::timestamptz[])
+         as i(charge_id, version, end_to_end_id, account_id, txid, chave, amount_cents, received_at, pagador_cpf,
+           pagador_cnpj, pagador_nome, info_pagador, components, origin, external_id, available_id, topic, ordering_key,
+           payload, available_at, created_at)),
+     paid as (
+       update charges c set status = 'CONCLUIDA', updated_at = i.received_at
+       from input i where c.id = i.charge_id and c.status = 'ATIVA' and c.xmin = i.version::xid
+       returning c.id),
      pix as (
        insert into received_pix (end_to_end_id, account_id, charge_id, txid, chave, amount_cents, received_at, pagador_cpf,
          pagador_cnpj, pagador_nome, info_pagador, components, origin)
-       select $4::text, $5::bigint, paid.id, $6::text, $7::text, $8::bigint, $1::timestamptz, $9::text, $10::text, $11::text,
-         $12::text, $13::jsonb, $14::text from paid
-       returning id),
+       select i.end_to_end_id, i.account_id, i.charge_id, i.txid, i.chave, i.amount_cents, i.received_at, i.pagador_cpf,
+         i.pagador_cnpj, i.pagador_nome, i.info_pagador, i.components, i.origin
+       from input i join paid on paid.id = i.charge_id
+       returning id, charge_id),
      entry as (
        insert into journal_entries (kind, reference, account_id, created_at)
-       select 'pix_recebido', $4::text, $5::bigint, $1::timestamptz from pix returning id),
+       select 'pix_recebido', i.end_to_end_id, i.account_id, i.received_at from input i join pix on pix.charge_id = i.charge_id
+       returning id, reference),
      lines as (
        insert into journal_lines (entry_id, ledger_account_id, amount_cents)
        select entry.id, l.ledger_account_id, l.amount_cents
-       from entry, (values ($15::bigint, -$8::bigint), ($16::bigint, $8::bigint)) as l(ledger_account_id, amount_cents)),
-     total as (
-       update ledger_accounts a set balance_cents = a.balance_cents + $8::bigint
-       where a.id = $16::bigint and a.balance_cents is not null and exists (select 1 from entry)),
+       from entry join input i on i.end_to_end_id = entry.reference,
+         lateral (values (i.external_id, -i.amount_cents), (i.available_id, i.amount_cents)) as l(ledger_account_id, amount_cents)),
+     totals as (
+       update ledger_accounts a set balance_cents = a.balance_cents + d.delta_cents
+       from (select i.available_id, sum(i.amount_cents) as delta_cents
+               from input i join pix on pix.charge_id = i.charge_id group by i.available_id) d
+       where a.id = d.available_id and a.balance_cents is not null),
      job as (
        insert into outbox (topic, ordering_key, payload, available_at, created_at)
-       select $17::text, $18::text, $19::jsonb, $20::timestamptz, $21::timestamptz from pix)
-     select id from pix`,
+       select i.topic, i.ordering_key, i.payload, i.available_at, i.created_at from input i join pix on pix.charge_id = i.charge_id)
+     select charge_id, id from pix`,
     [
-      p.received_at,
-      s.charge.id,
-      s.charge.version,
-      p.end_to_end_id,
-      p.account_id,
-      p.txid,
-      p.chave,
-      p.amount_cents,
-      p.pagador_cpf,
-      p.pagador_cnpj,
-      p.pagador_nome,
-      p.info_pagador,
-      p.components ? JSON.stringify(p.components) : null,
-      p.origin,
-      s.ledger.externalId,
-      s.ledger.availableId,
-      ...outboxRowValues(s.event),
+      column((s) => s.charge.id),
+      column((s) => s.charge.version),
+      column((s) => s.pix.end_to_end_id),
+      column((s) => s.pix.account_id),
+      column((s) => s.pix.txid),
+      column((s) => s.pix.chave),
+      column((s) => s.pix.amount_cents),
+      column((s) => s.pix.received_at),
+      column((s) => s.pix.pagador_cpf),
+      column((s) => s.pix.pagador_cnpj),
+      column((s) => s.pix.pagador_nome),
+      column((s) => s.pix.info_pagador),
+      column((s) => (s.pix.components ? JSON.stringify(s.pix.components) : null)),
+      column((s) => s.pix.origin),
+      column((s) => s.ledger.externalId),
+      column((s) => s.ledger.availableId),
+      ...[0, 1, 2, 3, 4].map((n) => column((s) => outboxRowValues(s.event)[n])),
     ],
   );
-  if (!rows.length) return undefined;
-  jobsEnqueued(sql);
-  return { id: rows[0].id, ...p };
+  const ids = new Map(rows.map((r) => [r.charge_id, r.id]));
+  const enqueued = new Set<string>();
+  return list.map((s) => {
+    const id = ids.get(s.charge.id);
+    if (id === undefined) return undefined;
+    if (!enqueued.has(s.event.topic)) jobsEnqueued(sql, s.event.topic);
+    enqueued.add(s.event.topic);
+    return { id, ...s.pix };
+  });
 }

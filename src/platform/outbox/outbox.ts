@@ -47,7 +47,7 @@ export async function enqueue(sql: Sql, job: NewJob): Promise<number> {
     `insert into outbox (topic, ordering_key, payload, available_at, created_at) values ($1, $2, $3::jsonb, $4, $5) returning id`,
     outboxRowValues(job),
   );
-  jobsEnqueued(sql);
+  jobsEnqueued(sql, job.topic);
   return rows[0].id;
 }
 
@@ -60,9 +60,9 @@ export function outboxRowValues(job: NewJob): [string, string | null, string, Da
   return [job.topic, job.orderingKey ?? null, JSON.stringify(job.payload), job.availableAt, job.now];
 }
 
-/** Wakes the workers once what was written through `sql` commits. */
-export function jobsEnqueued(sql: Sql): void {
-  sql.notifyAfterCommit(OUTBOX_CHANNEL);
+/** Wakes the workers of `topic` once what was written through `sql` commits. */
+export function jobsEnqueued(sql: Sql, topic: string): void {
+  sql.notifyAfterCommit(`${OUTBOX_CHANNEL}:${topic}`);
 }
 
 export interface WorkerOptions {
@@ -105,7 +105,7 @@ export class OutboxWorker {
   private wakeRequested = false;
   /** Delay before the next poll: `pollIntervalMs` while work is found, growing while none is. */
   private pollDelayMs: number;
-  private readonly wakeListeners: (() => void)[] = [];
+  private readonly wakeListeners: ((topic?: string) => void)[] = [];
   private readonly options: Required<WorkerOptions>;
   /** Jobs claimed by this worker and not finished: their leases are renewed by the heartbeat. */
   private readonly leased = new Set<number>();
@@ -186,19 +186,29 @@ export class OutboxWorker {
     clearInterval(this.heartbeat);
   }
 
+  /** Jobs it could claim now: in continuous mode, the batch size less the jobs in flight. */
+  get freeSlots(): number {
+    return this.options.batchSize - this.inFlight.size;
+  }
+
   /** How long the worker will wait before its next poll, unless woken. */
   get nextPollDelayMs(): number {
     return this.pollDelayMs;
   }
 
-  /** Other loops over the outbox table (webhook dispatchers) that want the same nudge. */
-  onWake(listener: () => void): void {
+  /** Other loops over the outbox table (webhook dispatchers) that want the same nudge, with its topic if known. */
+  onWake(listener: (topic?: string) => void): void {
     this.wakeListeners.push(listener);
   }
 
-  /** Asks for a claim now instead of at the next poll (called after a commit that enqueued work). */
-  wake(): void {
-    for (const listener of this.wakeListeners) listener();
+  /**
+   * Asks for a claim now instead of at the next poll (called after a commit that enqueued work). With the topic
+   * committed, a worker that has no handler for it only passes the nudge on: a payment's commit enqueues a
+   * webhook event, and a claim here would find nothing (one wasted statement per payment).
+   */
+  wake(topic?: string): void {
+    for (const listener of this.wakeListeners) listener(topic);
+    if (topic !== undefined && !this.handlers.has(topic)) return;
     this.pollDelayMs = this.options.pollIntervalMs;
     if (this.stopped) return;
     if (this.running !== undefined) this.wakeRequested = true;

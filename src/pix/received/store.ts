@@ -118,7 +118,9 @@ export async function listReceivedPix(
   const where = conditions.join(' and ');
   const filterParams = [...params];
   params.push(pageSize, page * pageSize);
-  const { rows } = await sql.query<ReceivedPixRow & { total: number; refunds_json: RefundJson[] | null }>(
+  const { rows } = await sql.query<
+    ReceivedPixRow & { total: number; refunds_json: RefundJson[] | null; refunds: RefundRow[] }
+  >(
     `select ${PIX_COLUMNS}, count(*) over () as total,
        (select json_agg(r order by r.id) from (select ${REFUND_COLUMNS} from refunds where received_pix_id = received_pix.id) r) as refunds_json
      from received_pix where ${where} order by received_at, id limit $${params.length - 1} offset $${params.length}`,
@@ -133,13 +135,10 @@ export async function listReceivedPix(
     );
     total = count.rows[0].n;
   }
-  return {
-    rows: rows.map(({ total: _total, refunds_json, ...row }) => ({
-      ...row,
-      refunds: refunds_json ? refunds_json.map(refundFromJson) : [],
-    })),
-    total,
-  };
+  // The rows are extended in place (no copies: a page is up to a thousand rows); total and refunds_json stay on
+  // them unread.
+  for (const row of rows) row.refunds = row.refunds_json ? row.refunds_json.map(refundFromJson) : [];
+  return { rows, total };
 }
 
 /** A refunds row as json_agg gives it: timestamps as text. */

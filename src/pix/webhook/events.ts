@@ -16,8 +16,8 @@ import { callbackUrl } from '../../platform/webhooks/urls.ts';
 import { PIX_EVENT_TOPIC } from '../received/events.ts';
 import type { PixView } from '../received/view.ts';
 import type { SentPixView } from '../schedules/events.ts';
-import { isNotified, notificationSettings, pixWebhookBody } from './notification.ts';
-import { findAccountWebhook, findPixWebhook, type AccountWebhookKind } from './store.ts';
+import { isNotified, notificationSettingsOf, pixWebhookBody } from './notification.ts';
+import { findAccountWebhook, findPixWebhookWithSettings, type AccountWebhookKind } from './store.ts';
 
 export const WEBHOOK_TOPICS = {
   pix: PIX_EVENT_TOPIC,
@@ -92,17 +92,15 @@ function sharedLookup<T>(load: (key: string) => Promise<T>): (key: string) => Pr
 function pixHandler(db: Database, dispatcher: WebhookDispatcher, schedule: RetrySchedule): JobHandler {
   const lookup = sharedLookup(async (key) => {
     const [accountId, chave] = JSON.parse(key) as [number, string];
-    const [settings, webhook] = await Promise.all([
-      notificationSettings(db, accountId, chave),
-      findPixWebhook(db, accountId, chave),
-    ]);
-    return { settings, webhook };
+    const found = await findPixWebhookWithSettings(db, accountId, chave);
+    return found && { webhook: found.webhook, settings: notificationSettingsOf(found.settings) };
   });
   return async (job: OutboxJob<PixEventPayload>) => {
     const { accountId, chave } = job.payload;
     if (!chave) return DONE;
-    const { settings, webhook } = await lookup(JSON.stringify([accountId, chave]));
-    if (!isNotified(job.payload, settings) || !webhook) return DONE;
+    const found = await lookup(JSON.stringify([accountId, chave]));
+    if (!found || !isNotified(job.payload, found.settings)) return DONE;
+    const { settings, webhook } = found;
     return attemptDelivery(dispatcher, job, {
       accountId,
       url: callbackUrl(webhook.webhook_url, SUFFIX.pix),

@@ -10,7 +10,7 @@
 import type { Sql } from '../../platform/db/database.ts';
 import type { PixView } from '../received/view.ts';
 import type { SentPixView } from '../schedules/events.ts';
-import { keySettings } from '../settings/store.ts';
+import { keySettings, type KeySettings } from '../settings/store.ts';
 import type { PixEventPayload } from './events.ts';
 
 export interface PixNotificationSettings {
@@ -32,7 +32,11 @@ export async function notificationSettings(
   accountId: number,
   chave: string,
 ): Promise<PixNotificationSettings> {
-  const settings = await keySettings(sql, accountId, chave);
+  return notificationSettingsOf(await keySettings(sql, accountId, chave));
+}
+
+/** What a key's settings say about its webhook notifications. */
+export function notificationSettingsOf(settings: KeySettings): PixNotificationSettings {
   return {
     pixSemTxid: settings.notificarPixSemTxid,
     pagador: settings.notificacaoPagador,

@@ -95,7 +95,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   }
   registerJobs(ctx);
   // A commit that enqueued jobs wakes the workers (the webhook lanes through the main worker's listeners).
-  db.subscribe(OUTBOX_CHANNEL, () => ctx.outbox.wake());
+  db.subscribe(OUTBOX_CHANNEL, (topic) => ctx.outbox.wake(topic));
   const { credentials, credentialsPath } = await ensureDemoCredentials(ctx);
   const operator = await ensureOperatorSecret(db, config);
   const app = await buildApp(ctx, { logger: options.logger });

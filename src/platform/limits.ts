@@ -18,6 +18,12 @@ export const LIMITS = {
    */
   chargeCreateBatchMax: 100,
   chargeCreateStatementsInFlight: 1,
+  /**
+   * Group commit of settlements (SettlementBatcher, the payment engine's settlement path): payments per
+   * statement at most, and statements in flight per node (docs/performance.md, session 5).
+   */
+  settlementBatchMax: 100,
+  settlementStatementsInFlight: 1,
   /** `pixd ledger verify` names at most this many ledger accounts whose posted total differs from its lines. */
   ledgerVerifyMismatchesListedMax: 100,
   /**

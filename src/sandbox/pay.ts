@@ -4,12 +4,9 @@ import type { Clock } from '../platform/clock.ts';
 import { invalid } from '../platform/errors.ts';
 import { parseAmount } from '../platform/money.ts';
 import { parseBrCode } from '../platform/brcode.ts';
-import { amountDue, receivePix, type PaymentTarget } from '../pix/payments/engine.ts';
+import { receivePix, type PaymentTarget } from '../pix/payments/engine.ts';
 import { PaymentRefused } from '../pix/payments/refusal.ts';
-import { refundsOf } from '../pix/received/store.ts';
 import { pixView } from '../pix/received/view.ts';
-import type { CobBody } from '../pix/cob/schemas.ts';
-import type { CobVBody } from '../pix/cobv/schemas.ts';
 import { FICTITIOUS_PAYER } from './settlement.ts';
 
 export interface SandboxPayRequest {
@@ -60,26 +57,9 @@ function targetOf(accountId: number, body: SandboxPayRequest): { target: Payment
   };
 }
 
-async function chargeAmount(sql: Sql, target: PaymentTarget, now: Date): Promise<number | undefined> {
-  const where =
-    target.kind === 'charge'
-      ? 'c.account_id = $1 and c.txid = $2'
-      : target.kind === 'location'
-        ? 'l.token = $1'
-        : undefined;
-  if (!where) return undefined;
-  const params =
-    target.kind === 'charge' ? [target.accountId, target.txid] : target.kind === 'location' ? [target.token] : [];
-  const { rows } = await sql.query<{ kind: 'cob' | 'cobv'; amount_cents: number; body: CobBody | CobVBody }>(
-    `select c.kind, c.amount_cents, c.body from charges c left join locations l on l.id = c.location_id where ${where}`,
-    params,
-  );
-  return rows[0] && amountDue(rows[0], now).cents;
-}
-
 /**
  * The account a payment goes to, if it exists: the payment happens on that account's clock (its charge's
- * expiry and due date), whoever plays the payer.
+ * expiry and due date), whoever plays the payer. A charge by txid is the caller's own: no query.
  */
 async function receivingAccountOf(sql: Sql, target: PaymentTarget): Promise<number | undefined> {
   if (target.kind === 'charge') return target.accountId;
@@ -96,7 +76,8 @@ async function receivingAccountOf(sql: Sql, target: PaymentTarget): Promise<numb
 export async function sandboxPay(sql: Sql, accountId: number, clock: Clock, body: SandboxPayRequest) {
   const { target, fixedCents } = targetOf(accountId, body);
   const now = clock.forAccount(await receivingAccountOf(sql, target)).now();
-  const amountCents = body.valor ? parseAmount(body.valor) : (fixedCents ?? (await chargeAmount(sql, target, now)));
+  // Neither given: the amount the charge asks, decided by the engine with the rest of the payment.
+  const amountCents = body.valor ? parseAmount(body.valor) : fixedCents;
   if (amountCents === undefined && (target.kind === 'key' || target.kind === 'account')) {
     throw invalid(PAY_INVALID, 'Informe o valor do Pix.', [
       { property: 'valor', reason: 'valor obrigatório para pagamento a uma chave ou conta.' },
@@ -111,12 +92,13 @@ export async function sandboxPay(sql: Sql, accountId: number, clock: Clock, body
     // No amount and no charge: the engine refuses with cobranca_inexistente, as for any unknown target.
     const received = await receivePix(sql, now, {
       target,
-      amountCents: amountCents ?? 1,
+      amountCents,
       payer: body.pagador ?? FICTITIOUS_PAYER,
       infoPagador: body.infoPagador,
       origin: 'sandbox_pay',
     });
-    return pixView(received, await refundsOf(sql, [received.id]));
+    // Received a moment ago: no refunds yet.
+    return pixView(received, []);
   } catch (error) {
     if (error instanceof PaymentRefused)
       throw invalid('PixRecusado', error.message, [{ property: 'pagamento', reason: error.code }]);

@@ -114,7 +114,8 @@ export const sandboxRoutes =
             }))
           : [];
         if (payerViolations.length) throw invalid('PagamentoInvalido', 'Pagador inválido.', payerViolations);
-        const view = await ctx.db.tx((sql) => sandboxPay(sql, request.principal.accountId, ctx.clock, request.body));
+        // No transaction here: the engine opens one only when its settlement path cannot be used.
+        const view = await sandboxPay(ctx.db, request.principal.accountId, ctx.clock, request.body);
         return reply.status(201).send(view);
       },
     );

@@ -57,6 +57,16 @@ export async function findCharge<B>(
   return rows[0];
 }
 
+/**
+ * Gives a locked charge a new row version without changing it. The settlement path pays only the version of
+ * the charge it read (src/pix/payments/store.ts); a change that decides how a payment goes but lives in
+ * another table (a split link) makes the charge's version change too, so a payment decided before it is
+ * decided again.
+ */
+export async function newChargeVersion(sql: Sql, id: number): Promise<void> {
+  await sql.query('update charges set updated_at = updated_at where id = $1', [id]);
+}
+
 /** Several charges of one account by id, locked for revision (the batch job revises them together). */
 export async function lockCharges<B>(sql: Sql, accountId: number, ids: number[]): Promise<ChargeRow<B>[]> {
   if (!ids.length) return [];

@@ -2,8 +2,14 @@
  * The one payment engine. Every incoming Pix — sandbox auto-settlement, the sandbox pay endpoint and
  * the participant-side confirmations — goes through `receivePix`, inside the caller's transaction:
  * find and lock what is paid, check it is payable, record the received Pix, conclude the charge,
- * post the ledger entry and enqueue the webhook event. A charge row lock plus a unique index make
- * "paid at most once" hold under any concurrency.
+ * post the ledger entry and enqueue the webhook event.
+ *
+ * Two paths, one set of rules. The settlement path (a charge or dynamic QR code, no split, ledger accounts
+ * already there: nearly every payment) is two statements and needs no transaction: one read, then one write
+ * that pays only the charge row version the read saw (store.ts). Everything else, and a payment whose charge
+ * changed between the two, takes the locked path: the charge row locked for the transaction, then one
+ * statement per step. Either way "paid at most once" holds under any concurrency: the write's compare-and-set
+ * or the row lock, and a unique index behind both.
  */
 import type { Sql } from '../../platform/db/database.ts';
 import { transfer, ledgerCode } from '../../platform/ledger/ledger.ts';
@@ -13,11 +19,19 @@ import { brasiliaDate, dueAmountOn, lastPayableDate } from '../cobv/amount.ts';
 import type { CobVBody } from '../cobv/schemas.ts';
 import type { CobBody } from '../cob/schemas.ts';
 import { insertReceivedPix, type PixOrigin, type ReceivedPixRow } from '../received/store.ts';
-import { enqueuePixEvent } from '../received/events.ts';
+import { enqueuePixEvent, pixEventJob } from '../received/events.ts';
 import { isUniqueViolation } from '../../platform/db/errors.ts';
 import { distributeSplit } from '../split/distribute.ts';
-import { receivingRefusal } from '../settings/receiving.ts';
+import { keyRefusal, receivingRefusal } from '../settings/receiving.ts';
 import { PaymentRefused } from './refusal.ts';
+import {
+  lockChargeForPayment,
+  readChargeForSettlement,
+  writeSettlements,
+  type ChargeForSettlement,
+  type PayableCharge,
+} from './store.ts';
+import { settlementBatcherFor } from './settlement-batcher.ts';
 
 export type PaymentTarget =
   /** A charge by its receiver and txid (sandbox pay by txid). */
@@ -31,46 +45,13 @@ export type PaymentTarget =
 
 export interface IncomingPix {
   target: PaymentTarget;
-  amountCents: number;
+  /** Undefined: the amount the charge asks at the moment of payment (a payer paying a charge as shown). */
+  amountCents?: number;
   payer: { nome: string; cpf?: string; cnpj?: string };
   infoPagador?: string;
   origin: PixOrigin;
   /** Given by the payer's institution (participant confirmations); generated otherwise. */
   endToEndId?: string;
-}
-
-interface PayableCharge {
-  id: number;
-  account_id: number;
-  txid: string;
-  kind: 'cob' | 'cobv';
-  status: string;
-  created_at: Date;
-  amount_cents: number;
-  chave: string;
-  body: CobBody | CobVBody;
-  key_removed_at: Date | null;
-}
-
-const CHARGE_FOR_PAYMENT = `select c.id, c.account_id, c.txid, c.kind, c.status, c.created_at, c.amount_cents, c.chave, c.body,
-  k.removed_at as key_removed_at from charges c left join pix_keys k on k.chave = c.chave`;
-
-async function lockCharge(sql: Sql, target: PaymentTarget): Promise<PayableCharge | undefined> {
-  if (target.kind === 'charge') {
-    const { rows } = await sql.query<PayableCharge>(
-      `${CHARGE_FOR_PAYMENT} where c.account_id = $1 and c.txid = $2 for update of c`,
-      [target.accountId, target.txid],
-    );
-    return rows[0];
-  }
-  if (target.kind === 'location') {
-    const { rows } = await sql.query<PayableCharge>(
-      `${CHARGE_FOR_PAYMENT} join locations l on l.id = c.location_id where l.token = $1 for update of c`,
-      [target.token],
-    );
-    return rows[0];
-  }
-  return undefined;
 }
 
 /** Amount the charge asks for at `now`, and its components for due charges. */
@@ -120,53 +101,149 @@ export function unpayableReason(charge: PayableCharge, now: Date): PaymentRefuse
 }
 
 export async function receivePix(sql: Sql, now: Date, incoming: IncomingPix): Promise<ReceivedPixRow> {
-  if (!Number.isSafeInteger(incoming.amountCents) || incoming.amountCents <= 0)
+  checkAmount(incoming.amountCents);
+  const { target } = incoming;
+  if (target.kind === 'charge' || target.kind === 'location') {
+    const charge = await readChargeForSettlement(sql, target);
+    if (charge && !charge.split_linked && charge.external_ledger_id && charge.available_ledger_id) {
+      const received = await settle(sql, now, incoming, charge);
+      if (received) return received;
+      // The charge changed since it was read (paid, revised, removed, linked to a split): decide again under its lock.
+    }
+  }
+  return sql.atomic((tx) => receiveLocked(tx, now, incoming));
+}
+
+function checkAmount(amountCents: number | undefined): void {
+  if (amountCents !== undefined && (!Number.isSafeInteger(amountCents) || amountCents <= 0))
     throw new PaymentRefused('valor_invalido', 'O valor do Pix deve ser positivo.');
-  const charge = await lockCharge(sql, incoming.target);
+}
+
+/** The charge's own rules, on either path: returns the amount paid and its components. */
+function chargeAmountPaid(
+  charge: PayableCharge,
+  incoming: IncomingPix,
+  now: Date,
+): { amountCents: number; components: Record<string, number> | undefined } {
+  const refused = unpayableReason(charge, now);
+  if (refused) throw refused;
+  const due = amountDue(charge, now);
+  const amountCents = incoming.amountCents ?? due.cents;
+  checkAmount(amountCents);
+  if (!due.anyAmount && amountCents !== due.cents) {
+    throw new PaymentRefused(
+      'valor_divergente',
+      `O valor ${formatAmount(amountCents)} difere do valor devido ${formatAmount(due.cents)}.`,
+    );
+  }
+  return { amountCents, components: due.components };
+}
+
+function receivedRow(
+  incoming: IncomingPix,
+  now: Date,
+  to: { accountId: number; chargeId: number | null; txid: string | null; chave: string | null },
+  amountCents: number,
+  components: Record<string, number> | undefined,
+): Omit<ReceivedPixRow, 'id'> {
+  return {
+    end_to_end_id: incoming.endToEndId ?? newEndToEndId(now),
+    account_id: to.accountId,
+    charge_id: to.chargeId,
+    txid: to.txid,
+    chave: to.chave,
+    amount_cents: amountCents,
+    received_at: now,
+    pagador_cpf: incoming.payer.cpf ?? null,
+    pagador_cnpj: incoming.payer.cnpj ?? null,
+    pagador_nome: incoming.payer.nome,
+    info_pagador: incoming.infoPagador ?? null,
+    components: components ?? null,
+    origin: incoming.origin,
+  };
+}
+
+const duplicate = () => new PaymentRefused('pix_duplicado', 'Pix já registrado (endToEndId ou cobrança já paga).');
+
+/** The settlement path: the rules on the charge as read, then one statement. Undefined: the charge changed meanwhile. */
+async function settle(
+  sql: Sql,
+  now: Date,
+  incoming: IncomingPix,
+  charge: ChargeForSettlement,
+): Promise<ReceivedPixRow | undefined> {
+  const { amountCents, components } = chargeAmountPaid(charge, incoming, now);
+  const settingsRefusal = keyRefusal(charge.key_settings, {
+    accountId: charge.account_id,
+    chave: charge.chave,
+    txid: charge.txid,
+    payer: incoming.payer,
+    fromStaticQrCode: false,
+  });
+  if (settingsRefusal) throw new PaymentRefused(settingsRefusal.code, settingsRefusal.message);
+  const pix = receivedRow(
+    incoming,
+    now,
+    { accountId: charge.account_id, chargeId: charge.id, txid: charge.txid, chave: charge.chave },
+    amountCents,
+    components,
+  );
+  try {
+    const settlement = {
+      charge,
+      pix,
+      ledger: { externalId: charge.external_ledger_id!, availableId: charge.available_ledger_id! },
+      event: pixEventJob(pix, [], now),
+    };
+    // Outside a transaction concurrent payments share one statement (group commit); inside one, the statement
+    // waits for that transaction's commit and cannot be shared.
+    if (!sql.inTransaction) return await settlementBatcherFor(sql).settle(settlement);
+    return (await writeSettlements(sql, [settlement]))[0];
+  } catch (error) {
+    // The unique indexes are the last line: a duplicate end-to-end id, or a second payment of one charge.
+    if (isUniqueViolation(error)) throw duplicate();
+    throw error;
+  }
+}
+
+/** Every other payment, and a charge that changed under the settlement path: one step at a time under the charge's lock. */
+async function receiveLocked(sql: Sql, now: Date, incoming: IncomingPix): Promise<ReceivedPixRow> {
+  const target = incoming.target;
+  const charge =
+    target.kind === 'charge' || target.kind === 'location' ? await lockChargeForPayment(sql, target) : undefined;
   let accountId: number;
   let chave: string | null;
   let txid: string | null = null;
   let components: Record<string, number> | undefined;
+  let amountCents = incoming.amountCents;
   if (charge) {
-    const refused = unpayableReason(charge, now);
-    if (refused) throw refused;
-    const due = amountDue(charge, now);
-    if (!due.anyAmount && incoming.amountCents !== due.cents) {
-      throw new PaymentRefused(
-        'valor_divergente',
-        `O valor ${formatAmount(incoming.amountCents)} difere do valor devido ${formatAmount(due.cents)}.`,
-      );
-    }
-    components = due.components;
+    ({ amountCents, components } = chargeAmountPaid(charge, incoming, now));
     accountId = charge.account_id;
     chave = charge.chave;
     txid = charge.txid;
-  } else if (incoming.target.kind === 'key') {
+  } else if (target.kind === 'key') {
     const { rows } = await sql.query<{ account_id: number; removed_at: Date | null }>(
       'select account_id, removed_at from pix_keys where chave = $1',
-      [incoming.target.chave],
+      [target.chave],
     );
     if (!rows.length || rows[0].removed_at)
-      throw new PaymentRefused(
-        'chave_inexistente',
-        `A chave ${incoming.target.chave} não está registrada nesta instituição.`,
-      );
+      throw new PaymentRefused('chave_inexistente', `A chave ${target.chave} não está registrada nesta instituição.`);
     accountId = rows[0].account_id;
-    chave = incoming.target.chave;
-    txid = incoming.target.txid ?? null;
-  } else if (incoming.target.kind === 'account') {
-    const { rows } = await sql.query<{ id: number }>('select id from accounts where conta = $1', [
-      incoming.target.conta,
-    ]);
+    chave = target.chave;
+    txid = target.txid ?? null;
+  } else if (target.kind === 'account') {
+    const { rows } = await sql.query<{ id: number }>('select id from accounts where conta = $1', [target.conta]);
     if (!rows.length)
-      throw new PaymentRefused('conta_inexistente', `A conta ${incoming.target.conta} não existe nesta instituição.`);
+      throw new PaymentRefused('conta_inexistente', `A conta ${target.conta} não existe nesta instituição.`);
     accountId = rows[0].id;
     chave = null;
   } else {
     throw new PaymentRefused('cobranca_inexistente', 'Nenhuma cobrança corresponde ao Pix.');
   }
+  // Only a charge can supply the amount; callers paying a key or an account give one.
+  if (amountCents === undefined) throw new PaymentRefused('valor_invalido', 'O valor do Pix deve ser positivo.');
   // The receiver's settings (PUT /v2/gn/config) may refuse what the charge or the key alone would accept.
-  const fromStaticQrCode = incoming.target.kind === 'key' && incoming.target.fromStaticQrCode === true;
+  const fromStaticQrCode = target.kind === 'key' && target.fromStaticQrCode === true;
   const settingsRefusal = await receivingRefusal(sql, {
     accountId,
     chave,
@@ -178,25 +255,13 @@ export async function receivePix(sql: Sql, now: Date, incoming: IncomingPix): Pr
 
   let received: ReceivedPixRow;
   try {
-    received = await insertReceivedPix(sql, {
-      end_to_end_id: incoming.endToEndId ?? newEndToEndId(now),
-      account_id: accountId,
-      charge_id: charge?.id ?? null,
-      txid,
-      chave,
-      amount_cents: incoming.amountCents,
-      received_at: now,
-      pagador_cpf: incoming.payer.cpf ?? null,
-      pagador_cnpj: incoming.payer.cnpj ?? null,
-      pagador_nome: incoming.payer.nome,
-      info_pagador: incoming.infoPagador ?? null,
-      components: components ?? null,
-      origin: incoming.origin,
-    });
+    received = await insertReceivedPix(
+      sql,
+      receivedRow(incoming, now, { accountId, chargeId: charge?.id ?? null, txid, chave }, amountCents, components),
+    );
   } catch (error) {
     // The unique indexes are the last line: a duplicate end-to-end id, or a second payment of one charge.
-    if (isUniqueViolation(error))
-      throw new PaymentRefused('pix_duplicado', 'Pix já registrado (endToEndId ou cobrança já paga).');
+    if (isUniqueViolation(error)) throw duplicate();
     throw error;
   }
   if (charge)

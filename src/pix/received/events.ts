@@ -1,6 +1,7 @@
 import type { Sql } from '../../platform/db/database.ts';
-import { enqueue } from '../../platform/outbox/outbox.ts';
+import { enqueue, type NewJob } from '../../platform/outbox/outbox.ts';
 import { WEBHOOK_TOPICS } from '../webhook/events.ts';
+import type { PixEventPayload } from '../webhook/payloads.ts';
 import type { ReceivedPixRow, RefundRow } from './store.ts';
 import { pixView } from './view.ts';
 
@@ -10,12 +11,21 @@ import { pixView } from './view.ts';
  * Whether a webhook is registered for the key is decided at delivery, by the webhook module.
  */
 export async function enqueuePixEvent(sql: Sql, pix: ReceivedPixRow, refunds: RefundRow[], now: Date): Promise<void> {
-  await enqueue(sql, {
+  await enqueue(sql, pixEventJob(pix, refunds, now));
+}
+
+/** The job `enqueuePixEvent` writes, for a statement that writes it among other rows (the settlement). */
+export function pixEventJob(
+  pix: Omit<ReceivedPixRow, 'id'> & { id?: number },
+  refunds: RefundRow[],
+  now: Date,
+): NewJob<PixEventPayload> {
+  return {
     topic: WEBHOOK_TOPICS.pix,
     orderingKey: `pix:${pix.account_id}:${pix.charge_id ?? pix.end_to_end_id}`,
     payload: { accountId: pix.account_id, chave: pix.chave, txid: pix.txid, pix: [pixView(pix, refunds)] },
     accountId: pix.account_id,
     availableAt: now,
     now,
-  });
+  };
 }

@@ -58,13 +58,9 @@ export async function listPix(sql: Sql, caller: Caller, q: PixListQuery) {
     page,
     pageSize,
   );
-  const refunds = await refundsOf(
-    sql,
-    rows.map((r) => r.id),
-  );
   return {
     parametros: { inicio: q.inicio, fim: q.fim, paginacao: paginacao(page, pageSize, total) },
-    pix: rows.map((row) => pixView(row, refunds)),
+    pix: rows.map((row) => pixView(row, row.refunds)),
   };
 }
 

@@ -4,7 +4,7 @@
  * (not thrown) so this module does not depend on the engine.
  */
 import type { Sql } from '../../platform/db/database.ts';
-import { keySettings, receberSemChave } from './store.ts';
+import { keySettings, receberSemChave, type KeySettings } from './store.ts';
 
 export interface ReceivingPix {
   accountId: number;
@@ -29,7 +29,14 @@ export async function receivingRefusal(sql: Sql, pix: ReceivingPix): Promise<Rec
       message: 'A conta recebedora só aceita Pix por chave (receberSemChave: false).',
     };
   }
-  const settings = await keySettings(sql, pix.accountId, pix.chave);
+  return keyRefusal(await keySettings(sql, pix.accountId, pix.chave), { ...pix, chave: pix.chave });
+}
+
+/**
+ * What a key's settings refuse, given the settings already read: the settlement path reads them in the same
+ * statement as the charge (src/pix/payments/store.ts), so the rule must not fetch them itself.
+ */
+export function keyRefusal(settings: KeySettings, pix: ReceivingPix & { chave: string }): ReceivingRefusal | undefined {
   if (settings.txidObrigatorio && !pix.txid) {
     return { code: 'txid_obrigatorio', message: `A chave ${pix.chave} só aceita Pix com txid (txidObrigatorio).` };
   }

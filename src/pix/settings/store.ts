@@ -62,9 +62,22 @@ const COLUMNS: [keyof Omit<KeySettingsRow, 'chave'>, keyof KeySettings][] = [
 ];
 const COLUMN_LIST = COLUMNS.map(([column]) => column).join(', ');
 
-function fromRow(row: KeySettingsRow | undefined): KeySettings {
+function fromRow(row: KeySettingsRow | undefined | null): KeySettings {
   if (!row) return KEY_DEFAULTS;
   return Object.fromEntries(COLUMNS.map(([column, field]) => [field, row[column]])) as unknown as KeySettings;
+}
+
+/**
+ * A key's settings row as JSON, for a statement that reads it beside other rows (the settlement path reads the
+ * charge, its key and the key's settings in one round trip): `accountId` and `chave` are SQL expressions.
+ * Pass what it returns to `keySettingsOf`.
+ */
+export const keySettingsJsonOf = (accountId: string, chave: string) =>
+  `(select row_to_json(s) from pix_key_settings s where s.chave = ${chave} and s.account_id = ${accountId})`;
+
+/** The settings a row from `keySettingsJsonOf` stands for (null: none configured, the defaults). */
+export function keySettingsOf(json: unknown): KeySettings {
+  return fromRow(json as KeySettingsRow | null);
 }
 
 export async function receberSemChave(sql: Sql, accountId: number): Promise<boolean> {

@@ -8,7 +8,7 @@ import { invalid, notFound, type ApiError } from '../../platform/errors.ts';
 import { formatAmount } from '../../platform/money.ts';
 import { isValidCpf } from '../../platform/documents.ts';
 import { findAccount } from '../../accounts/store.ts';
-import { findCharge } from '../charges/store.ts';
+import { findCharge, newChargeVersion } from '../charges/store.ts';
 import type { TipoCob } from '../loc/store.ts';
 import { COB, readCob } from '../cob/service.ts';
 import { COBV, readCobV } from '../cobv/service.ts';
@@ -59,6 +59,9 @@ export async function linkConfig(
       [{ property: 'splitConfigId', reason: 'partes fixas acima do valor da cobrança.', value: configId }],
     );
   }
+  // A payment that read the charge before this link commits must not pay it undivided (its write pays only
+  // the version it read); the row lock alone orders this against the locked path only.
+  await newChargeVersion(sql, charge.id);
   await upsertLink(sql, charge.id, config.id, config.revisao, caller.now);
 }
 

@@ -11,9 +11,9 @@ import { attemptDelivery, type DeliveryDeps } from '../../platform/webhooks/deli
 import { NO_RETRY, PIX_RETRY_SCHEDULE, type RetrySchedule } from '../../platform/webhooks/schedule.ts';
 import { webhookSettings } from '../../platform/webhooks/settings.ts';
 import { callbackUrl } from '../../platform/webhooks/urls.ts';
-import { isNotified, notificationSettings, pixWebhookBody } from './notification.ts';
+import { isNotified, notificationSettingsOf, pixWebhookBody } from './notification.ts';
 import type { AccountEventPayload, PixEventPayload, WebhookCobrBody, WebhookRecBody } from './payloads.ts';
-import { findAccountWebhook, findPixWebhook, type AccountWebhookKind } from './store.ts';
+import { findAccountWebhook, findPixWebhookWithSettings, type AccountWebhookKind } from './store.ts';
 
 const SUFFIX = { pix: '/pix', rec: '/rec', cobr: '/cobr' } as const;
 const DONE = { done: true } as const;
@@ -99,17 +99,15 @@ function pixHandler(dispatcher: DeliveryDeps, schedule: RetrySchedule): JobHandl
   const { db } = dispatcher;
   const lookup = sharedLookup(async (key) => {
     const [accountId, chave] = JSON.parse(key) as [number, string];
-    const [settings, webhook] = await Promise.all([
-      notificationSettings(db, accountId, chave),
-      findPixWebhook(db, accountId, chave),
-    ]);
-    return { settings, webhook };
+    const found = await findPixWebhookWithSettings(db, accountId, chave);
+    return found && { webhook: found.webhook, settings: notificationSettingsOf(found.settings) };
   });
   return async (job: OutboxJob<PixEventPayload>) => {
     const { accountId, chave } = job.payload;
     if (!chave) return DONE;
-    const { settings, webhook } = await lookup(JSON.stringify([accountId, chave]));
-    if (!isNotified(job.payload, settings) || !webhook) return DONE;
+    const found = await lookup(JSON.stringify([accountId, chave]));
+    if (!found || !isNotified(job.payload, found.settings)) return DONE;
+    const { settings, webhook } = found;
     return attemptDelivery(dispatcher, job, {
       accountId,
       url: callbackUrl(webhook.webhook_url, SUFFIX.pix),

@@ -8,7 +8,7 @@
  *   and whether the fee is shown (`tarifa`).
  */
 import type { Sql } from '../../platform/db/database.ts';
-import { keySettings } from '../settings/store.ts';
+import { keySettings, type KeySettings } from '../settings/store.ts';
 import type { PixEventPayload, PixView, SentPixView, WebhookPixBody } from './payloads.ts';
 
 export interface PixNotificationSettings {
@@ -30,7 +30,11 @@ export async function notificationSettings(
   accountId: number,
   chave: string,
 ): Promise<PixNotificationSettings> {
-  const settings = await keySettings(sql, accountId, chave);
+  return notificationSettingsOf(await keySettings(sql, accountId, chave));
+}
+
+/** What a key's settings say about its webhook notifications. */
+export function notificationSettingsOf(settings: KeySettings): PixNotificationSettings {
   return {
     pixSemTxid: settings.notificarPixSemTxid,
     pagador: settings.notificacaoPagador,

@@ -1,5 +1,6 @@
 /** Storage of Pix-key webhooks and of the account-level recurrence (rec) and automatic-charge (cobr) webhooks. */
 import type { Sql } from '../../platform/db/database.ts';
+import { keySettingsJsonOf, keySettingsOf, type KeySettings } from '../settings/store.ts';
 
 export interface PixWebhookRow {
   chave: string;
@@ -36,6 +37,25 @@ export async function findPixWebhook(sql: Sql, accountId: number, chave: string)
     [chave, accountId],
   );
   return rows[0];
+}
+
+/**
+ * A key's live webhook and the key's settings in one round trip: a delivery needs both, and with no webhook
+ * (the common case for many integrators) the event is done after this one statement instead of two.
+ */
+export async function findPixWebhookWithSettings(
+  sql: Sql,
+  accountId: number,
+  chave: string,
+): Promise<{ webhook: PixWebhookRow; settings: KeySettings } | undefined> {
+  const { rows } = await sql.query<PixWebhookRow & { key_settings: unknown }>(
+    `select w.*, ${keySettingsJsonOf('w.account_id', 'w.chave')} as key_settings ${LIVE_PIX_WEBHOOK}
+     where w.chave = $1 and w.account_id = $2`,
+    [chave, accountId],
+  );
+  if (!rows[0]) return undefined;
+  const { key_settings, ...webhook } = rows[0];
+  return { webhook, settings: keySettingsOf(key_settings) };
 }
 
 export async function savePixWebhook(sql: Sql, row: PixWebhookRow): Promise<PixWebhookRow> {

@@ -27,7 +27,8 @@ export interface Sql {
   /**
    * Once what was written through this Sql is committed (at once outside a transaction; never if the
    * transaction rolls back), tells the `channel`'s subscribers (`Database.subscribe`). The outbox uses it to
-   * wake its workers when a transaction that enqueued jobs commits.
+   * wake its workers when a transaction that enqueued jobs commits. `channel:detail` tells the subscribers of
+   * `channel`, with the detail (the outbox: the topic, so only the workers that handle it claim).
    */
   notifyAfterCommit(channel: string): void;
 }
@@ -36,7 +37,7 @@ export interface Database extends Sql {
   readonly kind: 'pglite' | 'postgres';
   /** Runs `work` in one transaction: everything one request writes commits or rolls back together. */
   tx<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
-  subscribe(channel: string, listener: () => void): void;
+  subscribe(channel: string, listener: (detail?: string) => void): void;
   /** Runs `work` holding a session-level advisory lock (migrations, first-start bootstrap). */
   withAdvisoryLock<T>(lockId: number, work: (sql: Sql) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -49,9 +50,9 @@ const statementNames = new Map<string, string>();
 
 /** Subscribers per channel, and the notifications a transaction holds until it commits. */
 class CommitNotifications {
-  private readonly subscribers = new Map<string, (() => void)[]>();
+  private readonly subscribers = new Map<string, ((detail?: string) => void)[]>();
 
-  subscribe(channel: string, listener: () => void): void {
+  subscribe(channel: string, listener: (detail?: string) => void): void {
     this.subscribers.set(channel, [...(this.subscribers.get(channel) ?? []), listener]);
   }
 
@@ -62,7 +63,12 @@ class CommitNotifications {
   }
 
   publish(channels: Iterable<string>): void {
-    for (const channel of channels) for (const listener of this.subscribers.get(channel) ?? []) listener();
+    for (const notified of channels) {
+      const colon = notified.indexOf(':');
+      const channel = colon < 0 ? notified : notified.slice(0, colon);
+      const detail = colon < 0 ? undefined : notified.slice(colon + 1);
+      for (const listener of this.subscribers.get(channel) ?? []) listener(detail);
+    }
   }
 }
 

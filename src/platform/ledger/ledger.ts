@@ -24,6 +24,12 @@ export const ledgerCode = {
   fees: 'revenue:fees',
 } as const;
 
+/**
+ * `ledgerCode.available` as a SQL expression over an account id expression, for statements that resolve a
+ * customer's ledger account beside other rows (the settlement read, src/pix/payments/store.ts).
+ */
+export const availableCodeSql = (accountId: string) => `'customer:' || ${accountId} || ':available'`;
+
 export interface Posting {
   code: string;
   amountCents: number;

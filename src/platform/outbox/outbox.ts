@@ -74,41 +74,57 @@ export const OUTBOX_CHANNEL = 'outbox';
  * A retry does not: it holds its job's row while a move holding the clock's row waits for that job's row,
  * which would deadlock; a retry rescheduled during a move of its account's clock may miss that move.
  */
-const accountOffset = (accountParam: string, lock: 'for share' | '' = '') =>
+export const accountOffset = (accountParam: string, lock: 'for share' | '' = '') =>
   `coalesce((select c.offset_ms from sandbox_clocks c where c.account_id = ${accountParam} ${lock}), 0) * interval '1 millisecond'`;
 
 /**
- * Writes a job in the caller's transaction; once that commits, the workers are woken (no manual wake).
- * `accountId`: the account the job belongs to, whose clock `availableAt` and `now` were read on; null for
- * the service's own jobs.
+ * A job to write. `accountId`: the account the job belongs to, whose clock `availableAt` and `now` were read
+ * on; null for the service's own jobs.
  */
-export async function enqueue<P>(
-  sql: Sql,
-  job: {
-    topic: Topic<P>;
-    payload: NoInfer<P>;
-    orderingKey?: string;
-    accountId: number | null;
-    availableAt: Date;
-    now: Date;
-  },
-): Promise<number> {
+export interface NewJob<P> {
+  topic: Topic<P>;
+  payload: NoInfer<P>;
+  orderingKey?: string;
+  accountId: number | null;
+  availableAt: Date;
+  now: Date;
+}
+
+/** Writes a job in the caller's transaction; once that commits, the workers are woken (no manual wake). */
+export async function enqueue<P>(sql: Sql, job: NewJob<P>): Promise<number> {
+  const values = outboxRowValues(job);
   const { rows } = await sql.query<{ id: number }>(
     job.accountId === null
       ? `insert into outbox (topic, ordering_key, payload, available_at, created_at) values ($1, $2, $3::jsonb, $4, $5) returning id`
       : `insert into outbox (topic, ordering_key, payload, available_at, created_at, account_id)
          values ($1, $2, $3::jsonb, $4::timestamptz - ${accountOffset('$6', 'for share')}, $5, $6) returning id`,
-    [
-      job.topic.name,
-      job.orderingKey ?? null,
-      JSON.stringify(job.payload),
-      job.availableAt,
-      job.now,
-      ...(job.accountId === null ? [] : [job.accountId]),
-    ],
+    job.accountId === null ? values.slice(0, 5) : values,
   );
-  sql.notifyAfterCommit(OUTBOX_CHANNEL);
+  jobsEnqueued(sql, job.topic);
   return rows[0].id;
+}
+
+/**
+ * For a statement that writes an outbox row among other rows (the settlement statement,
+ * src/pix/payments/store.ts): the values of `topic, ordering_key, payload (jsonb), available_at, created_at,
+ * account_id`, in that order. `available_at` is on the account's clock: such a statement stores it on the
+ * service's, less `accountOffset` of the row's account, as `enqueue` does. Whoever writes the row calls
+ * `jobsEnqueued` after the statement, as `enqueue` does.
+ */
+export function outboxRowValues<P>(job: NewJob<P>): [string, string | null, string, Date, Date, number | null] {
+  return [
+    job.topic.name,
+    job.orderingKey ?? null,
+    JSON.stringify(job.payload),
+    job.availableAt,
+    job.now,
+    job.accountId,
+  ];
+}
+
+/** Wakes the workers of `topic` once what was written through `sql` commits. */
+export function jobsEnqueued<P>(sql: Sql, topic: Topic<P>): void {
+  sql.notifyAfterCommit(`${OUTBOX_CHANNEL}:${topic.name}`);
 }
 
 export interface WorkerOptions {
@@ -151,7 +167,7 @@ export class OutboxWorker {
   private wakeRequested = false;
   /** Delay before the next poll: `pollIntervalMs` while work is found, growing while none is. */
   private pollDelayMs: number;
-  private readonly wakeListeners: (() => void)[] = [];
+  private readonly wakeListeners: ((topic?: string) => void)[] = [];
   private readonly options: Required<WorkerOptions>;
   /** Jobs claimed by this worker and not finished: their leases are renewed by the heartbeat. */
   private readonly leased = new Set<number>();
@@ -234,19 +250,29 @@ export class OutboxWorker {
     clearInterval(this.heartbeat);
   }
 
+  /** Jobs it could claim now: in continuous mode, the batch size less the jobs in flight. */
+  get freeSlots(): number {
+    return this.options.batchSize - this.inFlight.size;
+  }
+
   /** How long the worker will wait before its next poll, unless woken. */
   get nextPollDelayMs(): number {
     return this.pollDelayMs;
   }
 
-  /** Other loops over the outbox table (webhook dispatchers) that want the same nudge. */
-  onWake(listener: () => void): void {
+  /** Other loops over the outbox table (webhook dispatchers) that want the same nudge, with its topic if known. */
+  onWake(listener: (topic?: string) => void): void {
     this.wakeListeners.push(listener);
   }
 
-  /** Asks for a claim now instead of at the next poll (called after a commit that enqueued work). */
-  wake(): void {
-    for (const listener of this.wakeListeners) listener();
+  /**
+   * Asks for a claim now instead of at the next poll (called after a commit that enqueued work). With the topic
+   * committed, a worker that has no handler for it only passes the nudge on: a payment's commit enqueues a
+   * webhook event, and a claim here would find nothing (one wasted statement per payment).
+   */
+  wake(topic?: string): void {
+    for (const listener of this.wakeListeners) listener(topic);
+    if (topic !== undefined && !this.handlers.has(topic)) return;
     this.pollDelayMs = this.options.pollIntervalMs;
     if (this.stopped) return;
     if (this.running !== undefined) this.wakeRequested = true;

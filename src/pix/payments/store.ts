@@ -1,0 +1,183 @@
+/**
+ * The settlement path's two statements (docs/ledger.md, "The settlement path"): one read of everything a
+ * payment of a charge is decided on, and one data-modifying statement that writes the whole payment.
+ * The write is a compare-and-set on the charge row: it pays only if the row is still the version the
+ * read saw (`xmin`), so no lock is held between the two and no transaction is needed; a payment whose
+ * charge changed in between writes nothing and goes to the engine's locked path.
+ *
+ * The write statement also writes rows owned by the ledger (an entry shaped as `post()` writes it: lines
+ * summing to zero and the customer's posted total in the same statement) and the outbox (`outboxRowValues`).
+ */
+import type { Sql } from '../../platform/db/database.ts';
+import { availableCodeSql, ledgerCode } from '../../platform/ledger/ledger.ts';
+import { accountOffset, jobsEnqueued, outboxRowValues, type NewJob } from '../../platform/outbox/outbox.ts';
+import type { PixEventPayload } from '../webhook/payloads.ts';
+import type { CobVBody } from '../cobv/schemas.ts';
+import type { CobBody } from '../cob/schemas.ts';
+import { keySettingsJsonOf, keySettingsOf, type KeySettings } from '../settings/store.ts';
+import type { ReceivedPixRow } from '../received/store.ts';
+
+export interface PayableCharge {
+  id: number;
+  account_id: number;
+  txid: string;
+  kind: 'cob' | 'cobv';
+  status: string;
+  created_at: Date;
+  amount_cents: number;
+  chave: string;
+  body: CobBody | CobVBody;
+  key_removed_at: Date | null;
+}
+
+/** The charge to pay, read without a lock, and what else the payment depends on. */
+export interface ChargeForSettlement extends PayableCharge {
+  /** The row version read (`xmin`): the write pays only this version. */
+  version: string;
+  /** A split configuration is linked: the payment divides it (the locked path does). */
+  split_linked: boolean;
+  key_settings: KeySettings;
+  /** Ledger account ids, null until the account's first entry creates it (the locked path does). */
+  external_ledger_id: number | null;
+  available_ledger_id: number | null;
+}
+
+export type ChargeTarget = { kind: 'charge'; accountId: number; txid: string } | { kind: 'location'; token: string };
+
+const CHARGE_COLUMNS = `c.id, c.account_id, c.txid, c.kind, c.status, c.created_at, c.amount_cents, c.chave, c.body,
+  k.removed_at as key_removed_at`;
+
+/** What the locked path reads: the charge, locked until the transaction ends. */
+export async function lockChargeForPayment(sql: Sql, target: ChargeTarget): Promise<PayableCharge | undefined> {
+  const { rows } =
+    target.kind === 'charge'
+      ? await sql.query<PayableCharge>(
+          `select ${CHARGE_COLUMNS} from charges c left join pix_keys k on k.chave = c.chave
+           where c.account_id = $1 and c.txid = $2 for update of c`,
+          [target.accountId, target.txid],
+        )
+      : await sql.query<PayableCharge>(
+          `select ${CHARGE_COLUMNS} from charges c left join pix_keys k on k.chave = c.chave
+           join locations l on l.id = c.location_id where l.token = $1 for update of c`,
+          [target.token],
+        );
+  return rows[0];
+}
+
+const READ_FOR_SETTLEMENT = `select ${CHARGE_COLUMNS}, c.xmin::text as version,
+    exists (select 1 from split_links s where s.charge_id = c.id) as split_linked,
+    ${keySettingsJsonOf('c.account_id', 'c.chave')} as key_settings,
+    (select a.id from ledger_accounts a where a.code = $1) as external_ledger_id,
+    (select a.id from ledger_accounts a where a.code = ${availableCodeSql('c.account_id')}) as available_ledger_id
+  from charges c left join pix_keys k on k.chave = c.chave`;
+
+/** One round trip: the charge, its key, the key's settings, whether a split is linked, the ledger account ids. */
+export async function readChargeForSettlement(
+  sql: Sql,
+  target: ChargeTarget,
+): Promise<ChargeForSettlement | undefined> {
+  const { rows } =
+    target.kind === 'charge'
+      ? await sql.query<ChargeForSettlement>(`${READ_FOR_SETTLEMENT} where c.account_id = $2 and c.txid = $3`, [
+          ledgerCode.externalPix,
+          target.accountId,
+          target.txid,
+        ])
+      : await sql.query<ChargeForSettlement>(
+          `${READ_FOR_SETTLEMENT} join locations l on l.id = c.location_id where l.token = $2`,
+          [ledgerCode.externalPix, target.token],
+        );
+  const row = rows[0];
+  if (row) row.key_settings = keySettingsOf(row.key_settings);
+  return row;
+}
+
+export interface Settlement {
+  charge: Pick<ChargeForSettlement, 'id' | 'version'>;
+  pix: Omit<ReceivedPixRow, 'id'>;
+  /** `external:pix` and `customer:<receiver>:available`: the entry moves the amount from the first to the second. */
+  ledger: { externalId: number; availableId: number };
+  event: NewJob<PixEventPayload>;
+}
+
+/**
+ * Whole payments of charges in one statement, atomic by itself, for one payment or many (payments coalesced by
+ * `SettlementBatcher`): conclude each charge (only the version read, only if still ATIVA), record its received
+ * Pix, post its `pix_recebido` entry (two lines summing to zero; the receivers' posted totals, one update per
+ * ledger account) and enqueue its webhook event. Every insert selects from the rows before it, so a payment
+ * whose charge is no longer the version read writes nothing at all: undefined in its place. The caller gives
+ * each charge at most once per call.
+ */
+export async function writeSettlements(sql: Sql, list: Settlement[]): Promise<(ReceivedPixRow | undefined)[]> {
+  const column = <T>(value: (s: Settlement) => T) => list.map(value);
+  const { rows } = await sql.query<{ charge_id: number; id: number }>(
+    `with input as (
+       select * from unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::bigint[],
+         $8::timestamptz[], $9::text[], $10::text[], $11::text[], $12::text[], $13::jsonb[], $14::text[], $15::bigint[],
+         $16::bigint[], $17::text[], $18::text[], $19::jsonb[], $20::timestamptz[], $21::timestamptz[], $22::bigint[])
+         as i(charge_id, version, end_to_end_id, account_id, txid, chave, amount_cents, received_at, pagador_cpf,
+           pagador_cnpj, pagador_nome, info_pagador, components, origin, external_id, available_id, topic, ordering_key,
+           payload, available_at, created_at, job_account_id)),
+     paid as (
+       update charges c set status = 'CONCLUIDA', updated_at = i.received_at
+       from input i where c.id = i.charge_id and c.status = 'ATIVA' and c.xmin = i.version::xid
+       returning c.id),
+     pix as (
+       insert into received_pix (end_to_end_id, account_id, charge_id, txid, chave, amount_cents, received_at, pagador_cpf,
+         pagador_cnpj, pagador_nome, info_pagador, components, origin)
+       select i.end_to_end_id, i.account_id, i.charge_id, i.txid, i.chave, i.amount_cents, i.received_at, i.pagador_cpf,
+         i.pagador_cnpj, i.pagador_nome, i.info_pagador, i.components, i.origin
+       from input i join paid on paid.id = i.charge_id
+       returning id, charge_id),
+     entry as (
+       insert into journal_entries (kind, reference, account_id, created_at)
+       select 'pix_recebido', i.end_to_end_id, i.account_id, i.received_at from input i join pix on pix.charge_id = i.charge_id
+       returning id, reference),
+     lines as (
+       insert into journal_lines (entry_id, ledger_account_id, amount_cents)
+       select entry.id, l.ledger_account_id, l.amount_cents
+       from entry join input i on i.end_to_end_id = entry.reference,
+         lateral (values (i.external_id, -i.amount_cents), (i.available_id, i.amount_cents)) as l(ledger_account_id, amount_cents)),
+     totals as (
+       update ledger_accounts a set balance_cents = a.balance_cents + d.delta_cents
+       from (select i.available_id, sum(i.amount_cents) as delta_cents
+               from input i join pix on pix.charge_id = i.charge_id group by i.available_id) d
+       where a.id = d.available_id and a.balance_cents is not null),
+     -- The event is due now on the receiver's clock: stored on the service's, as enqueue does (no lock on the
+     -- clock's row: a move only brings pending jobs forward, and this one is due already).
+     job as (
+       insert into outbox (topic, ordering_key, payload, available_at, created_at, account_id)
+       select i.topic, i.ordering_key, i.payload, i.available_at - ${accountOffset('i.job_account_id')}, i.created_at,
+         i.job_account_id
+       from input i join pix on pix.charge_id = i.charge_id)
+     select charge_id, id from pix`,
+    [
+      column((s) => s.charge.id),
+      column((s) => s.charge.version),
+      column((s) => s.pix.end_to_end_id),
+      column((s) => s.pix.account_id),
+      column((s) => s.pix.txid),
+      column((s) => s.pix.chave),
+      column((s) => s.pix.amount_cents),
+      column((s) => s.pix.received_at),
+      column((s) => s.pix.pagador_cpf),
+      column((s) => s.pix.pagador_cnpj),
+      column((s) => s.pix.pagador_nome),
+      column((s) => s.pix.info_pagador),
+      column((s) => (s.pix.components ? JSON.stringify(s.pix.components) : null)),
+      column((s) => s.pix.origin),
+      column((s) => s.ledger.externalId),
+      column((s) => s.ledger.availableId),
+      ...[0, 1, 2, 3, 4, 5].map((n) => column((s) => outboxRowValues(s.event)[n])),
+    ],
+  );
+  const ids = new Map(rows.map((r) => [r.charge_id, r.id]));
+  const enqueued = new Set<string>();
+  return list.map((s) => {
+    const id = ids.get(s.charge.id);
+    if (id === undefined) return undefined;
+    if (!enqueued.has(s.event.topic.name)) jobsEnqueued(sql, s.event.topic);
+    enqueued.add(s.event.topic.name);
+    return { id, ...s.pix };
+  });
+}

@@ -27,6 +27,7 @@ export const MIGRATION_FILES = [
   'pix/charges/migrations/011_charge_account_foreign_keys.sql',
   'pix/charges/migrations/012_charge_location_foreign_key.sql',
   'platform/ledger/migrations/013_ledger_posted_totals.sql',
+  'platform/db/migrations/014_sandbox_account_clocks.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

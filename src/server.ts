@@ -23,6 +23,7 @@ import { splitRoutes } from './pix/split/routes.ts';
 import { splitRefundGuard } from './pix/split/distribute.ts';
 import { balanceRoutes } from './pix/balance/routes.ts';
 import { locRoutes } from './pix/loc/routes.ts';
+import { recRoutes } from './pix/rec/routes.ts';
 import { payloadRoutes } from './pix/payload/routes.ts';
 import { qrcodeRoutes } from './pix/qrcodes/routes.ts';
 import { evpRoutes } from './pix/evp/routes.ts';
@@ -173,6 +174,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   );
   await app.register(family(ctx, { format: 'named', audience: 'pix' }, balanceRoutes(ctx), openingWebhookRoutes(ctx)));
   await app.register(family(ctx, { format: 'problem', audience: 'pix' }, locRoutes(ctx)));
+  // Automatic Pix (docs/automatic-pix.md).
+  await app.register(family(ctx, { format: 'problem', audience: 'pix' }, recRoutes(ctx)));
   await app.register(family(ctx, { format: 'named', audience: 'pix' }, qrcodeRoutes(ctx)));
   await app.register(family(ctx, { format: 'named', audience: 'pix' }, evpRoutes(ctx), settingsRoutes(ctx)));
   // Payers' institutions and people follow locations and QR pages: public, no token, no certificate.
@@ -184,12 +187,14 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   if (ctx.config.environment === 'sandbox') {
     const { sandboxRoutes } = await import('./sandbox/routes.ts');
     const { sandboxWebhookRoutes } = await import('./sandbox/webhooks.ts');
+    const { sandboxRecRoutes } = await import('./sandbox/rec.ts');
     await app.register(
       family(
         ctx,
         { format: 'problem', audience: 'pix', scope: 'sandbox.write' },
         sandboxRoutes(ctx),
         sandboxWebhookRoutes(ctx),
+        sandboxRecRoutes(ctx),
       ),
     );
   }

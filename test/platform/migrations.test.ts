@@ -26,6 +26,7 @@ const APPLIED: [number, string, string][] = [
   [12, 'charge_location_foreign_key', 'ef6b9e79d25584ee'],
   [13, 'ledger_posted_totals', 'f1f8b07548025703'],
   [14, 'sandbox_account_clocks', 'd0f783016f6d5c2f'],
+  [15, 'recurrences', '75539f5e7825a832'],
 ];
 
 describe('migrations', () => {

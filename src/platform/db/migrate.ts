@@ -28,6 +28,7 @@ export const MIGRATION_FILES = [
   'pix/charges/migrations/012_charge_location_foreign_key.sql',
   'platform/ledger/migrations/013_ledger_posted_totals.sql',
   'platform/db/migrations/014_sandbox_account_clocks.sql',
+  'pix/rec/migrations/015_recurrences.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

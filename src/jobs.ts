@@ -8,6 +8,7 @@ import { REFUND_TOPIC } from './billing/charges/refunds.ts';
 import { CARD_TOPICS } from './billing/charges/payment.ts';
 import { NOTIFICATION_TOPIC } from './billing/notifications/delivery.ts';
 import { OPENING_TOPIC } from './opening/events.ts';
+import { COBR_TOPICS } from './pix/cobr/settlement.ts';
 import { LOTECOBV_TOPIC } from './pix/lotecobv/process.ts';
 import { REFUND_SETTLE_TOPIC } from './pix/received/jobs.ts';
 import { REPORT_TOPIC } from './pix/reports/generator.ts';
@@ -27,6 +28,9 @@ export const JOB_TOPICS: readonly AnyTopic<AppContext>[] = [
   CARD_TOPICS.authorize,
   CARD_TOPICS.settle,
   REFUND_TOPIC,
+  COBR_TOPICS.ack,
+  COBR_TOPICS.attempt,
+  COBR_TOPICS.expire,
 ];
 
 /** Deliveries to other people's servers, on the webhook lanes (`ctx.webhooks`). */

@@ -3,23 +3,9 @@ import assert from 'node:assert/strict';
 import { Receiver } from '../helpers/receiver.ts';
 import { cobBody, startTestService, type Party, type TestService } from '../helpers/service.ts';
 import { outboxIdle, waitFor } from '../helpers/wait.ts';
+import { recBody } from './rec-fixtures.ts';
 
 const RANGE = 'inicio=2020-01-01T00:00:00Z&fim=2099-01-01T00:00:00Z';
-
-/** A recurrence body as the standard's example: a monthly fixed amount from next month. */
-export function recBody(extra: Record<string, unknown> = {}, devedor: Record<string, string> = {}) {
-  return {
-    vinculo: {
-      objeto: 'Serviço de Streamming de Música.',
-      contrato: '63100862',
-      devedor: { cpf: '45164632481', nome: 'Fulano de Tal', ...devedor },
-    },
-    calendario: { dataInicial: '2099-01-10', periodicidade: 'MENSAL' },
-    valor: { valorRec: '35.85' },
-    politicaRetentativa: 'NAO_PERMITE',
-    ...extra,
-  };
-}
 
 describe('recurrences (rec)', () => {
   let svc: TestService;

@@ -27,6 +27,7 @@ const APPLIED: [number, string, string][] = [
   [13, 'ledger_posted_totals', 'f1f8b07548025703'],
   [14, 'sandbox_account_clocks', 'd0f783016f6d5c2f'],
   [15, 'recurrences', '75539f5e7825a832'],
+  [16, 'recurring_charges', '7e86fe351c0189fe'],
 ];
 
 describe('migrations', () => {

@@ -29,6 +29,7 @@ export const MIGRATION_FILES = [
   'platform/ledger/migrations/013_ledger_posted_totals.sql',
   'platform/db/migrations/014_sandbox_account_clocks.sql',
   'pix/rec/migrations/015_recurrences.sql',
+  'pix/cobr/migrations/016_recurring_charges.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

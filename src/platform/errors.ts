@@ -79,7 +79,7 @@ const TITLES: Record<string, string> = {
   RecNaoEncontrada: 'Recorrência não encontrada.',
   CobROperacaoInvalida: 'Operação inválida.',
   CobRConsultaInvalida: 'Consulta inválida.',
-  CobRNaoEncontrada: 'Cobrança recorrente não encontrada.',
+  CobRNaoEncontrado: 'Cobrança recorrente não encontrada.',
   SolicRecOperacaoInvalida: 'Operação inválida.',
   SolicRecNaoEncontrada: 'Solicitação de recorrência não encontrada.',
 };

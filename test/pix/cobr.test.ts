@@ -123,7 +123,7 @@ describe('recurring charges (cobr)', () => {
     expectInvalid(await call('POST', '/v2/cobr', cobrBody(minimum, due, '4.99')), 'cobr.valor.original');
     const unknown = await call('GET', '/v2/cobr/NaoExiste000000000000000000001');
     assert.equal(unknown.status, 404);
-    assert.match(unknown.body.type, /CobRNaoEncontrada$/);
+    assert.match(unknown.body.type, /CobRNaoEncontrado$/);
   });
 
   it('moves a due date off a weekend with ajusteDiaUtil, and lets the receiver cancel before it', async () => {

@@ -22,7 +22,7 @@ import { findCobr, findCobrById, insertCobr, listCobrs, type CobrRow, type Tenta
 
 export const COBR_INVALID = 'CobROperacaoInvalida';
 export const COBR_QUERY_INVALID = 'CobRConsultaInvalida';
-export const COBR_NOT_FOUND = 'CobRNaoEncontrada';
+export const COBR_NOT_FOUND = 'CobRNaoEncontrado';
 
 const refuse = (reason: string, property: string, value?: unknown) =>
   invalid(COBR_INVALID, 'A requisição não respeita o schema ou está semanticamente errada.', [

@@ -10,6 +10,7 @@ import { NOTIFICATION_TOPIC } from './billing/notifications/delivery.ts';
 import { OPENING_TOPIC } from './opening/events.ts';
 import { COBR_TOPICS } from './pix/cobr/settlement.ts';
 import { LOTECOBV_TOPIC } from './pix/lotecobv/process.ts';
+import { SOLICREC_TOPICS } from './pix/solicrec/service.ts';
 import { REFUND_SETTLE_TOPIC } from './pix/received/jobs.ts';
 import { REPORT_TOPIC } from './pix/reports/generator.ts';
 import { SCHEDULE_TOPICS } from './pix/schedules/scheduler.ts';
@@ -31,6 +32,8 @@ export const JOB_TOPICS: readonly AnyTopic<AppContext>[] = [
   COBR_TOPICS.ack,
   COBR_TOPICS.attempt,
   COBR_TOPICS.expire,
+  SOLICREC_TOPICS.send,
+  SOLICREC_TOPICS.expire,
 ];
 
 /** Deliveries to other people's servers, on the webhook lanes (`ctx.webhooks`). */

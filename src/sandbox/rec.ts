@@ -15,6 +15,8 @@ import { Cnpj, Cpf } from '../pix/shared/schemas.ts';
 import { RecCompleta, RecIdParams } from '../pix/rec/schemas.ts';
 import { REC_INVALID, changeRecStatus, ownRec, recView } from '../pix/rec/service.ts';
 import type { RecRow } from '../pix/rec/store.ts';
+import { SolicRecCompleta, SolicRecIdParams } from '../pix/solicrec/schemas.ts';
+import { SOLICREC_INVALID, answerSolicRec } from '../pix/solicrec/service.ts';
 
 const tags = ['Sandbox'];
 const strict = { additionalProperties: false } as const;
@@ -129,4 +131,21 @@ export const sandboxRecRoutes =
         });
       },
     );
+
+    for (const [path, accepted, summary] of [
+      ['aceitar', true, "Accept a request to confirm a recurrence as the payer's institution (sandbox)"],
+      ['rejeitar', false, "Reject a request to confirm a recurrence as the payer's institution (sandbox)"],
+    ] as const)
+      app.post(
+        `/sandbox/solicrec/:idSolicRec/${path}`,
+        {
+          config: { invalidRequest: SOLICREC_INVALID, propertyRoot: 'solicrec' },
+          schema: { tags, summary, params: SolicRecIdParams, response: { 200: SolicRecCompleta } },
+        },
+        async (request) => {
+          const accountId = request.principal.accountId;
+          const now = ctx.clock.forAccount(accountId).now();
+          return ctx.db.tx((sql) => answerSolicRec(sql, accountId, request.params.idSolicRec, accepted, now));
+        },
+      );
   };

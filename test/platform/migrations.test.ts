@@ -28,6 +28,7 @@ const APPLIED: [number, string, string][] = [
   [14, 'sandbox_account_clocks', 'd0f783016f6d5c2f'],
   [15, 'recurrences', '75539f5e7825a832'],
   [16, 'recurring_charges', '7e86fe351c0189fe'],
+  [17, 'recurrence_requests', 'bcd5afa0c262c0fc'],
 ];
 
 describe('migrations', () => {

@@ -30,6 +30,7 @@ export const MIGRATION_FILES = [
   'platform/db/migrations/014_sandbox_account_clocks.sql',
   'pix/rec/migrations/015_recurrences.sql',
   'pix/cobr/migrations/016_recurring_charges.sql',
+  'pix/solicrec/migrations/017_recurrence_requests.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

@@ -17,8 +17,9 @@ import type { Caller } from '../shared/caller.ts';
 import { paginacao } from '../shared/schemas.ts';
 import type { CobrCompleta, CobrCreate, CobrListQuery } from './schemas.ts';
 import { cobrView, dayStart, notifyCobr, saveCobr, withAttemptStatus, withStatus } from './events.ts';
+import { enqueueAccountEvent } from '../webhook/events.ts';
 import { enqueueAttempt, enqueueAcknowledgement, enqueueExpiry } from './settlement.ts';
-import { findCobr, findCobrById, insertCobr, listCobrs, type CobrRow, type TentativaRow } from './store.ts';
+import { findCobr, findCobrById, insertCobr, latestCobr, listCobrs, type CobrRow, type TentativaRow } from './store.ts';
 
 export const COBR_INVALID = 'CobROperacaoInvalida';
 export const COBR_QUERY_INVALID = 'CobRConsultaInvalida';
@@ -211,4 +212,12 @@ export async function listCobrsView(sql: Sql, caller: Caller, q: CobrListQuery) 
     },
     cobsr,
   };
+}
+
+/** Sends the last event of a recurring charge (the given one, or the latest changed) again: its current state. */
+export async function replayCobrEvent(sql: Sql, accountId: number, txid: string | undefined, now: Date) {
+  const row = txid ? await findCobr(sql, accountId, txid) : await latestCobr(sql, accountId);
+  if (!row) throw cobrNotFound(txid ?? '(nenhuma)');
+  const item = await cobrView(sql, row);
+  return { entrega: await enqueueAccountEvent(sql, 'cobr', accountId, item, row.txid, now), item };
 }

@@ -139,3 +139,12 @@ export async function listCobrs(
   );
   return { rows, total: count.rows[0].n };
 }
+
+/** The account's most recently changed recurring charge. */
+export async function latestCobr(sql: Sql, accountId: number): Promise<CobrRow | undefined> {
+  const { rows } = await sql.query<CobrRow>(
+    `${SELECT} where c.account_id = $1 order by c.updated_at desc, c.id desc limit 1`,
+    [accountId],
+  );
+  return rows[0];
+}

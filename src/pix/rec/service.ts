@@ -16,7 +16,7 @@ import type { Caller } from '../shared/caller.ts';
 import { paginacao } from '../shared/schemas.ts';
 import { enqueueAccountEvent } from '../webhook/events.ts';
 import type { DadosPagador, RecCompleta, RecCreate, RecListQuery, RecPatch, RecStatus } from './schemas.ts';
-import { findRec, insertRec, listRecs, updateRec, type RecEncerramento, type RecRow } from './store.ts';
+import { findRec, insertRec, latestRec, listRecs, updateRec, type RecEncerramento, type RecRow } from './store.ts';
 
 export const REC_INVALID = 'RecOperacaoInvalida';
 export const REC_QUERY_INVALID = 'RecConsultaInvalida';
@@ -87,6 +87,17 @@ function recNotification(row: RecRow): Record<string, unknown> {
 const notifyRec = (sql: Sql, row: RecRow, now: Date) =>
   enqueueAccountEvent(sql, 'rec', row.account_id, recNotification(row), row.id_rec, now);
 
+/**
+ * Sends the last event of a recurrence (the given one, or the account's most recently changed) again: the
+ * body is its current state, so nothing is notified that the state machine did not produce.
+ */
+export async function replayRecEvent(sql: Sql, accountId: number, idRec: string | undefined, now: Date) {
+  const row = idRec ? await findRec(sql, accountId, idRec) : await latestRec(sql, accountId);
+  if (!row) throw recNotFound(idRec ?? '(nenhuma)');
+  const item = recNotification(row);
+  return { entrega: await enqueueAccountEvent(sql, 'rec', accountId, item, row.id_rec, now), item };
+}
+
 /** A journey-3 txid must be one of the account's immediate charges. */
 async function checkJourneyTxid(sql: Sql, accountId: number, txid: string, property: string): Promise<void> {
   if (!(await findCharge(sql, accountId, 'cob', txid)))
@@ -147,7 +158,9 @@ export async function createRec(sql: Sql, caller: Caller, body: RecCreate): Prom
   return recView(sql, row);
 }
 
-const recNotFound = (idRec: string) => notFound(`Recorrência ${idRec} não encontrada.`, REC_NOT_FOUND);
+function recNotFound(idRec: string) {
+  return notFound(`Recorrência ${idRec} não encontrada.`, REC_NOT_FOUND);
+}
 
 /** The caller's recurrence (another account's reads as absent), optionally locked for a change. */
 export async function ownRec(sql: Sql, accountId: number, idRec: string, lock = false): Promise<RecRow> {

@@ -128,3 +128,12 @@ export async function listRecs(
   );
   return { rows, total: count.rows[0].n };
 }
+
+/** The account's most recently changed recurrence. */
+export async function latestRec(sql: Sql, accountId: number): Promise<RecRow | undefined> {
+  const { rows } = await sql.query<RecRow>(
+    `select ${COLUMNS} from recurrences where account_id = $1 order by updated_at desc, id desc limit 1`,
+    [accountId],
+  );
+  return rows[0];
+}

@@ -4,7 +4,7 @@
  * it later. Both go through the recurrence's one state machine, so they produce exactly the status changes
  * and `/rec` webhooks a real payer's institution would.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../platform/context.ts';
@@ -13,7 +13,7 @@ import { SANDBOX_PAYER_ISPB } from '../platform/institution.ts';
 import { randomAlphanumeric } from '../platform/ids.ts';
 import { Cnpj, Cpf } from '../pix/shared/schemas.ts';
 import { RecCompleta, RecIdParams } from '../pix/rec/schemas.ts';
-import { REC_INVALID, changeRecStatus, ownRec, recView } from '../pix/rec/service.ts';
+import { REC_INVALID, changeRecStatus, ownRec, recView, type RecChange } from '../pix/rec/service.ts';
 import type { RecRow } from '../pix/rec/store.ts';
 import { SolicRecCompleta, SolicRecIdParams } from '../pix/solicrec/schemas.ts';
 import { SOLICREC_INVALID, answerSolicRec } from '../pix/solicrec/service.ts';
@@ -60,6 +60,16 @@ export const sandboxRecRoutes =
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
     const config = { invalidRequest: REC_INVALID, propertyRoot: 'rec' } as const;
 
+    /** The payer changes the caller's recurrence through its one state machine. */
+    const asPayer = (request: FastifyRequest<{ Params: { idRec: string } }>, change: (row: RecRow) => RecChange) => {
+      const accountId = request.principal.accountId;
+      const now = ctx.clock.forAccount(accountId).now();
+      return ctx.db.tx(async (sql) => {
+        const row = await ownRec(sql, accountId, request.params.idRec, true);
+        return recView(sql, await changeRecStatus(sql, row, change(row), now));
+      });
+    };
+
     app.post(
       '/sandbox/rec/:idRec/aprovar',
       {
@@ -76,24 +86,12 @@ export const sandboxRecRoutes =
           response: { 200: RecCompleta },
         },
       },
-      async (request) => {
-        const accountId = request.principal.accountId;
-        const now = ctx.clock.forAccount(accountId).now();
-        return ctx.db.tx(async (sql) => {
-          const row = await ownRec(sql, accountId, request.params.idRec, true);
-          const next = await changeRecStatus(
-            sql,
-            row,
-            {
-              status: 'APROVADA',
-              pagador: payerOf(row, request.body.pagador),
-              tipoJornada: row.txid ? 'JORNADA_3' : 'JORNADA_2',
-            },
-            now,
-          );
-          return recView(sql, next);
-        });
-      },
+      async (request) =>
+        asPayer(request, (row) => ({
+          status: 'APROVADA',
+          pagador: payerOf(row, request.body.pagador),
+          tipoJornada: row.txid ? 'JORNADA_3' : 'JORNADA_2',
+        })),
     );
 
     app.post(
@@ -107,29 +105,17 @@ export const sandboxRecRoutes =
           response: { 200: RecCompleta },
         },
       },
-      async (request) => {
-        const accountId = request.principal.accountId;
-        const now = ctx.clock.forAccount(accountId).now();
-        return ctx.db.tx(async (sql) => {
-          const row = await ownRec(sql, accountId, request.params.idRec, true);
-          const next = await changeRecStatus(
-            sql,
-            row,
-            {
-              status: 'CANCELADA',
-              encerramento: {
-                cancelamento: {
-                  solicitante: 'USUARIO_PAGADOR',
-                  codigo: 'ACCL',
-                  descricao: 'Cancelamento solicitado pelo usuário pagador.',
-                },
-              },
+      async (request) =>
+        asPayer(request, () => ({
+          status: 'CANCELADA',
+          encerramento: {
+            cancelamento: {
+              solicitante: 'USUARIO_PAGADOR',
+              codigo: 'ACCL',
+              descricao: 'Cancelamento solicitado pelo usuário pagador.',
             },
-            now,
-          );
-          return recView(sql, next);
-        });
-      },
+          },
+        })),
     );
 
     for (const [path, accepted, summary] of [

@@ -26,6 +26,7 @@ import { locRoutes } from './pix/loc/routes.ts';
 import { recRoutes } from './pix/rec/routes.ts';
 import { cobrRoutes } from './pix/cobr/routes.ts';
 import { solicRecRoutes } from './pix/solicrec/routes.ts';
+import { locRecRoutes } from './pix/locrec/routes.ts';
 import { payloadRoutes } from './pix/payload/routes.ts';
 import { qrcodeRoutes } from './pix/qrcodes/routes.ts';
 import { evpRoutes } from './pix/evp/routes.ts';
@@ -178,7 +179,14 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(family(ctx, { format: 'problem', audience: 'pix' }, locRoutes(ctx)));
   // Automatic Pix (docs/automatic-pix.md).
   await app.register(
-    family(ctx, { format: 'problem', audience: 'pix' }, recRoutes(ctx), solicRecRoutes(ctx), cobrRoutes(ctx)),
+    family(
+      ctx,
+      { format: 'problem', audience: 'pix' },
+      locRecRoutes(ctx),
+      recRoutes(ctx),
+      solicRecRoutes(ctx),
+      cobrRoutes(ctx),
+    ),
   );
   await app.register(family(ctx, { format: 'named', audience: 'pix' }, qrcodeRoutes(ctx)));
   await app.register(family(ctx, { format: 'named', audience: 'pix' }, evpRoutes(ctx), settingsRoutes(ctx)));

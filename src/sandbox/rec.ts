@@ -66,7 +66,7 @@ export const sandboxRecRoutes =
       const now = ctx.clock.forAccount(accountId).now();
       return ctx.db.tx(async (sql) => {
         const row = await ownRec(sql, accountId, request.params.idRec, true);
-        return recView(sql, await changeRecStatus(sql, row, change(row), now));
+        return recView(sql, await changeRecStatus(sql, row, change(row), now), ctx.config.publicUrl);
       });
     };
 

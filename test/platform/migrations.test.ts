@@ -29,6 +29,7 @@ const APPLIED: [number, string, string][] = [
   [15, 'recurrences', '75539f5e7825a832'],
   [16, 'recurring_charges', '7e86fe351c0189fe'],
   [17, 'recurrence_requests', 'bcd5afa0c262c0fc'],
+  [18, 'recurrence_locations', 'e2a8fb87fa22cf2c'],
 ];
 
 describe('migrations', () => {

@@ -130,6 +130,7 @@ export const RecCompleta = Type.Object({
   pagador: Type.Optional(DadosPagador),
   status: StatusRec,
   politicaRetentativa: Type.String(),
+  loc: Type.Optional(Type.Object({ id: Type.Integer(), location: Type.String(), criacao: Timestamp })),
   atualizacao: Atualizacao,
   encerramento: Type.Optional(Encerramento),
   ativacao: Type.Object({

@@ -16,6 +16,8 @@ import type { Caller } from '../shared/caller.ts';
 import { paginacao } from '../shared/schemas.ts';
 import { enqueueAccountEvent } from '../webhook/events.ts';
 import type { DadosPagador, RecCompleta, RecCreate, RecListQuery, RecPatch, RecStatus } from './schemas.ts';
+import { linkLocationToRec, recLocationView } from '../locrec/service.ts';
+import { findRecLocation } from '../locrec/store.ts';
 import { findRec, insertRec, latestRec, listRecs, updateRec, type RecEncerramento, type RecRow } from './store.ts';
 
 export const REC_INVALID = 'RecOperacaoInvalida';
@@ -47,8 +49,9 @@ export function newRecId(politica: RecRow['politica_retentativa'], now: Date): s
 }
 
 /** Bacen RecCompleta of a row; the receiver is the account. */
-export async function recView(sql: Sql, row: RecRow): Promise<RecCompleta> {
+export async function recView(sql: Sql, row: RecRow, publicUrl: string): Promise<RecCompleta> {
   const account = await findAccount(sql, row.account_id);
+  const location = row.location_id ? await findRecLocation(sql, row.account_id, row.location_id) : undefined;
   const documento = account?.documento ?? '';
   const { vinculo, calendario, valor, recebedor } = row.body;
   return {
@@ -64,6 +67,7 @@ export async function recView(sql: Sql, row: RecRow): Promise<RecCompleta> {
     ...(row.pagador && { pagador: row.pagador }),
     status: row.status,
     politicaRetentativa: row.politica_retentativa,
+    ...(location && { loc: recLocationView(location, publicUrl) }),
     atualizacao: row.atualizacao,
     ...(row.encerramento && { encerramento: row.encerramento }),
     ativacao: {
@@ -113,11 +117,6 @@ function checkDataInicial(dataInicial: string, createdAt: Date): void {
     );
 }
 
-/** Locations of recurrences are not served by this node yet: any referenced location does not exist. */
-function refuseLoc(loc: number): never {
-  throw refuse('O location referenciado por rec.loc inexiste.', 'rec.loc', loc);
-}
-
 export async function createRec(sql: Sql, caller: Caller, body: RecCreate): Promise<RecCompleta> {
   const { devedor } = body.vinculo;
   if ((devedor.cpf === undefined) === (devedor.cnpj === undefined))
@@ -134,7 +133,6 @@ export async function createRec(sql: Sql, caller: Caller, body: RecCreate): Prom
   for (const [field, amount] of Object.entries(body.valor ?? {}))
     if (amount !== undefined && Number(amount) <= 0)
       throw refuse(`O campo rec.valor.${field} deve ser positivo.`, `rec.valor.${field}`, amount);
-  if (body.loc !== undefined) refuseLoc(body.loc);
   const txid = body.ativacao?.dadosJornada?.txid ?? null;
   if (txid) await checkJourneyTxid(sql, caller.accountId, txid, 'rec.ativacao.dadosJornada.txid');
   const row = await insertRec(
@@ -154,8 +152,14 @@ export async function createRec(sql: Sql, caller: Caller, body: RecCreate): Prom
     },
     caller.now,
   );
+  if (body.loc !== undefined) {
+    await linkLocationToRec(sql, caller.accountId, row.id, row.id_rec, body.loc, (reason) =>
+      refuse(reason, 'rec.loc', body.loc),
+    );
+    row.location_id = body.loc;
+  }
   await notifyRec(sql, row, caller.now);
-  return recView(sql, row);
+  return recView(sql, row, caller.publicUrl);
 }
 
 function recNotFound(idRec: string) {
@@ -186,7 +190,7 @@ export async function readRec(sql: Sql, caller: Caller, idRec: string, txid?: st
           : undefined;
     if (violation) throw invalid(REC_QUERY_INVALID, 'Parâmetros de consulta inválidos.', [violation]);
   }
-  return recView(sql, row);
+  return recView(sql, row, caller.publicUrl);
 }
 
 export interface RecChange {
@@ -234,7 +238,9 @@ export async function patchRec(sql: Sql, caller: Caller, idRec: string, patch: R
         'O campo rec.loc somente pode ser alterado quando a recorrência apresentar-se com o status CRIADA.',
         'rec.loc',
       );
-    refuseLoc(patch.loc);
+    const loc = patch.loc;
+    await linkLocationToRec(sql, caller.accountId, row.id, row.id_rec, loc, (reason) => refuse(reason, 'rec.loc', loc));
+    row = { ...row, location_id: loc };
   }
   const body = structuredClone(row.body);
   if (patch.calendario) {
@@ -278,7 +284,7 @@ export async function patchRec(sql: Sql, caller: Caller, idRec: string, patch: R
       },
       caller.now,
     );
-  return recView(sql, row);
+  return recView(sql, row, caller.publicUrl);
 }
 
 export async function listRecsView(sql: Sql, caller: Caller, q: RecListQuery) {
@@ -290,25 +296,22 @@ export async function listRecsView(sql: Sql, caller: Caller, q: RecListQuery) {
   if (violations.length) throw invalid(REC_QUERY_INVALID, 'Parâmetros de consulta inválidos.', violations);
   const page = q['paginacao.paginaAtual'] ?? 0;
   const pageSize = q['paginacao.itensPorPagina'] ?? LIMITS.pageSizeDefault;
-  // Locations of recurrences are not served yet: none has one.
-  const { rows, total } =
-    q.locationPresente === true
-      ? { rows: [], total: 0 }
-      : await listRecs(
-          sql,
-          {
-            accountId: caller.accountId,
-            inicio,
-            fim,
-            documento: q.cpf ?? q.cnpj,
-            status: q.status,
-            convenio: q.convenio,
-          },
-          page,
-          pageSize,
-        );
+  const { rows, total } = await listRecs(
+    sql,
+    {
+      accountId: caller.accountId,
+      inicio,
+      fim,
+      documento: q.cpf ?? q.cnpj,
+      status: q.status,
+      convenio: q.convenio,
+      locationPresente: q.locationPresente,
+    },
+    page,
+    pageSize,
+  );
   const recs = [];
-  for (const row of rows) recs.push(await recView(sql, row));
+  for (const row of rows) recs.push(await recView(sql, row, caller.publicUrl));
   return {
     parametros: {
       inicio: q.inicio,

@@ -28,12 +28,13 @@ export interface RecRow {
   encerramento: RecEncerramento | null;
   atualizacao: RecAtualizacao[];
   devedor_documento: string;
+  location_id: number | null;
   created_at: Date;
   updated_at: Date;
 }
 
 const COLUMNS = `id, account_id, id_rec, status, politica_retentativa, body, txid, tipo_jornada, pagador, encerramento,
-  atualizacao, devedor_documento, created_at, updated_at`;
+  atualizacao, devedor_documento, location_id, created_at, updated_at`;
 
 export async function insertRec(
   sql: Sql,
@@ -98,6 +99,7 @@ export interface RecListFilter {
   documento?: string;
   status?: RecStatus;
   convenio?: string;
+  locationPresente?: boolean;
 }
 
 export async function listRecs(
@@ -120,6 +122,8 @@ export async function listRecs(
     params.push(f.convenio);
     where += ` and body->'recebedor'->>'convenio' = $${params.length}`;
   }
+  if (f.locationPresente !== undefined)
+    where += f.locationPresente ? ' and location_id is not null' : ' and location_id is null';
   const count = await sql.query<{ n: number }>(`select count(*)::int as n from recurrences where ${where}`, params);
   const { rows } = await sql.query<RecRow>(
     `select ${COLUMNS} from recurrences where ${where} order by created_at, id

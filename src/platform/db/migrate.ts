@@ -31,6 +31,7 @@ export const MIGRATION_FILES = [
   'pix/rec/migrations/015_recurrences.sql',
   'pix/cobr/migrations/016_recurring_charges.sql',
   'pix/solicrec/migrations/017_recurrence_requests.sql',
+  'pix/locrec/migrations/018_recurrence_locations.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

@@ -6,6 +6,7 @@
 import type { Sql } from '../../platform/db/database.ts';
 import { invalid, notFound } from '../../platform/errors.ts';
 import { LIMITS } from '../../platform/limits.ts';
+import { parseId } from '../loc/service.ts';
 import type { Caller } from '../shared/caller.ts';
 import { paginacao } from '../shared/schemas.ts';
 import type { LocRecCompleta, LocRecListQuery } from './schemas.ts';
@@ -30,12 +31,6 @@ export function recLocationView(row: RecLocationRow, publicUrl: string): LocRecC
     criacao: row.created_at.toISOString(),
     ...(row.id_rec && { idRec: row.id_rec }),
   };
-}
-
-function parseId(id: string): number | undefined {
-  if (!/^\d{1,15}$/.test(id)) return undefined;
-  const value = Number(id);
-  return value >= 1 ? value : undefined;
 }
 
 async function ownLocation(sql: Sql, caller: Caller, id: string, lock = false): Promise<RecLocationRow> {

@@ -8,7 +8,9 @@ import { REFUND_TOPIC } from './billing/charges/refunds.ts';
 import { CARD_TOPICS } from './billing/charges/payment.ts';
 import { NOTIFICATION_TOPIC } from './billing/notifications/delivery.ts';
 import { OPENING_TOPIC } from './opening/events.ts';
+import { COBR_TOPICS } from './pix/cobr/settlement.ts';
 import { LOTECOBV_TOPIC } from './pix/lotecobv/process.ts';
+import { SOLICREC_TOPICS } from './pix/solicrec/service.ts';
 import { REFUND_SETTLE_TOPIC } from './pix/received/jobs.ts';
 import { REPORT_TOPIC } from './pix/reports/generator.ts';
 import { SCHEDULE_TOPICS } from './pix/schedules/scheduler.ts';
@@ -31,6 +33,11 @@ export const JOB_TOPICS: readonly AnyTopic<AppContext>[] = [
   REFUND_TOPIC,
   SEND_SETTLE_TOPIC,
   INFRACTION_DEADLINE_TOPIC,
+  COBR_TOPICS.ack,
+  COBR_TOPICS.attempt,
+  COBR_TOPICS.expire,
+  SOLICREC_TOPICS.send,
+  SOLICREC_TOPICS.expire,
 ];
 
 /** Deliveries to other people's servers, on the webhook lanes (`ctx.webhooks`). */

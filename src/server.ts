@@ -23,6 +23,10 @@ import { splitRoutes } from './pix/split/routes.ts';
 import { splitRefundGuard } from './pix/split/distribute.ts';
 import { balanceRoutes } from './pix/balance/routes.ts';
 import { locRoutes } from './pix/loc/routes.ts';
+import { recRoutes } from './pix/rec/routes.ts';
+import { cobrRoutes } from './pix/cobr/routes.ts';
+import { solicRecRoutes } from './pix/solicrec/routes.ts';
+import { locRecRoutes } from './pix/locrec/routes.ts';
 import { payloadRoutes } from './pix/payload/routes.ts';
 import { qrcodeRoutes } from './pix/qrcodes/routes.ts';
 import { evpRoutes } from './pix/evp/routes.ts';
@@ -195,6 +199,17 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   );
   await app.register(family(ctx, { format: 'named', audience: 'pix' }, balanceRoutes(ctx), openingWebhookRoutes(ctx)));
   await app.register(family(ctx, { format: 'problem', audience: 'pix' }, locRoutes(ctx)));
+  // Automatic Pix (docs/automatic-pix.md).
+  await app.register(
+    family(
+      ctx,
+      { format: 'problem', audience: 'pix' },
+      locRecRoutes(ctx),
+      recRoutes(ctx),
+      solicRecRoutes(ctx),
+      cobrRoutes(ctx),
+    ),
+  );
   await app.register(family(ctx, { format: 'named', audience: 'pix' }, qrcodeRoutes(ctx)));
   await app.register(family(ctx, { format: 'named', audience: 'pix' }, evpRoutes(ctx), settingsRoutes(ctx)));
   // Payers' institutions and people follow locations and QR pages: public, no token, no certificate.
@@ -210,6 +225,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     const { sandboxRoutes } = await import('./sandbox/routes.ts');
     const { sandboxWebhookRoutes } = await import('./sandbox/webhooks.ts');
     const { sandboxInfractionRoutes } = await import('./sandbox/infractions.ts');
+    const { sandboxRecRoutes } = await import('./sandbox/rec.ts');
     await app.register(
       family(
         ctx,
@@ -217,6 +233,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
         sandboxRoutes(ctx),
         sandboxWebhookRoutes(ctx),
         sandboxInfractionRoutes(ctx),
+        sandboxRecRoutes(ctx),
       ),
     );
   }

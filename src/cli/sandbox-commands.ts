@@ -68,11 +68,23 @@ export const TRIGGERS: Record<
     },
   },
   rec: {
-    description: 'a recurrence event (the /v2/webhookrec webhook)',
-    run: async (api) => emitted(await api.pix('POST', '/sandbox/webhooks/rec', {})),
+    description: 'a new recurrence, whose creation is a /v2/webhookrec event',
+    async run(api) {
+      const rec = await api.pix('POST', '/v2/rec', {
+        vinculo: {
+          objeto: 'Teste pixd trigger',
+          contrato: 'pixd-trigger',
+          devedor: { cpf: '11144477735', nome: 'Pagador Teste' },
+        },
+        calendario: { dataInicial: '2099-01-01', periodicidade: 'MENSAL' },
+        valor: { valorRec: '10.00' },
+        politicaRetentativa: 'NAO_PERMITE',
+      });
+      return `recurrence ${rec.idRec} ${rec.status}: its /rec event is queued`;
+    },
   },
   cobr: {
-    description: 'an automatic-charge event (the /v2/webhookcobr webhook)',
+    description: "the last recurring charge's event again (the /v2/webhookcobr webhook)",
     run: async (api) => emitted(await api.pix('POST', '/sandbox/webhooks/cobr', {})),
   },
   'abertura-conta': {

@@ -74,6 +74,17 @@ const TITLES: Record<string, string> = {
   ExtratoConciliacaoConsultaInvalida: 'Requisição de extrato inválida.',
   AgendamentoInvalido: 'Agendamento inválido.',
   ErroInterno: 'Erro interno.',
+  RecOperacaoInvalida: 'Operação inválida.',
+  PayloadLocationRecNaoEncontrado: 'Location não encontrada.',
+  PayloadLocationRecConsultaInvalida: 'Consulta inválida.',
+  PayloadLocationRecOperacaoInvalida: 'Location inválida.',
+  RecConsultaInvalida: 'Consulta inválida.',
+  RecNaoEncontrada: 'Recorrência não encontrada.',
+  CobROperacaoInvalida: 'Operação inválida.',
+  CobRConsultaInvalida: 'Consulta inválida.',
+  CobRNaoEncontrado: 'Cobrança recorrente não encontrada.',
+  SolicRecOperacaoInvalida: 'Operação inválida.',
+  SolicRecNaoEncontrada: 'Solicitação de recorrência não encontrada.',
 };
 
 export const notFound = (detail = 'Recurso solicitado não foi encontrado.', name = 'NaoEncontrado') =>

@@ -5,6 +5,14 @@
 export const LIMITS = {
   /** Spec: Limits, request rate of the listed PUT/POST Pix endpoints, per application and endpoint. */
   rateLimitRequestsPerSecond: 500,
+  /** Bacen automatic Pix: a recurring charge is sent from 10 to 2 days before its due date. */
+  cobrCreateMinDaysBefore: 2,
+  cobrCreateMaxDaysBefore: 10,
+  /** Bacen automatic Pix, PERMITE_3R_7D: at most 3 retries within 7 days after the due date, one a day. */
+  cobrRetriesMax: 3,
+  cobrRetryWindowDays: 7,
+  /** Sandbox amount rule of recurring charges: from 0.01 to 10.00 the payer pays; above, the attempt fails. */
+  cobrSandboxPaidMaxCents: 1000,
   tokenLifetimeSeconds: 3600,
   /** Verified access tokens remembered per node (TokenService), so a token's signature is checked once. */
   verifiedTokensCachedMax: 10_000,

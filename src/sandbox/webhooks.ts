@@ -1,7 +1,7 @@
 /**
- * Sandbox webhook tools: emit test recurrence, automatic-charge and account-opening events (those features
- * come in later issues; these let their webhooks be exercised end to end), and list recent deliveries with
- * every attempt so an integrator can see why a webhook failed.
+ * Sandbox webhook tools: send the last recurrence or recurring-charge event again (its current state: real
+ * events come from the state machines of src/pix/rec and src/pix/cobr), emit account-opening events, and list
+ * recent deliveries with every attempt so an integrator can see why a webhook failed.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -9,23 +9,19 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../platform/context.ts';
 import { LIMITS } from '../platform/limits.ts';
 import { randomAlphanumeric } from '../platform/ids.ts';
-import { RECEIVER_ISPB } from '../platform/institution.ts';
 import { recentDeliveries } from '../platform/webhooks/inspection.ts';
 import { Txid } from '../pix/shared/schemas.ts';
-import { WEBHOOK_TOPICS, accountEventBody, enqueueAccountEvent } from '../pix/webhook/events.ts';
+import { WEBHOOK_TOPICS, accountEventBody } from '../pix/webhook/events.ts';
+import { REC_ID_PATTERN } from '../pix/rec/schemas.ts';
+import { replayRecEvent } from '../pix/rec/service.ts';
+import { replayCobrEvent } from '../pix/cobr/service.ts';
 import { OPENING_TOPIC, enqueueOpeningEvent } from '../opening/events.ts';
 import { OPENING_EVENTS } from '../opening/schemas.ts';
 
 const tags = ['Sandbox'];
 const strict = { additionalProperties: false } as const;
-/** Bacen RecId: R + R|N + ISPB + yyyyMMdd + 11 alphanumerics. */
-const REC_ID_PATTERN = '^R[RN]\\d{8}\\d{8}[a-zA-Z0-9]{11}$';
-const REC_STATUS = ['CRIADA', 'APROVADA', 'REJEITADA', 'EXPIRADA', 'CANCELADA'] as const;
-const COBR_STATUS = ['CRIADA', 'ATIVA', 'CONCLUIDA', 'EXPIRADA', 'REJEITADA', 'CANCELADA'] as const;
 const literals = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
 
-const newRecId = (now: Date) =>
-  `RR${RECEIVER_ISPB}${now.toISOString().slice(0, 10).replaceAll('-', '')}${randomAlphanumeric(11)}`;
 const WEBHOOK_TOPIC_LIST = [...Object.values(WEBHOOK_TOPICS), OPENING_TOPIC].map((topic) => topic.name);
 
 const Emitted = Type.Object({ topico: Type.String(), entrega: Type.Integer(), corpo: Type.Unknown() });
@@ -40,35 +36,19 @@ export const sandboxWebhookRoutes =
       {
         schema: {
           tags,
-          summary: "Emit a test recurrence event to the account's /v2/webhookrec webhook (sandbox)",
-          body: Type.Object(
-            {
-              idRec: Type.Optional(Type.String({ pattern: REC_ID_PATTERN })),
-              status: Type.Optional(literals(REC_STATUS)),
-            },
-            strict,
-          ),
+          summary:
+            "Send the last event of a recurrence (its current state) again to the account's /v2/webhookrec webhook (sandbox)",
+          body: Type.Object({ idRec: Type.Optional(Type.String({ pattern: REC_ID_PATTERN })) }, strict),
           response: { 202: Emitted },
         },
       },
       async (request, reply) => {
-        const now = ctx.clock.forAccount(request.principal.accountId).now();
-        const idRec = request.body.idRec ?? newRecId(now);
-        const status: string = request.body.status ?? 'APROVADA';
-        const item = {
-          idRec,
-          status,
-          atualizacao: [
-            { status: 'CRIADA', data: now.toISOString() },
-            ...(status === 'CRIADA' ? [] : [{ status, data: now.toISOString() }]),
-          ],
-        };
-        const id = await ctx.db.tx((sql) =>
-          enqueueAccountEvent(sql, 'rec', request.principal.accountId, item, idRec, now),
-        );
+        const accountId = request.principal.accountId;
+        const now = ctx.clock.forAccount(accountId).now();
+        const { entrega, item } = await ctx.db.tx((sql) => replayRecEvent(sql, accountId, request.body.idRec, now));
         return reply
           .status(202)
-          .send({ topico: WEBHOOK_TOPICS.rec.name, entrega: id, corpo: accountEventBody('rec', item) });
+          .send({ topico: WEBHOOK_TOPICS.rec.name, entrega, corpo: accountEventBody('rec', item) });
       },
     );
 
@@ -77,30 +57,19 @@ export const sandboxWebhookRoutes =
       {
         schema: {
           tags,
-          summary: "Emit a test automatic-charge event to the account's /v2/webhookcobr webhook (sandbox)",
-          body: Type.Object(
-            {
-              idRec: Type.Optional(Type.String({ pattern: REC_ID_PATTERN })),
-              txid: Type.Optional(Txid),
-              status: Type.Optional(literals(COBR_STATUS)),
-            },
-            strict,
-          ),
+          summary:
+            "Send the last event of a recurring charge (its current state) again to the account's /v2/webhookcobr webhook (sandbox)",
+          body: Type.Object({ txid: Type.Optional(Txid) }, strict),
           response: { 202: Emitted },
         },
       },
       async (request, reply) => {
-        const now = ctx.clock.forAccount(request.principal.accountId).now();
-        const idRec = request.body.idRec ?? newRecId(now);
-        const txid = request.body.txid ?? randomAlphanumeric(LIMITS.txidAssignedChars);
-        const status: string = request.body.status ?? 'ATIVA';
-        const item = { idRec, txid, status, atualizacao: [{ status, data: now.toISOString() }] };
-        const id = await ctx.db.tx((sql) =>
-          enqueueAccountEvent(sql, 'cobr', request.principal.accountId, item, txid, now),
-        );
+        const accountId = request.principal.accountId;
+        const now = ctx.clock.forAccount(accountId).now();
+        const { entrega, item } = await ctx.db.tx((sql) => replayCobrEvent(sql, accountId, request.body.txid, now));
         return reply
           .status(202)
-          .send({ topico: WEBHOOK_TOPICS.cobr.name, entrega: id, corpo: accountEventBody('cobr', item) });
+          .send({ topico: WEBHOOK_TOPICS.cobr.name, entrega, corpo: accountEventBody('cobr', item) });
       },
     );
 

@@ -58,9 +58,11 @@ describe('pixd pay, clock and trigger', () => {
     assert.match(await ok('trigger', 'devolucao'), /^refund \w+ of 12\.34 for E\w+: EM_PROCESSAMENTO/);
 
     assert.equal((await api.call('PUT', '/v2/webhookrec', { webhookUrl: `${receiver.url}/auto` })).status, 200);
-    assert.match(await ok('trigger', 'rec'), /queued as delivery \d+/);
+    const triggered = await ok('trigger', 'rec');
+    assert.match(triggered, /^recurrence R\w{28} CRIADA: its \/rec event is queued/);
     const [rec] = await receiver.waitForCalls(1, '/auto/rec');
-    assert.ok(rec.body.recs[0].idRec);
+    assert.equal(rec.body.recs[0].idRec, /recurrence (\w+)/.exec(triggered)?.[1]);
+    assert.equal(rec.body.recs[0].status, 'CRIADA');
     await assertLedgerBalanced(svc.service.ctx.db);
   });
 

@@ -26,6 +26,11 @@ const APPLIED: [number, string, string][] = [
   [12, 'charge_location_foreign_key', 'ef6b9e79d25584ee'],
   [13, 'ledger_posted_totals', 'f1f8b07548025703'],
   [14, 'sandbox_account_clocks', 'd0f783016f6d5c2f'],
+  [15, 'sent_pix_infractions', 'fbe91f0bd9334f6c'],
+  [16, 'recurrences', '75539f5e7825a832'],
+  [17, 'recurring_charges', '7e86fe351c0189fe'],
+  [18, 'recurrence_requests', 'bcd5afa0c262c0fc'],
+  [19, 'recurrence_locations', 'e2a8fb87fa22cf2c'],
 ];
 
 describe('migrations', () => {

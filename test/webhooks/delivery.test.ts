@@ -10,6 +10,8 @@ import { Receiver, webhookApi, type WebhookApi } from '../helpers/receiver.ts';
 import { outboxIdle, waitFor, wallWindowPassed } from '../helpers/wait.ts';
 import { setWebhookSettings, webhookSettings } from '../../src/platform/webhooks/settings.ts';
 import { WEBHOOK_LOOKUP_SHARED_MS } from '../../src/pix/webhook/events.ts';
+import { brasiliaDate, fromEpochDay, isBusinessDay, toEpochDay } from '../../src/pix/cobv/calendar.ts';
+import { recBody } from '../pix/rec-fixtures.ts';
 
 /** The first retry of a Pix webhook is 1 minute after the failure (LIMITS.webhookRetryScheduleMinutes). */
 const FIRST_RETRY_S = 61;
@@ -192,26 +194,67 @@ describe('webhook delivery', () => {
     assert.equal(receiver.callsTo('/slow/pix').length, 2, 'the timed-out call reached the receiver too: at least once');
   });
 
-  it('delivers recurrence and automatic-charge events to /rec and /cobr', async () => {
-    const api = await newApi();
+  it('delivers real recurrence and recurring-charge events to /rec and /cobr, and replays the last one', async () => {
+    const party = await svc.newParty();
+    const api = webhookApi(party);
     assert.equal((await api.call('PUT', '/v2/webhookrec', { webhookUrl: `${receiver.url}/auto` })).status, 200);
     assert.equal(
       (await api.call('PUT', '/v2/webhookcobr', { webhookUrl: `${receiver.url}/auto?ignorar=` })).status,
       201,
     );
-    const rec = await api.call('POST', '/sandbox/webhooks/rec', { status: 'APROVADA' });
-    assert.equal(rec.status, 202, rec.text);
-    const cobr = await api.call('POST', '/sandbox/webhooks/cobr', {});
-    assert.equal(cobr.status, 202, cobr.text);
-    const [recCall] = await receiver.waitForCalls(1, '/auto/rec');
-    assert.equal(recCall.body.recs[0].idRec, rec.body.corpo.recs[0].idRec);
-    assert.equal(recCall.body.recs[0].status, 'APROVADA');
+    const today = brasiliaDate(new Date((await api.call('GET', '/sandbox/clock')).body.agora));
+    const rec = await api.call(
+      'POST',
+      '/v2/rec',
+      recBody({
+        calendario: { dataInicial: today, periodicidade: 'SEMANAL' },
+        valor: { valorMinimoRecebedor: '1.00' },
+      }),
+    );
+    assert.equal(rec.status, 201, rec.text);
+    const idRec = rec.body.idRec;
+    assert.equal((await api.call('POST', `/sandbox/rec/${idRec}/aprovar`)).status, 200);
+    let due = toEpochDay(today) + 3;
+    while (!isBusinessDay(due)) due++;
+    const { rows } = await svc.service.ctx.db.query<{ conta: string }>('select conta from accounts where id = $1', [
+      party.accountId,
+    ]);
+    const cobr = await api.call('POST', '/v2/cobr', {
+      idRec,
+      calendario: { dataDeVencimento: fromEpochDay(due) },
+      valor: { original: '20.00' },
+      recebedor: { conta: rows[0].conta, tipoConta: 'PAGAMENTO' },
+    });
+    assert.equal(cobr.status, 201, cobr.text);
+    const recStatuses = await waitFor(async () => {
+      const statuses = receiver
+        .callsTo('/auto/rec')
+        .filter((c) => c.body.recs[0].idRec === idRec)
+        .map((c) => c.body.recs[0].status);
+      return statuses.length >= 2 && statuses;
+    }, 'recurrence callbacks');
+    assert.deepEqual(recStatuses, ['CRIADA', 'APROVADA']);
     const cobrCall = await waitFor(
       async () => receiver.callsTo('/auto?ignorar=').find((c) => c.body.cobsr),
-      'automatic-charge callback',
+      'recurring-charge callback',
     );
     assert.equal(cobrCall.path, '/auto?ignorar=', 'no suffix after ignorar=');
-    assert.equal(cobrCall.body.cobsr[0].txid, cobr.body.corpo.cobsr[0].txid);
+    assert.equal(cobrCall.body.cobsr[0].txid, cobr.body.txid);
+    assert.equal(cobrCall.body.cobsr[0].idRec, idRec);
+
+    const replay = await api.call('POST', '/sandbox/webhooks/rec', {});
+    assert.equal(replay.status, 202, replay.text);
+    assert.deepEqual(
+      [replay.body.corpo.recs[0].idRec, replay.body.corpo.recs[0].status],
+      [idRec, 'APROVADA'],
+      'the current state of the latest recurrence, nothing invented',
+    );
+    await waitFor(
+      async () => receiver.callsTo('/auto/rec').filter((c) => c.body.recs[0].idRec === idRec).length === 3,
+      'the replayed callback',
+    );
+    const unknown = await api.call('POST', '/sandbox/webhooks/cobr', { txid: 'NaoExiste000000000000000000001' });
+    assert.equal(unknown.status, 404, unknown.text);
   });
 
   it('loses nothing when the service stops between commit and delivery, or while a delivery is in flight', async () => {

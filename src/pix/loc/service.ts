@@ -39,8 +39,8 @@ export function locationView(row: LocationRow & { txid?: string | null }, public
   };
 }
 
-/** Path ids are text (Bacen); anything but a positive bigint is simply absent. */
-function parseId(id: string): number | undefined {
+/** Path ids are text (Bacen); anything but a positive bigint is simply absent (also /v2/locrec ids). */
+export function parseId(id: string): number | undefined {
   if (!/^\d{1,15}$/.test(id)) return undefined;
   const value = Number(id);
   return value >= 1 ? value : undefined;

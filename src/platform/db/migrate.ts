@@ -29,6 +29,10 @@ export const MIGRATION_FILES = [
   'platform/ledger/migrations/013_ledger_posted_totals.sql',
   'platform/db/migrations/014_sandbox_account_clocks.sql',
   'pix/send/migrations/015_sent_pix_infractions.sql',
+  'pix/rec/migrations/016_recurrences.sql',
+  'pix/cobr/migrations/017_recurring_charges.sql',
+  'pix/solicrec/migrations/018_recurrence_requests.sql',
+  'pix/locrec/migrations/019_recurrence_locations.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

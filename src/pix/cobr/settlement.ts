@@ -1,0 +1,215 @@
+/**
+ * Settlement of recurring charges, three outbox jobs on the charge's account clock:
+ *
+ *   cobr.ack     (at creation)      the payer's institution acknowledges: CRIADA -> ATIVA, attempt AGENDADA
+ *   cobr.attempt (at 00:00 Brasília of an attempt's date)  the payer's institution pays or refuses the attempt:
+ *                paid -> the Pix is received through the payment engine (ledger, GET /v2/pix, the report,
+ *                refunds) and the charge is CONCLUIDA; refused -> the attempt is REJEITADA, and the charge
+ *                REJEITADA unless its recurrence allows retries (PERMITE_3R_7D)
+ *   cobr.expire  (the day after the retry window)  a charge still ATIVA becomes EXPIRADA
+ *
+ * pixd has no connection to other institutions: the payer's side of automatic Pix is simulated here with the
+ * sandbox amount rule (docs/automatic-pix.md): from 0.01 to 10.00 the attempt is paid, above it fails. Each
+ * job locks the charge and acts only from the state it expects (delivered twice, it does nothing twice); the
+ * payment engine's unique end-to-end id is the last line against paying twice.
+ */
+import type { Clock } from '../../platform/clock.ts';
+import type { Database, Sql } from '../../platform/db/database.ts';
+import { LIMITS } from '../../platform/limits.ts';
+import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/outbox.ts';
+import { brasiliaDate } from '../cobv/calendar.ts';
+import { receivePix } from '../payments/engine.ts';
+import { PaymentRefused } from '../payments/refusal.ts';
+import { findRec } from '../rec/store.ts';
+import { saveCobr, withAttemptStatus, withStatus } from './events.ts';
+import { findCobrById, settlementKey, type CobrRow } from './store.ts';
+
+type Job = { cobrId: number; accountId: number };
+type AttemptJob = Job & { tentativa: number };
+
+export const COBR_TOPICS = {
+  ack: defineTopic<Job>({ name: 'cobr.ack', handler: ({ db, clock }) => ackHandler(db, clock) }),
+  attempt: defineTopic<AttemptJob>({ name: 'cobr.attempt', handler: ({ db, clock }) => attemptHandler(db, clock) }),
+  expire: defineTopic<Job>({ name: 'cobr.expire', handler: ({ db, clock }) => expireHandler(db, clock) }),
+};
+
+const jobOf = (row: CobrRow): Job => ({ cobrId: row.id, accountId: row.account_id });
+
+export function enqueueAcknowledgement(sql: Sql, row: CobrRow, now: Date) {
+  return enqueue(sql, {
+    topic: COBR_TOPICS.ack,
+    payload: jobOf(row),
+    accountId: row.account_id,
+    availableAt: now,
+    now,
+  });
+}
+
+export function enqueueAttempt(sql: Sql, row: CobrRow, tentativa: number, at: Date, now: Date) {
+  return enqueue(sql, {
+    topic: COBR_TOPICS.attempt,
+    payload: { ...jobOf(row), tentativa },
+    accountId: row.account_id,
+    availableAt: at,
+    now,
+  });
+}
+
+export function enqueueExpiry(sql: Sql, row: CobrRow, at: Date, now: Date) {
+  return enqueue(sql, {
+    topic: COBR_TOPICS.expire,
+    payload: jobOf(row),
+    accountId: row.account_id,
+    availableAt: at,
+    now,
+  });
+}
+
+const DONE = { done: true } as const;
+
+function ackHandler(db: Database, clock: Clock) {
+  return async (job: OutboxJob<Job>): Promise<JobOutcome> => {
+    await db.tx(async (sql) => {
+      const row = await findCobrById(sql, job.payload.cobrId, true);
+      if (row?.status !== 'CRIADA') return;
+      const now = clock.forAccount(row.account_id).now();
+      await saveCobr(
+        sql,
+        {
+          ...withStatus(row, 'ATIVA', now),
+          tentativas: row.tentativas.map((t) =>
+            t.status === 'SOLICITADA' ? withAttemptStatus(t, 'AGENDADA', now) : t,
+          ),
+        },
+        now,
+      );
+    });
+    return DONE;
+  };
+}
+
+class AttemptRefused extends Error {
+  constructor(
+    readonly codigo: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The attempt to settle, if the job still has one to act on. */
+function pendingAttempt(row: CobrRow | undefined, index: number) {
+  if (row?.status !== 'ATIVA') return undefined;
+  const tentativa = row.tentativas[index];
+  return tentativa?.status === 'AGENDADA' ? tentativa : undefined;
+}
+
+function attemptHandler(db: Database, clock: Clock) {
+  return async (job: OutboxJob<AttemptJob>): Promise<JobOutcome> => {
+    const index = job.payload.tentativa;
+    try {
+      await db.tx(async (sql) => {
+        const row = await findCobrById(sql, job.payload.cobrId, true);
+        const tentativa = pendingAttempt(row, index);
+        if (!row || !tentativa) return;
+        const now = clock.forAccount(row.account_id).now();
+        const rec = await findRec(sql, row.account_id, row.id_rec, true);
+        if (rec?.status !== 'APROVADA') {
+          await saveCobr(
+            sql,
+            {
+              ...withStatus(row, 'CANCELADA', now),
+              tentativas: row.tentativas.map((t, i) => (i === index ? withAttemptStatus(t, 'CANCELADA', now) : t)),
+              encerramento: {
+                cancelamento: {
+                  solicitante: 'PSP_RECEBEDOR',
+                  codigo: 'ACCT',
+                  descricao: `A recorrência está ${rec?.status ?? 'ausente'}.`,
+                },
+              },
+            },
+            now,
+          );
+          return;
+        }
+        if (row.amount_cents > LIMITS.cobrSandboxPaidMaxCents)
+          throw new AttemptRefused('AM02', 'Saldo insuficiente do pagador (sandbox: valor acima de 10.00).');
+        const chave = await settlementKey(sql, row.account_id);
+        if (!chave) throw new AttemptRefused('AC06', 'A conta recebedora não tem chave ativa para o recebimento.');
+        const pagador = rec.pagador;
+        await receivePix(sql, now, {
+          target: { kind: 'key', chave, txid: row.txid },
+          amountCents: row.amount_cents,
+          payer: {
+            nome: pagador?.nome ?? rec.body.vinculo.devedor.nome,
+            ...((pagador?.cpf ?? rec.body.vinculo.devedor.cpf) && {
+              cpf: pagador?.cpf ?? rec.body.vinculo.devedor.cpf,
+            }),
+            ...((pagador?.cnpj ?? rec.body.vinculo.devedor.cnpj) && {
+              cnpj: pagador?.cnpj ?? rec.body.vinculo.devedor.cnpj,
+            }),
+          },
+          origin: 'sandbox_auto',
+          endToEndId: tentativa.endToEndId,
+        });
+        await saveCobr(
+          sql,
+          {
+            ...withStatus(row, 'CONCLUIDA', now),
+            tentativas: row.tentativas.map((t, i) => (i === index ? withAttemptStatus(t, 'PAGA', now) : t)),
+          },
+          now,
+        );
+      });
+    } catch (error) {
+      if (error instanceof AttemptRefused) await refuseAttempt(db, clock, job.payload, error.codigo, error.message);
+      else if (error instanceof PaymentRefused) await refuseAttempt(db, clock, job.payload, 'AC06', error.message);
+      else throw error;
+    }
+    return DONE;
+  };
+}
+
+/** A failed attempt: REJEITADA; the charge too when its recurrence allows no retry. */
+async function refuseAttempt(db: Database, clock: Clock, job: AttemptJob, codigo: string, descricao: string) {
+  await db.tx(async (sql) => {
+    const row = await findCobrById(sql, job.cobrId, true);
+    if (!row || !pendingAttempt(row, job.tentativa)) return;
+    const now = clock.forAccount(row.account_id).now();
+    const rejeicao = { codigo, descricao: descricao.slice(0, 400) };
+    const tentativas = row.tentativas.map((t, i) =>
+      i === job.tentativa ? { ...withAttemptStatus(t, 'REJEITADA', now), rejeicao } : t,
+    );
+    const retriesLeft =
+      row.politica_retentativa === 'PERMITE_3R_7D' &&
+      tentativas.filter((t) => t.tipo === 'RIFL').length < LIMITS.cobrRetriesMax;
+    await saveCobr(
+      sql,
+      retriesLeft
+        ? { ...row, tentativas }
+        : { ...withStatus(row, 'REJEITADA', now), tentativas, encerramento: { rejeicao } },
+      now,
+    );
+  });
+}
+
+function expireHandler(db: Database, clock: Clock) {
+  return async (job: OutboxJob<Job>): Promise<JobOutcome> => {
+    await db.tx(async (sql) => {
+      const row = await findCobrById(sql, job.payload.cobrId, true);
+      if (row?.status !== 'ATIVA') return;
+      const now = clock.forAccount(row.account_id).now();
+      // A retry still due today or later keeps the charge open (it expires after that attempt fails).
+      if (row.tentativas.some((t) => t.status === 'AGENDADA' && t.dataLiquidacao >= brasiliaDate(now))) return;
+      await saveCobr(
+        sql,
+        {
+          ...withStatus(row, 'EXPIRADA', now),
+          tentativas: row.tentativas.map((t) => (t.status === 'AGENDADA' ? withAttemptStatus(t, 'EXPIRADA', now) : t)),
+        },
+        now,
+      );
+    });
+    return DONE;
+  };
+}

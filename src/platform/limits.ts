@@ -19,7 +19,7 @@ export const LIMITS = {
   /** Normalised merchant names and cities remembered per node by the BR Code builder. */
   brCodeMerchantTextsCachedMax: 10_000,
   /**
-   * Group commit of charge creation (ChargeCreateBatcher): creates per statement at most, and statements in
+   * Group commit of charge creation (`batcherFor`, src/pix/charges/create-batcher.ts): creates per statement at most, and statements in
    * flight per node. One in flight lets batches grow with load (bench machine, one session: 1 → 3,568–3,877
    * creates/s, 2 → 2,484–2,523; an earlier, noisier one: 4 → about 2,250; at 64 connections 2 raised PostgreSQL's
    * CPU per create from about 110 to 162 µs); an idle node writes each at once.
@@ -27,7 +27,7 @@ export const LIMITS = {
   chargeCreateBatchMax: 100,
   chargeCreateStatementsInFlight: 1,
   /**
-   * Group commit of settlements (SettlementBatcher, the payment engine's settlement path): payments per
+   * Group commit of settlements (`settlementBatcherFor`, the payment engine's settlement path): payments per
    * statement at most, and statements in flight per node (docs/performance.md, session 5).
    */
   settlementBatchMax: 100,

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { cobBody, startTestService, type TestService } from '../helpers/service.ts';
 import { createCob } from '../../src/pix/cob/service.ts';
-import { batcherFor } from '../../src/pix/charges/lifecycle.ts';
+import { batcherFor } from '../../src/pix/charges/create-batcher.ts';
 import type { Caller } from '../../src/pix/shared/caller.ts';
 import type { CobCreate } from '../../src/pix/cob/schemas.ts';
 
@@ -45,7 +45,7 @@ describe('charge creation group commit', () => {
       }),
     );
     const end = written();
-    assert.equal(end.charges - start.charges, 30);
+    assert.equal(end.items - start.items, 30);
     assert.ok(
       end.statements - start.statements <= 3,
       `coalesced: ${end.statements - start.statements} statements for 30 creates`,

@@ -82,7 +82,7 @@ describe('settlement path under concurrency', () => {
       [paid.map((res) => res.body.endToEndId)],
     );
     assert.equal(events.rows[0].n, charges.length, 'one webhook event per payment, written with it');
-    assert.equal(batcher.written.settlements - before.settlements, charges.length, 'all through the batcher');
+    assert.equal(batcher.written.items - before.items, charges.length, 'all through the batcher');
   });
 
   it('pays a charge paid many times at once exactly once', async () => {
@@ -140,7 +140,7 @@ describe('settlement path under concurrency', () => {
         event: pixEventJob(pix, [], now),
       };
     });
-    const outcomes = await Promise.allSettled(settlements.map((s) => settlementBatcherFor(db).settle(s)));
+    const outcomes = await Promise.allSettled(settlements.map((s) => settlementBatcherFor(db).submit(s)));
     assert.deepEqual(outcomes[0], { status: 'fulfilled', value: undefined }, 'the changed charge is not paid');
     for (const n of [1, 2, 3]) {
       assert.equal(outcomes[n].status, 'fulfilled');

@@ -28,7 +28,7 @@ import {
 } from './store.ts';
 import { accountDisplay } from '../../accounts/store.ts';
 import { chargeView, type ChargeView } from './view.ts';
-import { ChargeCreateBatcher } from './create-batcher.ts';
+import { batcherFor } from './create-batcher.ts';
 
 /** What every stored charge body has: the columns kept beside the body are derived from these. */
 export interface ChargeBody {
@@ -174,15 +174,6 @@ async function createInTransaction<B extends ChargeBody>(
   return location;
 }
 
-/** Group commit per database (not per transaction: a transaction's statements wait for its own commit). */
-const batchers = new WeakMap<Sql, ChargeCreateBatcher>();
-
-export function batcherFor(sql: Sql): ChargeCreateBatcher {
-  let batcher = batchers.get(sql);
-  if (!batcher) batchers.set(sql, (batcher = new ChargeCreateBatcher(sql)));
-  return batcher;
-}
-
 async function createOnNewLocation<B extends ChargeBody>(
   sql: Sql,
   caller: Caller,
@@ -200,7 +191,7 @@ async function createOnNewLocation<B extends ChargeBody>(
   };
   const created = sql.inTransaction
     ? (await insertChargesOnNewLocations(sql, [charge]))[0]
-    : await batcherFor(sql).create(charge);
+    : await batcherFor(sql).submit(charge);
   if (!created.location)
     throw invalid(def.invalidName, def.invalidDetail, keyStateViolations(created.key, write.chave, def.root));
   return created.location;

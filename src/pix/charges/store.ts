@@ -132,7 +132,7 @@ export interface NewChargeOutcome {
 }
 
 /**
- * The common create in one statement, for one charge or many (requests coalesced by `ChargeCreateBatcher`):
+ * The common create in one statement, for one charge or many (requests coalesced by the group commit of create-batcher.ts):
  * check each key, open a fresh location, write the charge. A statement is atomic and
  * costs one round trip, so no explicit transaction is needed. A charge whose key is not its account's, or
  * is removed, writes nothing; `key` says what was found. A txid already taken fails the whole statement

@@ -197,7 +197,7 @@ async function settle(
     };
     // Outside a transaction concurrent payments share one statement (group commit); inside one, the statement
     // waits for that transaction's commit and cannot be shared.
-    if (!sql.inTransaction) return await settlementBatcherFor(sql).settle(settlement);
+    if (!sql.inTransaction) return await settlementBatcherFor(sql).submit(settlement);
     return (await writeSettlements(sql, [settlement]))[0];
   } catch (error) {
     // The unique indexes are the last line: a duplicate end-to-end id, or a second payment of one charge.

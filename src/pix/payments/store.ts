@@ -102,7 +102,7 @@ export interface Settlement {
 
 /**
  * Whole payments of charges in one statement, atomic by itself, for one payment or many (payments coalesced by
- * `SettlementBatcher`): conclude each charge (only the version read, only if still ATIVA), record its received
+ * the group commit of settlement-batcher.ts): conclude each charge (only the version read, only if still ATIVA), record its received
  * Pix, post its `pix_recebido` entry (two lines summing to zero; the receivers' posted totals, one update per
  * ledger account) and enqueue its webhook event. Every insert selects from the rows before it, so a payment
  * whose charge is no longer the version read writes nothing at all: undefined in its place. The caller gives

@@ -191,6 +191,12 @@ describe('recurring charges (cobr)', () => {
       return s.includes('CONCLUIDA') && s;
     }, 'the /cobr webhooks');
     assert.deepEqual(statuses, ['CRIADA', 'ATIVA', 'CONCLUIDA']);
+    // The refund settles on its own: the balance and its lines are compared once it has, not while it may.
+    await waitFor(
+      async () => (await call('GET', `/v2/pix/${e2e}/devolucao/cobrRefund1`)).body.status === 'DEVOLVIDO',
+      'refund settlement',
+    );
+    assert.equal(Number(await saldo()), before + 9, 'the refund came out of the balance');
     await assertLedgerBalanced(svc.service.ctx.db);
     await assertBalanceMatchesLines(svc.service.ctx.db, party.accountId, await saldo());
   });

@@ -18,7 +18,7 @@ import { WEBHOOK_TOPICS } from './pix/webhook/events.ts';
 import { SEND_SETTLE_TOPIC } from './pix/send/settlement.ts';
 import { INFRACTION_DEADLINE_TOPIC } from './pix/infractions/service.ts';
 import type { AppContext } from './platform/context.ts';
-import type { AnyTopic } from './platform/outbox/outbox.ts';
+import type { AnyTopic } from './platform/outbox/jobs.ts';
 import type { DeliveryDeps } from './platform/webhooks/delivery.ts';
 
 /** Internal jobs, on the main worker (`ctx.outbox`); their handlers are built from the context. */

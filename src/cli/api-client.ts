@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import https from 'node:https';
 import type { CredentialsFile } from '../accounts/credentials.ts';
 import { readJsonFile } from '../platform/state-files.ts';
-import { CliError } from './operator-client.ts';
+import { CliError, parseAnswer } from './operator-client.ts';
 
 const REQUEST_TIMEOUT_MS = 30_000;
 
@@ -85,7 +85,7 @@ export class ApiClient {
         (response) => {
           let text = '';
           response.on('data', (chunk) => (text += chunk));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: parseBody(text) }));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: parseAnswer(text, 'detail') }));
         },
       );
       request.on('timeout', () => request.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms`)));
@@ -98,14 +98,6 @@ export class ApiClient {
       );
       request.end(payload);
     });
-  }
-}
-
-function parseBody(text: string): Record<string, unknown> {
-  try {
-    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
-  } catch {
-    return { detail: text.slice(0, 200) };
   }
 }
 

@@ -34,7 +34,7 @@ export async function throughOperatorApi<T>(config: Config, path: string, input:
         let text = '';
         response.on('data', (chunk) => (text += chunk));
         response.on('end', () => {
-          const parsed = parseAnswer(text);
+          const parsed = parseAnswer(text, 'mensagem');
           if (response.statusCode === 200 || response.statusCode === 201) resolve(parsed as T);
           else reject(new CliError(`server refused: ${(parsed as { mensagem?: string }).mensagem ?? text}`));
         });
@@ -49,10 +49,11 @@ export async function throughOperatorApi<T>(config: Config, path: string, input:
   });
 }
 
-function parseAnswer(text: string): unknown {
+/** A server's JSON answer; a body that is not JSON (a proxy's page) is kept, cut, under `fallbackProperty`. */
+export function parseAnswer(text: string, fallbackProperty: string): Record<string, unknown> {
   try {
-    return text ? JSON.parse(text) : {};
+    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
   } catch {
-    return { mensagem: text.slice(0, 200) };
+    return { [fallbackProperty]: text.slice(0, 200) };
   }
 }

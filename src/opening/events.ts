@@ -4,7 +4,7 @@
  * 1280 and 52560 minutes after each failure on the service clock (spec: Events).
  */
 import type { Sql } from '../platform/db/database.ts';
-import { defineTopic, enqueue, type JobHandler, type OutboxJob } from '../platform/outbox/outbox.ts';
+import { defineTopic, enqueue, type JobHandler, type OutboxJob } from '../platform/outbox/jobs.ts';
 import { attemptDelivery, type DeliveryDeps } from '../platform/webhooks/delivery.ts';
 import { OPENING_RETRY_SCHEDULE } from '../platform/webhooks/schedule.ts';
 import { webhookSettings } from '../platform/webhooks/settings.ts';

@@ -10,7 +10,7 @@
  */
 import type { Database, Sql } from '../platform/db/database.ts';
 import type { OffsetClock } from '../platform/clock.ts';
-import { OUTBOX_CHANNEL } from '../platform/outbox/outbox.ts';
+import { OUTBOX_CHANNEL } from '../platform/outbox/jobs.ts';
 
 /** Bounds a single move so a typo cannot push an account centuries ahead. */
 export const CLOCK_ADVANCE_MAX_SECONDS = 5 * 365 * 86_400;

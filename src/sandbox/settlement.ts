@@ -4,7 +4,7 @@
  */
 import type { Database } from '../platform/db/database.ts';
 import type { Clock } from '../platform/clock.ts';
-import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../platform/outbox/outbox.ts';
+import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../platform/outbox/jobs.ts';
 import { amountDue, receivePix } from '../pix/payments/engine.ts';
 import { PaymentRefused } from '../pix/payments/refusal.ts';
 import type { CobBody } from '../pix/cob/schemas.ts';

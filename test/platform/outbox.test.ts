@@ -5,7 +5,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { defineTopic, enqueue, OutboxWorker } from '../../src/platform/outbox/outbox.ts';
+import { OutboxWorker } from '../../src/platform/outbox/outbox.ts';
+import { defineTopic, enqueue } from '../../src/platform/outbox/jobs.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 describe('outbox worker polling', () => {

@@ -6,7 +6,7 @@
 import type { Sql } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { ledgerCode, transfer } from '../../platform/ledger/ledger.ts';
-import { defineTopic, enqueue, type JobDeps, type JobHandler, type Topic } from '../../platform/outbox/outbox.ts';
+import { defineTopic, enqueue, type JobDeps, type JobHandler, type Topic } from '../../platform/outbox/jobs.ts';
 import { isValidCnpj, isValidCpf } from '../../platform/documents.ts';
 import { billingError } from '../shared/errors.ts';
 import { percentFloor, percentHalfUp } from '../../platform/money.ts';

@@ -6,7 +6,7 @@
 import type { Sql } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { ledgerCode, transfer } from '../../platform/ledger/ledger.ts';
-import { defineTopic, enqueue } from '../../platform/outbox/outbox.ts';
+import { defineTopic, enqueue } from '../../platform/outbox/jobs.ts';
 import { billingError } from '../shared/errors.ts';
 import { billingDate, DAY_MS } from '../shared/dates.ts';
 import { formatBrl } from '../shared/money.ts';

@@ -12,7 +12,7 @@
  */
 import type { Sql } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
-import { defineTopic, enqueue, type JobHandler, type OutboxJob } from '../../platform/outbox/outbox.ts';
+import { defineTopic, enqueue, type JobHandler, type OutboxJob } from '../../platform/outbox/jobs.ts';
 import { attemptDelivery, type DeliveryDeps } from '../../platform/webhooks/delivery.ts';
 import { webhookSettings } from '../../platform/webhooks/settings.ts';
 import { findCharge, insertHistory, lastEventId, updateCharge, type ChargeRow } from '../charges/store.ts';

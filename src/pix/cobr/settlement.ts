@@ -16,7 +16,7 @@
 import type { Clock } from '../../platform/clock.ts';
 import type { Database, Sql } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
-import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/outbox.ts';
+import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
 import { brasiliaDate } from '../cobv/calendar.ts';
 import { receivePix } from '../payments/engine.ts';
 import { PaymentRefused } from '../payments/refusal.ts';

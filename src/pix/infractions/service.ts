@@ -19,7 +19,7 @@ import { balanceCents, ledgerCode, lockCustomer, transfer } from '../../platform
 import { newReturnId } from '../../platform/institution.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { formatAmount } from '../../platform/money.ts';
-import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/outbox.ts';
+import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
 import { randomAlphanumeric, randomUUID } from '../../platform/ids.ts';
 import { enqueuePixEvent } from '../received/events.ts';
 import {

@@ -8,7 +8,7 @@
 import type { Database, Sql } from '../../platform/db/database.ts';
 import { ApiError, invalid, problemObject, type Violation } from '../../platform/errors.ts';
 import { LIMITS } from '../../platform/limits.ts';
-import { defineTopic, enqueue, type JobDeps, type JobOutcome, type OutboxJob } from '../../platform/outbox/outbox.ts';
+import { defineTopic, enqueue, type JobDeps, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { duplicateTxid, toWrite } from '../charges/lifecycle.ts';
 import { keyViolations, locationRefusal } from '../charges/rules.ts';

@@ -10,7 +10,7 @@
  */
 import type { Sql } from '../../platform/db/database.ts';
 import { availableCodeSql, ledgerCode } from '../../platform/ledger/ledger.ts';
-import { accountOffset, jobsEnqueued, outboxRowValues, type NewJob } from '../../platform/outbox/outbox.ts';
+import { accountOffset, jobsEnqueued, outboxRowValues, type NewJob } from '../../platform/outbox/jobs.ts';
 import type { PixEventPayload } from '../webhook/payloads.ts';
 import type { CobVBody } from '../cobv/schemas.ts';
 import type { CobBody } from '../cob/schemas.ts';

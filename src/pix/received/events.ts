@@ -1,5 +1,5 @@
 import type { Sql } from '../../platform/db/database.ts';
-import { enqueue, type NewJob } from '../../platform/outbox/outbox.ts';
+import { enqueue, type NewJob } from '../../platform/outbox/jobs.ts';
 import { WEBHOOK_TOPICS } from '../webhook/events.ts';
 import type { PixEventPayload } from '../webhook/payloads.ts';
 import type { ReceivedPixRow, RefundRow } from './store.ts';

@@ -6,7 +6,7 @@
 import type { Database } from '../../platform/db/database.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { balanceCents, ledgerCode, lockCustomer, transfer } from '../../platform/ledger/ledger.ts';
-import { defineTopic, type JobOutcome, type OutboxJob } from '../../platform/outbox/outbox.ts';
+import { defineTopic, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
 import { findRefundById, refundsOf, settleRefund, type ReceivedPixRow } from './store.ts';
 import { enqueuePixEvent } from './events.ts';
 import { creditPixdPayer } from '../send/returns.ts';

@@ -4,7 +4,7 @@ import { invalid, notFound, type Violation } from '../../platform/errors.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { formatAmount, parseAmount } from '../../platform/money.ts';
 import { newReturnId } from '../../platform/institution.ts';
-import { enqueue } from '../../platform/outbox/outbox.ts';
+import { enqueue } from '../../platform/outbox/jobs.ts';
 import { paginacao } from '../shared/schemas.ts';
 import type { Caller } from '../shared/caller.ts';
 import {

@@ -9,7 +9,7 @@
  */
 import type { Database, Sql } from '../../platform/db/database.ts';
 import type { Clock } from '../../platform/clock.ts';
-import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/outbox.ts';
+import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
 import { ledgerCode } from '../../platform/ledger/ledger.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { findAccount } from '../../accounts/store.ts';

@@ -6,7 +6,7 @@
  */
 import type { Sql } from '../../platform/db/database.ts';
 import { formatAmount } from '../../platform/money.ts';
-import { enqueue } from '../../platform/outbox/outbox.ts';
+import { enqueue } from '../../platform/outbox/jobs.ts';
 import { WEBHOOK_TOPICS } from '../webhook/events.ts';
 import type { PixEventPayload, SentPixFavorecido, SentPixView } from '../webhook/payloads.ts';
 import type { ScheduleRow } from './store.ts';

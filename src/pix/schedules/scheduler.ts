@@ -15,7 +15,7 @@
  */
 import type { Database, Sql } from '../../platform/db/database.ts';
 import type { Clock } from '../../platform/clock.ts';
-import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/outbox.ts';
+import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
 import { balanceCents, ledgerCode, lockCustomer, transfer } from '../../platform/ledger/ledger.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { SENT_PIX_KIND } from '../reports/record-types.ts';

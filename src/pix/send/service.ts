@@ -13,7 +13,7 @@ import { balanceCents, ledgerCode, lockCustomer, transfer } from '../../platform
 import { newEndToEndId, RECEIVER_ISPB } from '../../platform/institution.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { formatAmount, parseAmount } from '../../platform/money.ts';
-import { enqueue } from '../../platform/outbox/outbox.ts';
+import { enqueue } from '../../platform/outbox/jobs.ts';
 import { notFound, invalid, type Violation } from '../../platform/errors.ts';
 import type { PaymentTarget } from '../payments/engine.ts';
 import { SENT_PIX_KIND } from '../reports/record-types.ts';

@@ -15,7 +15,7 @@
 import type { Database, Sql } from '../../platform/db/database.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { ledgerCode, lockCustomer, transfer } from '../../platform/ledger/ledger.ts';
-import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/outbox.ts';
+import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { receivePix } from '../payments/engine.ts';
 import { PaymentRefused } from '../payments/refusal.ts';

@@ -12,7 +12,7 @@ import type { Database, Sql } from '../../platform/db/database.ts';
 import { invalid, notFound } from '../../platform/errors.ts';
 import { randomAlphanumeric } from '../../platform/ids.ts';
 import { RECEIVER_ISPB } from '../../platform/institution.ts';
-import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/outbox.ts';
+import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
 import { brasiliaDate } from '../cobv/calendar.ts';
 import { changeRecStatus } from '../rec/service.ts';
 import { findRec } from '../rec/store.ts';

@@ -6,7 +6,7 @@
  * (or a Pix not notified): the job is done with no attempt recorded.
  */
 import type { Sql } from '../../platform/db/database.ts';
-import { defineTopic, enqueue, type JobHandler, type OutboxJob } from '../../platform/outbox/outbox.ts';
+import { defineTopic, enqueue, type JobHandler, type OutboxJob } from '../../platform/outbox/jobs.ts';
 import { attemptDelivery, type DeliveryDeps } from '../../platform/webhooks/delivery.ts';
 import { NO_RETRY, PIX_RETRY_SCHEDULE, type RetrySchedule } from '../../platform/webhooks/schedule.ts';
 import { webhookSettings } from '../../platform/webhooks/settings.ts';

@@ -8,124 +8,15 @@
  * that restarts on the same host frees at once the claims of its dead predecessors. Jobs
  * sharing an `orderingKey` are handled strictly in id order: only the oldest unfinished one of a key
  * is ever claimable.
- *
- * Times: a job of an account (`accountId`) is enqueued, and retried, at instants of that account's clock
- * (`clock.forAccount`), which the sandbox can move per account. It is stored on the service's time:
- * `enqueue` subtracts the account's clock offset, and moving an account's clock shifts its pending jobs
- * by the same amount (src/sandbox/clock.ts). So the claim is a plain comparison with the service's now, and
- * a retry fast-forwards when its own account's clock is moved, not when another's is.
+
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { Database, Sql } from '../db/database.ts';
+import type { Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import { LIMITS } from '../limits.ts';
 import { processAlive } from '../processes.ts';
-
-export interface OutboxJob<P = Record<string, unknown>> {
-  id: number;
-  topic: string;
-  payload: P;
-  /** 1 on the first attempt. */
-  attempt: number;
-  createdAt: Date;
-  /** The account whose clock the job's times are on (null: the service's own job). */
-  accountId: number | null;
-}
-
-/** What a handler decided: finished, try again at a time, or stop trying (the error is kept). */
-export type JobOutcome = { done: true } | { retryAt: Date; error: string } | { giveUp: string };
-
-export type JobHandler<P = unknown> = (job: OutboxJob<P>) => Promise<JobOutcome>;
-
-/** What most handlers need: the database and the service clock (the runtime passes its whole context). */
-export interface JobDeps {
-  db: Database;
-  clock: Clock;
-}
-
-/**
- * A topic: its name, the type of its payload and the handler of its jobs together. The handler is built
- * from what it needs (`D`) when the runtime registers the topic on a worker (src/jobs.ts); enqueuers only
- * name the topic, and `enqueue` checks the payload against it.
- */
-export interface TopicDefinition<P, D = JobDeps> {
-  readonly name: string;
-  readonly handler: (deps: D) => JobHandler<P>;
-}
-
-/** A topic as an enqueuer sees it, whatever its handler needs. */
-export type Topic<P> = TopicDefinition<P, never>;
-
-/** Any topic whose handler can be built from `D`: what a worker registers. */
-export type AnyTopic<D> = TopicDefinition<never, D>;
-
-export function defineTopic<P, D = JobDeps>(definition: TopicDefinition<P, D>): TopicDefinition<P, D> {
-  return definition;
-}
-
-/** The commit notification channel of enqueued jobs: the runtime wakes the workers on it. */
-export const OUTBOX_CHANNEL = 'outbox';
-
-/**
- * An account's clock offset as SQL over a parameter holding the account id: what turns an instant of the
- * account's time into the service's. `enqueue` reads it `for share`, so a clock move (which updates the row)
- * and the conversion are ordered: a job either is converted with the new offset or is shifted by the move.
- * A retry does not: it holds its job's row while a move holding the clock's row waits for that job's row,
- * which would deadlock; a retry rescheduled during a move of its account's clock may miss that move.
- */
-export const accountOffset = (accountParam: string, lock: 'for share' | '' = '') =>
-  `coalesce((select c.offset_ms from sandbox_clocks c where c.account_id = ${accountParam} ${lock}), 0) * interval '1 millisecond'`;
-
-/**
- * A job to write. `accountId`: the account the job belongs to, whose clock `availableAt` and `now` were read
- * on; null for the service's own jobs.
- */
-export interface NewJob<P> {
-  topic: Topic<P>;
-  payload: NoInfer<P>;
-  orderingKey?: string;
-  accountId: number | null;
-  availableAt: Date;
-  now: Date;
-}
-
-/** Writes a job in the caller's transaction; once that commits, the workers are woken (no manual wake). */
-export async function enqueue<P>(sql: Sql, job: NewJob<P>): Promise<number> {
-  const values = outboxRowValues(job);
-  const { rows } = await sql.query<{ id: number }>(
-    job.accountId === null
-      ? `insert into outbox (topic, ordering_key, payload, available_at, created_at) values ($1, $2, $3::jsonb, $4, $5) returning id`
-      : `insert into outbox (topic, ordering_key, payload, available_at, created_at, account_id)
-         values ($1, $2, $3::jsonb, $4::timestamptz - ${accountOffset('$6', 'for share')}, $5, $6) returning id`,
-    job.accountId === null ? values.slice(0, 5) : values,
-  );
-  jobsEnqueued(sql, job.topic);
-  return rows[0].id;
-}
-
-/**
- * For a statement that writes an outbox row among other rows (the settlement statement,
- * src/pix/payments/store.ts): the values of `topic, ordering_key, payload (jsonb), available_at, created_at,
- * account_id`, in that order. `available_at` is on the account's clock: such a statement stores it on the
- * service's, less `accountOffset` of the row's account, as `enqueue` does. Whoever writes the row calls
- * `jobsEnqueued` after the statement, as `enqueue` does.
- */
-export function outboxRowValues<P>(job: NewJob<P>): [string, string | null, string, Date, Date, number | null] {
-  return [
-    job.topic.name,
-    job.orderingKey ?? null,
-    JSON.stringify(job.payload),
-    job.availableAt,
-    job.now,
-    job.accountId,
-  ];
-}
-
-/** Wakes the workers of `topic` once what was written through `sql` commits. */
-export function jobsEnqueued<P>(sql: Sql, topic: Topic<P>): void {
-  sql.notifyAfterCommit(`${OUTBOX_CHANNEL}:${topic.name}`);
-}
+import { type AnyTopic, type JobHandler, type JobOutcome, type OutboxJob, accountOffset } from './jobs.ts';
 
 export interface WorkerOptions {
   batchSize?: number;

@@ -4,7 +4,7 @@
  * Feature modules decide whether and where to deliver; this decides how.
  */
 import type { Clock } from '../clock.ts';
-import type { JobOutcome, OutboxJob } from '../outbox/outbox.ts';
+import type { JobOutcome, OutboxJob } from '../outbox/jobs.ts';
 import type { Database } from '../db/database.ts';
 import { countedFailures, type AttemptRecorder } from './attempts.ts';
 import { nextAttemptAt, type RetrySchedule } from './schedule.ts';

@@ -10,7 +10,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { OutboxWorker, type AnyTopic } from '../outbox/outbox.ts';
+import { OutboxWorker } from '../outbox/outbox.ts';
+import { type AnyTopic } from '../outbox/jobs.ts';
 import { AttemptRecorder } from './attempts.ts';
 import { destinationPolicy } from './destinations.ts';
 import { WebhookTransport } from './transport.ts';

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { parseAllowList } from './platform/webhooks/destinations.ts';
+import { LOG_FORMATS, type LogFormat } from './platform/logging.ts';
 
 export type Environment = 'sandbox' | 'production';
 
@@ -19,6 +20,7 @@ export interface Config {
   /** Nodes sharing REDIS_URL's limits: while Redis is out of reach each admits 1/nodes of a limit. */
   nodes: number;
   logLevel: string;
+  logFormat: LogFormat;
 }
 
 export class ConfigError extends Error {}
@@ -35,6 +37,7 @@ export const SETTING_FLAGS = [
   ['--nodes', 'PIXD_NODES', 'nodes sharing REDIS_URL (each admits its share while Redis is down)'],
   ['--webhook-allow', 'PIXD_WEBHOOK_ALLOW', 'CIDR ranges webhooks may reach although private'],
   ['--log-level', 'LOG_LEVEL', 'fatal, error, warn, info (default), debug, trace or silent'],
+  ['--log-format', 'LOG_FORMAT', 'auto (default: pretty on a terminal, JSON otherwise), json or pretty'],
 ] as const;
 
 /** The settings a command runs with: the environment, overridden by the flags given (keyed by environment name). */
@@ -79,6 +82,7 @@ export function loadConfig(settings: Record<string, string | undefined>, cwd = p
     nodes,
     webhookAllow,
     logLevel: parseLogLevel(settings.LOG_LEVEL || 'info'),
+    logFormat: parseLogFormat(settings.LOG_FORMAT || 'auto'),
   };
 }
 
@@ -88,6 +92,12 @@ function parseLogLevel(raw: string): string {
   if (!LOG_LEVELS.includes(raw))
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
   return raw;
+}
+
+function parseLogFormat(raw: string): LogFormat {
+  if (!(LOG_FORMATS as readonly string[]).includes(raw))
+    throw new ConfigError(`LOG_FORMAT must be one of ${LOG_FORMATS.join(', ')}, got "${raw}"`);
+  return raw as LogFormat;
 }
 
 function parsePort(raw: string): number {

@@ -11,6 +11,7 @@ import { TokenService } from './platform/auth/tokens.ts';
 import { MemoryRateLimiter, RedisRateLimiter } from './platform/ratelimit.ts';
 import { OutboxWorker } from './platform/outbox/outbox.ts';
 import { OUTBOX_CHANNEL } from './platform/outbox/jobs.ts';
+import { MONEY_CHANNEL, type MoneyMovement } from './platform/logging.ts';
 import { WebhookDispatcher } from './platform/webhooks/dispatcher.ts';
 import type { AppContext } from './platform/context.ts';
 import { createAccount } from './accounts/service.ts';
@@ -110,6 +111,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       'outbox job failed',
     ),
   );
+  db.subscribe(MONEY_CHANNEL, (movement) => app.log.info(JSON.parse(movement ?? '{}') as MoneyMovement, 'money moved'));
   if (ctx.rateLimiter instanceof RedisRateLimiter) await ctx.rateLimiter.connected();
   rateLimiterLog = ({ degraded, error }) =>
     degraded

@@ -36,7 +36,7 @@ import { openingWebhookRoutes } from './opening/routes.ts';
 import { operatorRoutes } from './operator/routes.ts';
 import { boundRequestNumbers, rejectUnstorableText } from './platform/request-guards.ts';
 import type { Scope } from './platform/auth/scopes.ts';
-import { redactedError } from './platform/log-redaction.ts';
+import { loggerOptions } from './platform/logging.ts';
 import { reportRoutes } from './pix/reports/routes.ts';
 import { scheduleRoutes } from './pix/schedules/routes.ts';
 import { billingChargeRoutes } from './billing/charges/routes.ts';
@@ -117,16 +117,9 @@ function refuseWhileDraining(app: FastifyInstance): void {
   });
 }
 
-/** pino's settings for a level; silent means no logger at all (pino would still build a child logger per request). */
-export function loggerOptions(level: string) {
-  return level === 'silent'
-    ? (false as const)
-    : { level, redact: ['req.headers.authorization'], serializers: { err: redactedError } };
-}
-
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? loggerOptions(ctx.config.logLevel),
+    logger: options.logger ?? loggerOptions(ctx.config.logLevel, ctx.config.logFormat),
     logController: new RequestLog(),
     https: {
       key: ctx.pki.server.keyPem,

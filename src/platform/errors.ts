@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from './db/errors.ts';
+import { redactedText } from './log-redaction.ts';
 
 /**
  * problem: Bacen problem object (/v2 Pix routes). named: {nome, mensagem} (/v2/gn helpers).
@@ -244,11 +245,30 @@ function schemaViolation(v: AjvError, root: string | undefined): Violation {
   return { property, reason };
 }
 
+/** Why a request was refused (4xx), for its one log line (observability.ts): the error's name and message. */
+export interface Refusal {
+  error: string;
+  reason: string;
+}
+
+const refusals = new WeakMap<FastifyReply, Refusal>();
+
+export const refusalOf = (reply: FastifyReply): Refusal | undefined => refusals.get(reply);
+
+function refusal(apiError: ApiError): Refusal {
+  const violations = apiError.violations.map((v) => `${v.property}: ${v.reason}`).join('; ');
+  return {
+    error: apiError.errorName,
+    reason: redactedText(violations ? `${apiError.detail} (${violations})` : apiError.detail),
+  };
+}
+
 export function errorHandler(format: ErrorFormat) {
   return function handle(this: unknown, error: unknown, request: FastifyRequest, reply: FastifyReply) {
     const config = (request.routeOptions?.config ?? {}) as InvalidRequestConfig;
     const apiError = toApiError(error, format, config);
     if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+    else refusals.set(reply, refusal(apiError));
     // Both ask the caller to come back: the rate window is a second, and so is a batch backlog's progress.
     if ((apiError.statusCode === 429 || apiError.statusCode === 503) && !reply.hasHeader('retry-after'))
       reply.header('retry-after', String(apiError.retryAfterSeconds ?? 1));

@@ -41,3 +41,14 @@ export function redactedError(error: unknown): LoggedError | unknown {
   }
   return logged;
 }
+
+/** A run of 10+ digits (CPF, CNPJ, phone, account number), punctuated or not, and an e-mail address. */
+const PERSONAL_DATA = [/\+?\d[\d.\-/]{8,}\d/g, /[^\s@"'`]+@[^\s@"'`]+/g];
+
+/**
+ * A refusal's reason as it may be logged: reasons quote what the caller sent ("A chave … não está
+ * registrada"), and a key or document can be a person's. Such values become `***`; the rest stays readable.
+ */
+export function redactedText(text: string): string {
+  return clip(PERSONAL_DATA.reduce((redacted, pattern) => redacted.replace(pattern, '***'), text));
+}

@@ -3,6 +3,7 @@ import { LogController, type FastifyInstance, type FastifyReply, type FastifyReq
 import type {} from '@fastify/swagger';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AppContext } from './context.ts';
+import { refusalOf } from './errors.ts';
 
 /** Installed on the root instance (not encapsulated) so the hook sees every route. */
 export function installObservability(app: FastifyInstance, ctx: AppContext): void {
@@ -84,7 +85,9 @@ export class RequestLog extends LogController {
       statusCode: reply.statusCode,
       responseTimeMs: Math.round(reply.elapsedTime * 100) / 100,
     };
+    const refusal = refusalOf(reply);
     if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else if (refusal) reply.log.info({ ...line, ...refusal }, 'request refused');
     else reply.log.info(line, 'request');
   }
 }

@@ -51,10 +51,15 @@ describe('pixd command line', () => {
       assert.match(run.stderr, message);
       assert.equal(run.stdout, '');
     }
-    const badLevel = await pixd('start', '--log-level', 'verbose');
-    assert.equal(badLevel.status, 1);
-    assert.equal(badLevel.stderr.trim().split('\n').length, 1, badLevel.stderr);
-    assert.match(badLevel.stderr, /^pixd: LOG_LEVEL must be one of/);
+    for (const [flag, value, setting] of [
+      ['--log-level', 'verbose', 'LOG_LEVEL'],
+      ['--log-format', 'colour', 'LOG_FORMAT'],
+    ]) {
+      const bad = await pixd('start', flag, value);
+      assert.equal(bad.status, 1);
+      assert.equal(bad.stderr.trim().split('\n').length, 1, bad.stderr);
+      assert.match(bad.stderr, new RegExp(`^pixd: ${setting} must be one of`));
+    }
     assert.equal(fs.existsSync(untouched), false);
   });
 

@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { cobBody, freePort, startTestService, type TestService } from '../helpers/service.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { loggerOptions } from '../../src/server.ts';
+import { loggerOptions } from '../../src/platform/logging.ts';
 import { LIMITS } from '../../src/platform/limits.ts';
 
 describe('faults: Redis stops under load', () => {

@@ -1,16 +1,25 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { loggerOptions } from '../../src/server.ts';
+import { loggerOptions } from '../../src/platform/logging.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { Receiver, webhookApi } from '../helpers/receiver.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 describe('request log', () => {
-  const lines: Record<string, unknown>[] = [];
+  const lines: Record<string, any>[] = [];
   let svc: TestService;
+  let receiver: Receiver;
   before(async () => {
     const stream = { write: (line: string) => void lines.push(JSON.parse(line)) };
     svc = await startTestService({}, { logger: { ...loggerOptions('info'), stream } });
+    receiver = await Receiver.start({ clientCaPem: svc.caPem });
   });
-  after(() => svc.close());
+  after(async () => {
+    await receiver.close();
+    await svc.close();
+  });
+  const logged = (msg: string, match: (line: Record<string, any>) => boolean) =>
+    waitFor(async () => lines.find((line) => line.msg === msg && match(line)), `a "${msg}" line`);
 
   it('writes one line per request when it ends, without the query string or the token', async () => {
     const token = await svc.demo.token();
@@ -24,7 +33,7 @@ describe('request log', () => {
     const missing = await svc.demo.http.request('GET', '/v2/nada', { headers: { authorization: `Bearer ${token}` } });
     assert.equal(missing.status, 404);
 
-    const requests = lines.filter((line) => line.msg === 'request');
+    const requests = lines.filter((line) => line.msg === 'request' || line.msg === 'request refused');
     const list = requests.filter((line) => line.path === '/v2/cob');
     assert.equal(list.length, 1);
     assert.deepEqual(
@@ -84,5 +93,60 @@ describe('request log', () => {
     const text = lines.map((line) => JSON.stringify(line)).join('\n');
     assert.ok(!text.includes(cpf), 'a payer CPF was logged');
     assert.ok(!text.includes('Quaresma'), 'a payer name was logged');
+  });
+
+  it('writes ISO timestamps', () => {
+    assert.match(String(lines[0].time), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
+  it('writes one line per money movement once committed, and one per webhook attempt with its outcome', async () => {
+    const api = webhookApi(await svc.newParty());
+    await api.registerPix(`${receiver.url}/hook`);
+    const pix = await api.payNewCharge('50.00');
+    const received = await logged('money moved', (line) => line.reference === pix.endToEndId);
+    assert.equal(received.kind, 'pix_recebido');
+    assert.equal(received.amountCents, 5000);
+    assert.equal(typeof received.accountId, 'number');
+    const refund = await api.call('PUT', `/v2/pix/${pix.endToEndId}/devolucao/log1`, { valor: '12.34' });
+    assert.equal(refund.status, 201, refund.text);
+    const refunded = await logged('money moved', (line) => line.kind === 'pix_devolvido' && line.amountCents === 1234);
+    assert.equal(refunded.accountId, received.accountId);
+    const delivered = await logged('webhook delivered', (line) => line.accountId === received.accountId);
+    assert.equal(delivered.statusCode, 200);
+    assert.equal(delivered.url, `${receiver.url}/hook/pix`);
+    assert.equal(typeof delivered.latencyMs, 'number');
+
+    receiver.behaviour = { status: 500 };
+    try {
+      const second = await api.payNewCharge('51.00');
+      await logged('money moved', (line) => line.reference === second.endToEndId);
+      const failed = await logged('webhook attempt failed', (line) => line.accountId === received.accountId);
+      assert.equal(failed.level, 40);
+      assert.equal(failed.statusCode, 500);
+      assert.ok(failed.error);
+    } finally {
+      receiver.behaviour = { status: 200 };
+    }
+  });
+
+  it('names the reason of a refused request, without the personal data it quotes', async () => {
+    const token = await svc.demo.token();
+    const cpfKey = '52998224725';
+    const res = await svc.demo.http.request('POST', '/sandbox/pix/pay', {
+      token,
+      body: { chave: cpfKey, valor: '1.00' },
+    });
+    assert.ok(res.status >= 400 && res.status < 500, res.text);
+    const line = await logged('request refused', (l) => l.path === '/sandbox/pix/pay');
+    assert.equal(line.statusCode, res.status);
+    assert.equal(typeof line.error, 'string');
+    assert.ok(String(line.reason).length > 0);
+    assert.ok(!JSON.stringify(lines).includes(cpfKey), 'the key quoted by the refusal was logged');
+
+    const invalid = await svc.demo.http.request('POST', '/v2/cob', { token, body: { valor: { original: 'x' } } });
+    assert.equal(invalid.status, 400);
+    const schema = await logged('request refused', (l) => l.path === '/v2/cob' && l.statusCode === 400);
+    assert.equal(schema.error, 'CobOperacaoInvalida');
+    assert.match(String(schema.reason), /valor\.original/);
   });
 });

@@ -10,6 +10,7 @@
  */
 import type { Sql } from '../../platform/db/database.ts';
 import { availableCodeSql, ledgerCode } from '../../platform/ledger/ledger.ts';
+import { moneyMoved } from '../../platform/logging.ts';
 import { accountOffset, jobsEnqueued, outboxRowValues, type NewJob } from '../../platform/outbox/jobs.ts';
 import type { PixEventPayload } from '../webhook/payloads.ts';
 import type { CobVBody } from '../cobv/schemas.ts';
@@ -176,6 +177,12 @@ export async function writeSettlements(sql: Sql, list: Settlement[]): Promise<(R
   return list.map((s) => {
     const id = ids.get(s.charge.id);
     if (id === undefined) return undefined;
+    moneyMoved(sql, {
+      kind: 'pix_recebido',
+      reference: s.pix.end_to_end_id,
+      accountId: s.pix.account_id,
+      amountCents: s.pix.amount_cents,
+    });
     if (!enqueued.has(s.event.topic.name)) jobsEnqueued(sql, s.event.topic);
     enqueued.add(s.event.topic.name);
     return { id, ...s.pix };

@@ -11,6 +11,7 @@
  */
 import type { Sql } from '../db/database.ts';
 import { assertCents } from '../money.ts';
+import { moneyMoved } from '../logging.ts';
 
 export type BlockKind = 'judicial' | 'med';
 
@@ -124,6 +125,12 @@ export async function post(
       throw new InsufficientBalance(`journal entry ${entry.kind} ${entry.reference} would overdraw a customer balance`);
     throw error;
   }
+  moneyMoved(sql, {
+    kind: entry.kind,
+    reference: entry.reference,
+    accountId: entry.accountId,
+    amountCents: entry.postings.reduce((size, p) => size + Math.max(p.amountCents, 0), 0),
+  });
   return rows[0].id;
 }
 

@@ -3,6 +3,7 @@
  * Rows of attempts finishing together are written by one multi-row insert (a group commit), and each
  * caller is answered only once its row is stored: the record is durable before the outbox job is marked.
  */
+import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Sql } from '../db/database.ts';
 
 export interface AttemptRecord {
@@ -37,6 +38,9 @@ export class AttemptRecorder {
   private pending: { record: AttemptRecord; resolve(): void; reject(error: unknown): void }[] = [];
   private scheduled = false;
 
+  /** Set when the deliveries start: one line per stored attempt, the outcome an operator looks for first. */
+  log: FastifyBaseLogger | undefined;
+
   constructor(private readonly db: Database) {}
 
   record(record: AttemptRecord): Promise<void> {
@@ -61,11 +65,30 @@ export class AttemptRecorder {
         this.db,
         batch.map((p) => p.record),
       );
-      for (const p of batch) p.resolve();
+      for (const p of batch) {
+        logAttempt(this.log, p.record);
+        p.resolve();
+      }
     } catch (error) {
       for (const p of batch) p.reject(error);
     }
   }
+}
+
+function logAttempt(log: FastifyBaseLogger | undefined, r: AttemptRecord): void {
+  if (!log) return;
+  // Without the query string: a receiver's URL may carry its own token there.
+  const line = {
+    outboxId: r.outboxId,
+    accountId: r.accountId,
+    topic: r.topic,
+    url: r.url.split('?', 1)[0],
+    attempt: r.attempt,
+    statusCode: r.statusCode,
+    latencyMs: r.latencyMs,
+  };
+  if (r.error === null) log.info(line, 'webhook delivered');
+  else log.warn({ ...line, error: r.error }, 'webhook attempt failed');
 }
 
 /**

@@ -71,6 +71,7 @@ export class WebhookDispatcher implements DeliveryDeps {
   start(log: FastifyInstance['log']): void {
     if (this.started) return;
     this.started = true;
+    this.recorder.log = log;
     for (const lane of this.lanes) {
       lane.setErrorLogger((error, job) =>
         log.error(

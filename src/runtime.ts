@@ -1,14 +1,18 @@
 /** Start-up and shut-down of one node: database, migrations, identity, the app, then listen. */
+import fs from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { servedBaseUrl, type Config } from './config.ts';
-import { openDatabase, type Database } from './platform/db/database.ts';
+import { embeddedDatabaseExists, openDatabase, type Database } from './platform/db/database.ts';
+import { clusterTemplatePath } from './platform/db/embedded-cluster.ts';
+import { timed, type Progress } from './platform/progress.ts';
 import { migrate } from './platform/db/migrate.ts';
 import { ensureServicePki, type ServicePki } from './platform/bootstrap.ts';
+import { generateKeysAhead } from './platform/pki.ts';
 import { OffsetClock } from './platform/clock.ts';
 import { TokenService } from './platform/auth/tokens.ts';
-import { MemoryRateLimiter, RedisRateLimiter } from './platform/ratelimit.ts';
+import { MemoryRateLimiter } from './platform/ratelimit.ts';
 import { OutboxWorker } from './platform/outbox/outbox.ts';
 import { OUTBOX_CHANNEL } from './platform/outbox/jobs.ts';
 import { MONEY_CHANNEL, type MoneyMovement } from './platform/logging.ts';
@@ -35,16 +39,44 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
+const NO_TEMPLATE = ' with initdb and every migration: no template for this tree (`npm run postinstall` builds it)';
+
+/** The service's four certificates and the demo application's. */
+const FIRST_START_KEYS = 5;
+
 export async function prepareDatabase(
   config: Config,
-  options: { reinitialize?: boolean } = {},
+  options: { reinitialize?: boolean; progress?: Progress } = {},
 ): Promise<{ db: Database; pki: ServicePki }> {
-  const db = await openDatabase(config);
+  const { progress } = options;
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const created = !config.databaseUrl && !embeddedDatabaseExists(config.dataDir);
+  const templated = created && fs.existsSync(clusterTemplatePath());
+  // A data directory without credentials is a first start: its keys are made while the database opens.
+  const keysAhead = fs.existsSync(path.join(config.dataDir, 'credentials.json'))
+    ? undefined
+    : generateKeysAhead(FIRST_START_KEYS);
+  keysAhead?.catch(() => undefined);
+  const db = await timed(
+    progress,
+    () => openDatabase(config),
+    () => (created ? `created the embedded database in ${config.dataDir}${templated ? '' : NO_TEMPLATE}` : undefined),
+  );
   try {
-    await migrate(db);
+    await timed(
+      progress,
+      () => migrate(db),
+      (applied) => (applied.length ? `applied ${applied.length} migration(s)` : undefined),
+    );
     // Before the PKI: an empty database beside a lived-in data directory must not get a new CA.
     await ensureServiceIdentity(db, config.dataDir, options);
-    return { db, pki: await ensureServicePki(db, config) };
+    await keysAhead;
+    const pki = await timed(
+      progress,
+      () => ensureServicePki(db, config),
+      (ready) => (ready.issued.length ? `issued ${ready.issued.join(', ')}` : undefined),
+    );
+    return { db, pki };
   } catch (error) {
     await db.close();
     throw error;
@@ -58,10 +90,12 @@ export interface StartOptions extends BuildOptions {
   wallClockMs?: () => number;
   /** `pixd start --reinitialize`: the data directory forgets the service it belonged to. */
   reinitialize?: boolean;
+  /** Told each slow step that did work (`pixd start` prints them). */
+  progress?: Progress;
 }
 
 export async function startService(config: Config, options: StartOptions = {}): Promise<RunningService> {
-  const { db, pki } = await prepareDatabase(config, { reinitialize: options.reinitialize });
+  const { db, pki } = await prepareDatabase(config, options);
   const clock = options.clock ?? new OffsetClock();
   let clockSync: NodeJS.Timeout | undefined;
   // Production loads no offsets: every account's clock is wall time there.
@@ -72,19 +106,20 @@ export async function startService(config: Config, options: StartOptions = {}): 
   }
   // The limiter exists before the app (and its logger) does; its news is logged once the app is built.
   let rateLimiterLog: ((event: { degraded: boolean; error?: unknown }) => void) | undefined;
+  const redisLimiter = config.redisUrl
+    ? new (await import('./platform/ratelimit-redis.ts')).RedisRateLimiter(config.redisUrl, {
+        wallMs: options.wallClockMs,
+        nodes: config.nodes,
+        onStoreChange: (event) => rateLimiterLog?.(event),
+      })
+    : undefined;
   const base: Omit<AppContext, 'webhooks'> = {
     config,
     db,
     clock,
     pki,
     tokens: new TokenService(pki.tokenSigningKey, options.wallClockMs),
-    rateLimiter: config.redisUrl
-      ? new RedisRateLimiter(config.redisUrl, {
-          wallMs: options.wallClockMs,
-          nodes: config.nodes,
-          onStoreChange: (event) => rateLimiterLog?.(event),
-        })
-      : new MemoryRateLimiter(options.wallClockMs),
+    rateLimiter: redisLimiter ?? new MemoryRateLimiter(options.wallClockMs),
     outbox: new OutboxWorker(db, clock),
     chargeCreatedHooks: [],
     externalInstitution: noSettlementConnector,
@@ -98,7 +133,11 @@ export async function startService(config: Config, options: StartOptions = {}): 
   registerJobs(ctx);
   // A commit that enqueued jobs wakes the workers (the webhook lanes through the main worker's listeners).
   db.subscribe(OUTBOX_CHANNEL, (topic) => ctx.outbox.wake(topic));
-  const { credentials, credentialsPath } = await ensureDemoCredentials(ctx);
+  const { credentials, credentialsPath } = await timed(
+    options.progress,
+    () => ensureDemoCredentials(ctx),
+    (demo) => (demo.created ? `created the demo account (${demo.credentialsPath})` : undefined),
+  );
   const operator = await ensureOperatorSecret(db, config);
   const app = await buildApp(ctx, { logger: options.logger });
   // The webhook lanes run while the app does: started when it is ready, stopped (calls in flight aborted
@@ -112,7 +151,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     ),
   );
   db.subscribe(MONEY_CHANNEL, (movement) => app.log.info(JSON.parse(movement ?? '{}') as MoneyMovement, 'money moved'));
-  if (ctx.rateLimiter instanceof RedisRateLimiter) await ctx.rateLimiter.connected();
+  await redisLimiter?.connected();
   rateLimiterLog = ({ degraded, error }) =>
     degraded
       ? app.log.warn({ err: error }, 'redis out of reach: rate limits are per node until it answers again')
@@ -153,15 +192,15 @@ function servedCredentials(
 /** First start writes credentials.json for a demo account; later starts reuse it as it is. */
 async function ensureDemoCredentials(
   ctx: AppContext,
-): Promise<{ credentials: CredentialsFile; credentialsPath: string }> {
+): Promise<{ credentials: CredentialsFile; credentialsPath: string; created: boolean }> {
   const credentialsPath = path.join(ctx.config.dataDir, 'credentials.json');
   const existing = readJsonFile<CredentialsFile>(credentialsPath);
-  if (existing) return { credentials: existing, credentialsPath };
+  if (existing) return { credentials: existing, credentialsPath, created: false };
   // The demo application holds every scope, the sandbox tools' included.
   const issued = await createAccount(ctx.db, ctx.pki, ctx.clock, { nome: 'Pixd Demo Ltda', scopes: [...SCOPES] });
   const credentials = writeAccountFiles(ctx.config, issued, ctx.pki.files);
   writeJsonAtomic(credentialsPath, credentials);
-  return { credentials, credentialsPath };
+  return { credentials, credentialsPath, created: true };
 }
 
 export function startupSummary(service: RunningService): string {

@@ -9,16 +9,23 @@ import { LIMITS } from '../platform/limits.ts';
 import { OffsetClock } from '../platform/clock.ts';
 import { createAccount, type IssuedAccount, type NewAccountInput } from '../accounts/service.ts';
 import { writeAccountFiles, type CredentialsFile } from '../accounts/credentials.ts';
-import { prepareDatabase, startService, startupSummary } from '../runtime.ts';
+import { prepareDatabase, startService, startupSummary, type RunningService } from '../runtime.ts';
 import { createScheduleOffline, describeSchedule } from '../pix/schedules/cli.ts';
 import type { ScheduleCommand } from '../pix/schedules/cli-flags.ts';
 import type { ScheduleView } from '../pix/schedules/schemas.ts';
 import type { ServicePki } from '../platform/bootstrap.ts';
 import { describeVerification, verifyLedger, type LedgerVerification } from '../platform/ledger/verify.ts';
 import { CliError, throughOperatorApi } from './operator-client.ts';
+import { assertPortFree, explainStartFailure, printProgress } from './startup.ts';
 
 export async function start(config: Config, options: { reinitialize: boolean }): Promise<void> {
-  const service = await startService(config, options);
+  await assertPortFree(config);
+  let service: RunningService;
+  try {
+    service = await startService(config, { ...options, progress: printProgress });
+  } catch (error) {
+    throw explainStartFailure(error, config) ?? error;
+  }
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

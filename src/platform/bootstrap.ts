@@ -21,13 +21,24 @@ export interface ServicePki {
   jws: KeyPairPem;
   tokenSigningKey: Buffer;
   files: { caCertificate: string; webhookCertificateChain: string };
+  /** What this start created (a first start: all of it), for its progress lines. */
+  issued: string[];
 }
 
 export async function ensureServicePki(db: Database, config: Config): Promise<ServicePki> {
   const altNames = serverAltNames(config);
+  const issued: string[] = [];
+  const loadOrCreate = async <T>(sql: Sql, name: string, what: string, create: () => T): Promise<T> => {
+    const existing = await readState<T>(sql, name);
+    if (existing) return existing;
+    const created = create();
+    await writeState(sql, name, created);
+    issued.push(what);
+    return created;
+  };
   const pki = await db.withAdvisoryLock(MIGRATION_LOCK_ID, async (sql) => {
-    const ca = await loadOrCreate(sql, 'pki.ca', () => createCa('pixd Root CA'));
-    let server = await loadOrCreate(sql, 'pki.server', () =>
+    const ca = await loadOrCreate(sql, 'pki.ca', 'the service CA', () => createCa('pixd Root CA'));
+    let server = await loadOrCreate(sql, 'pki.server', 'its server certificate', () =>
       issueCertificate(ca, { commonName: 'pixd', usage: 'server', altNames }),
     );
     const served = new Set(certificateAltNames(server.certPem));
@@ -37,14 +48,14 @@ export async function ensureServicePki(db: Database, config: Config): Promise<Se
       server = issueCertificate(ca, { commonName: 'pixd', usage: 'server', altNames: names });
       await writeState(sql, 'pki.server', server);
     }
-    const webhookClient = await loadOrCreate(sql, 'pki.webhook_client', () =>
+    const webhookClient = await loadOrCreate(sql, 'pki.webhook_client', 'the webhook client certificate', () =>
       issueCertificate(ca, { commonName: 'pixd webhooks', usage: 'client' }),
     );
     // Named for the public hosts: payers' institutions match the signer to the location's domain.
-    const jws = await loadOrCreate(sql, 'pki.jws', () =>
+    const jws = await loadOrCreate(sql, 'pki.jws', 'the payload signing certificate', () =>
       issueCertificate(ca, { commonName: 'pixd payload signing', usage: 'server', altNames }),
     );
-    const signing = await loadOrCreate(sql, 'auth.token_signing_key', () => ({
+    const signing = await loadOrCreate(sql, 'auth.token_signing_key', 'the token signing key', () => ({
       base64: randomBytes(32).toString('base64'),
     }));
     return { ca, server, webhookClient, jws, tokenSigningKey: Buffer.from(signing.base64, 'base64') };
@@ -54,15 +65,7 @@ export async function ensureServicePki(db: Database, config: Config): Promise<Se
   const webhookCertificateChain = path.join(config.dataDir, 'webhook-client-chain.pem');
   writeIfChanged(caCertificate, pki.ca.certPem);
   writeIfChanged(webhookCertificateChain, pki.webhookClient.certPem + pki.ca.certPem);
-  return { ...pki, files: { caCertificate, webhookCertificateChain } };
-}
-
-async function loadOrCreate<T>(sql: Sql, name: string, create: () => T): Promise<T> {
-  const existing = await readState<T>(sql, name);
-  if (existing) return existing;
-  const created = create();
-  await writeState(sql, name, created);
-  return created;
+  return { ...pki, files: { caCertificate, webhookCertificateChain }, issued };
 }
 
 function serverAltNames(config: Config): string[] {

@@ -3,7 +3,8 @@
  * application's client certificate. Keys come from node:crypto (native, fast); node-forge only assembles
  * X.509 and PKCS#12, which node:crypto cannot build.
  */
-import { createHash, generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
+import { createHash, generateKeyPair, generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
+import { promisify } from 'node:util';
 import forge from 'node-forge';
 
 export interface KeyPairPem {
@@ -15,9 +16,28 @@ const CERT_VALIDITY_DAYS = 825;
 const CA_VALIDITY_DAYS = 3650;
 const RSA_MODULUS_BITS = 2048;
 
+const generateRsaKey = promisify(generateKeyPair);
+
+/**
+ * Keys generated ahead on libuv's threads while the main thread does other work: a first start needs five
+ * (CA, server, webhook client, payload signing, demo application), a second or more of CPU that would
+ * otherwise run only once the database is ready. Each is taken once, and only from this process's memory.
+ */
+const reserve: string[] = [];
+
+export async function generateKeysAhead(count: number): Promise<void> {
+  const keys = await Promise.all(
+    Array.from({ length: count }, () => generateRsaKey('rsa', { modulusLength: RSA_MODULUS_BITS })),
+  );
+  reserve.push(...keys.map(({ privateKey }) => privateKey.export({ type: 'pkcs1', format: 'pem' }).toString()));
+}
+
 function newKeys(): { forgeKey: forge.pki.rsa.PrivateKey; keyPem: string; publicKey: forge.pki.rsa.PublicKey } {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: RSA_MODULUS_BITS });
-  const keyPem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+  const keyPem =
+    reserve.pop() ??
+    generateKeyPairSync('rsa', { modulusLength: RSA_MODULUS_BITS })
+      .privateKey.export({ type: 'pkcs1', format: 'pem' })
+      .toString();
   const forgeKey = forge.pki.privateKeyFromPem(keyPem) as forge.pki.rsa.PrivateKey;
   return { forgeKey, keyPem, publicKey: forge.pki.setRsaPublicKey(forgeKey.n, forgeKey.e) };
 }

@@ -2,7 +2,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { RedisRateLimiter } from '../../src/platform/ratelimit.ts';
+import { RedisRateLimiter } from '../../src/platform/ratelimit-redis.ts';
 import { burst } from '../helpers/burst.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

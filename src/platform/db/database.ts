@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import pg from 'pg';
-import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+// Types only: a node loads the driver of the one engine it runs (each costs tens of milliseconds at start).
+import type pg from 'pg';
+import type { PGlite } from '@electric-sql/pglite';
 import { isDatabaseUnavailable } from './errors.ts';
 import { lockDataDir } from './data-dir-lock.ts';
+import { limitEmbeddedMemory, readClusterTemplate } from './embedded-cluster.ts';
 
 export interface QueryResult<R> {
   rows: R[];
@@ -43,8 +45,9 @@ export interface Database extends Sql {
   close(): Promise<void>;
 }
 
-// int8 holds cents and ids; every value we store fits a double exactly (checked by assertCents on write).
-pg.types.setTypeParser(20, (v) => Number(v));
+/** int8 holds cents and ids; every value we store fits a double exactly (checked by assertCents on write). */
+const INT8_OID = 20;
+const int8AsNumber = (v: string) => Number(v);
 
 const statementNames = new Map<string, string>();
 
@@ -90,7 +93,7 @@ export async function openDatabase(options: { databaseUrl?: string; dataDir: str
   if (options.databaseUrl) return openPostgres(options.databaseUrl);
   const lock = lockDataDir(options.dataDir);
   try {
-    const db = await openPglite(path.join(options.dataDir, 'pgdata'));
+    const db = await openPglite(options.dataDir);
     return {
       ...db,
       async close() {
@@ -108,6 +111,8 @@ export async function openDatabase(options: { databaseUrl?: string; dataDir: str
 }
 
 async function openPostgres(url: string): Promise<Database> {
+  const { default: pg } = await import('pg');
+  pg.types.setTypeParser(INT8_OID, int8AsNumber);
   const pool = new pg.Pool({ connectionString: url, max: 20 });
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it. Nothing was in flight on it.
@@ -183,9 +188,22 @@ async function openPostgres(url: string): Promise<Database> {
   };
 }
 
-async function openPglite(dir: string): Promise<Database> {
+/** The embedded cluster's directory inside a data directory. */
+const clusterDir = (dataDir: string) => path.join(dataDir, 'pgdata');
+
+/** False until the first start in a data directory has created its embedded database. */
+export const embeddedDatabaseExists = (dataDir: string) => fs.existsSync(path.join(clusterDir(dataDir), 'PG_VERSION'));
+
+async function openPglite(dataDir: string): Promise<Database> {
+  const dir = clusterDir(dataDir);
+  const template = embeddedDatabaseExists(dataDir) ? undefined : readClusterTemplate();
   fs.mkdirSync(dir, { recursive: true });
-  const db = await PGlite.create(dir, { parsers: { [pgliteTypes.INT8]: (v: string) => Number(v) } });
+  const { PGlite } = await import('@electric-sql/pglite');
+  const db = await PGlite.create(dir, {
+    parsers: { [INT8_OID]: int8AsNumber },
+    ...(template && { loadDataDir: template }),
+  });
+  await limitEmbeddedMemory(db);
   const notifications = new CommitNotifications();
   const asSql = (q: Pick<PGlite, 'query' | 'exec'>, atomic: Sql['atomic'], pending?: Set<string>): Sql => ({
     atomic,

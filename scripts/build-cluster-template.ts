@@ -1,0 +1,44 @@
+/**
+ * `npm install` runs this (postinstall): an empty embedded cluster with every migration applied, for first
+ * starts to copy (src/platform/db/embedded-cluster.ts). Templates of other trees are removed.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { openDatabase } from '../src/platform/db/database.ts';
+import { migrate } from '../src/platform/db/migrate.ts';
+import { CACHE_DIR, clusterTemplatePath } from '../src/platform/db/embedded-cluster.ts';
+import { writeFileAtomic } from '../src/platform/state-files.ts';
+
+async function build(): Promise<string> {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'pixd-cluster-'));
+  try {
+    // openDatabase runs initdb (no template of this name exists yet) and limits the cluster's memory.
+    const db = await openDatabase({ dataDir: scratch });
+    await migrate(db);
+    await db.close();
+    const cluster = await PGlite.create(path.join(scratch, 'pgdata'));
+    const dump = await cluster.dumpDataDir('gzip');
+    await cluster.close();
+    const target = clusterTemplatePath();
+    fs.mkdirSync(CACHE_DIR, { recursive: true });
+    for (const old of fs.readdirSync(CACHE_DIR)) if (old.startsWith('pglite-')) fs.rmSync(path.join(CACHE_DIR, old));
+    writeFileAtomic(target, Buffer.from(await dump.arrayBuffer()), 0o644);
+    return target;
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+const started = performance.now();
+try {
+  const file = await build();
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  process.stderr.write(`pixd: embedded database template ready in ${seconds} s (${file})\n`);
+} catch (error) {
+  // Never fail an install for it: a first start without the template runs initdb and the migrations.
+  process.stderr.write(
+    `pixd: no embedded database template (${(error as Error).message}); first starts will be slower\n`,
+  );
+}

@@ -1,0 +1,75 @@
+/**
+ * What `pixd start` tells a person while it starts: each slow first-start step with its time, and a
+ * failure they can fix as one line naming the fix (no stack trace).
+ */
+import net from 'node:net';
+import type { Config } from '../config.ts';
+import type { Progress } from '../platform/progress.ts';
+import { CliError } from './operator-client.ts';
+
+export const printProgress: Progress = (step, elapsedMs) =>
+  process.stderr.write(`pixd: ${step} (${(elapsedMs / 1000).toFixed(1)} s)\n`);
+
+const portInUse = (config: Config) =>
+  new CliError(
+    `port ${config.port} on ${config.host} is in use (another pixd?): stop that process or choose another with --port (PORT)`,
+  );
+
+/** Before the slow first-start work: a busy port is known in a millisecond. */
+export async function assertPortFree(config: Config): Promise<void> {
+  if (config.port === 0) return;
+  const probe = net.createServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      probe.once('error', reject);
+      probe.listen({ port: config.port, host: config.host, exclusive: true }, resolve);
+    });
+  } catch (error) {
+    throw explainStartFailure(error, config) ?? error;
+  } finally {
+    probe.close();
+  }
+}
+
+/** The database named by DATABASE_URL, without its password. */
+function databaseOf(config: Config): { where: string; database: string; user: string } {
+  const url = new URL(config.databaseUrl ?? 'postgres://localhost');
+  return {
+    where: `${url.hostname}:${url.port || 5432}`,
+    database: decodeURIComponent(url.pathname.slice(1)) || decodeURIComponent(url.username) || 'postgres',
+    user: decodeURIComponent(url.username) || 'the current user',
+  };
+}
+
+/** A start failure a person can fix, as one line with the fix; undefined for anything else (a bug: keep the stack). */
+export function explainStartFailure(error: unknown, config: Config): CliError | undefined {
+  const code = (error as { code?: string }).code;
+  if (code === 'EADDRINUSE') return portInUse(config);
+  if (code === 'EACCES' && (error as { syscall?: string }).syscall === 'listen')
+    return new CliError(`not allowed to listen on port ${config.port}: choose a port above 1023 with --port (PORT)`);
+  if (code === 'EADDRNOTAVAIL')
+    return new CliError(`${config.host} is not an address of this machine: fix --host (HOST)`);
+  if (!config.databaseUrl) return undefined;
+  const db = databaseOf(config);
+  switch (code) {
+    case 'ECONNREFUSED':
+      return new CliError(
+        `PostgreSQL at ${db.where} refused the connection: start it, or fix DATABASE_URL (--database-url)`,
+      );
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new CliError(`the PostgreSQL host in DATABASE_URL (${db.where}) does not resolve: fix DATABASE_URL`);
+    case '3D000':
+      return new CliError(
+        `database "${db.database}" does not exist on ${db.where}: create it (createdb ${db.database}) or fix DATABASE_URL`,
+      );
+    case '28000':
+      return new CliError(
+        `PostgreSQL at ${db.where} refused the role ${db.user} (${(error as Error).message}): create it (createuser ${db.user}) or fix DATABASE_URL`,
+      );
+    case '28P01':
+      return new CliError(`PostgreSQL at ${db.where} refused the password of ${db.user}: fix DATABASE_URL`);
+    default:
+      return undefined;
+  }
+}

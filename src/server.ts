@@ -219,6 +219,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     const { sandboxWebhookRoutes } = await import('./sandbox/webhooks.ts');
     const { sandboxInfractionRoutes } = await import('./sandbox/infractions.ts');
     const { sandboxRecRoutes } = await import('./sandbox/rec.ts');
+    const listen = (await import('./sandbox/listen/routes.ts')).listenRoutes(ctx);
     await app.register(
       family(
         ctx,
@@ -227,8 +228,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
         sandboxWebhookRoutes(ctx),
         sandboxInfractionRoutes(ctx),
         sandboxRecRoutes(ctx),
+        listen.api,
       ),
     );
+    // Called by this service's own webhook deliveries (its client certificate), not by an application.
+    await app.register(family(ctx, { format: 'problem' }, listen.webhook));
   }
   await app.register(family(ctx, { format: 'named' }, operatorRoutes(ctx)));
   // Card billing (docs/billing.md): billing tokens for the API; payers' browsers reach the token routes and pages.

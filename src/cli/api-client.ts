@@ -5,6 +5,8 @@
  */
 import fs from 'node:fs';
 import https from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import { createInterface } from 'node:readline';
 import type { CredentialsFile } from '../accounts/credentials.ts';
 import { readJsonFile } from '../platform/state-files.ts';
 import { CliError, parseAnswer } from './operator-client.ts';
@@ -50,7 +52,32 @@ export class ApiClient {
     this.agent.destroy();
   }
 
-  private async authorized(tokenPath: string, method: string, path: string, body: unknown) {
+  /**
+   * A Pix-family POST whose answer is a stream of JSON lines (`pixd listen`): `onLine` gets each object as it
+   * arrives; the promise settles when the stream ends. A refusal before the stream starts is a CliError.
+   */
+  async pixStream(path: string, body: unknown, onLine: (line: Record<string, unknown>) => void): Promise<void> {
+    const authorization = `Bearer ${await this.token('/oauth/token')}`;
+    const payload = JSON.stringify(body);
+    const response = await new Promise<IncomingMessage>((resolve, reject) => {
+      const request = https.request(new URL(path, this.credentials.baseUrl), {
+        method: 'POST',
+        agent: this.agent,
+        headers: { authorization, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+      });
+      request.on('response', resolve);
+      request.on('error', (error: NodeJS.ErrnoException) => reject(unreachable(this.credentials.baseUrl, error)));
+      request.end(payload);
+    });
+    if ((response.statusCode ?? 0) >= 400) {
+      let text = '';
+      for await (const chunk of response) text += chunk;
+      throw refusal('POST', path, { status: response.statusCode ?? 0, body: parseAnswer(text, 'detail') });
+    }
+    for await (const line of createInterface({ input: response })) if (line.trim()) onLine(JSON.parse(line));
+  }
+
+  private async token(tokenPath: string): Promise<string> {
     let token = this.tokens.get(tokenPath);
     if (!token) {
       const basic = Buffer.from(`${this.credentials.clientId}:${this.credentials.clientSecret}`).toString('base64');
@@ -59,7 +86,11 @@ export class ApiClient {
       token = issued.body.access_token as string;
       this.tokens.set(tokenPath, token);
     }
-    const answer = await this.send(method, path, body, `Bearer ${token}`);
+    return token;
+  }
+
+  private async authorized(tokenPath: string, method: string, path: string, body: unknown) {
+    const answer = await this.send(method, path, body, `Bearer ${await this.token(tokenPath)}`);
     if (answer.status >= 400) throw refusal(method, path, answer);
     return answer.body;
   }
@@ -89,17 +120,14 @@ export class ApiClient {
         },
       );
       request.on('timeout', () => request.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms`)));
-      request.on('error', (error: NodeJS.ErrnoException) =>
-        reject(
-          new CliError(
-            `cannot reach pixd at ${this.credentials.baseUrl} (${error.code ?? error.message}): is the server running?`,
-          ),
-        ),
-      );
+      request.on('error', (error: NodeJS.ErrnoException) => reject(unreachable(this.credentials.baseUrl, error)));
       request.end(payload);
     });
   }
 }
+
+const unreachable = (baseUrl: string, error: NodeJS.ErrnoException) =>
+  new CliError(`cannot reach pixd at ${baseUrl} (${error.code ?? error.message}): is the server running?`);
 
 /** The family's own words for a refusal: Bacen problem, {nome, mensagem}, billing or OAuth bodies. */
 function refusal(method: string, path: string, answer: Answer): CliError {

@@ -8,6 +8,7 @@ import { loadConfig, settingsWith, SETTING_FLAGS, type Config } from '../config.
 import { SCHEDULE_OPTIONS, scheduleCommandFrom, type ScheduleFlagValues } from '../pix/schedules/cli-flags.ts';
 import { ApiClient } from './api-client.ts';
 import { TRIGGERS, clock, pay, type TriggerOptions } from './sandbox-commands.ts';
+import { listen } from './listen.ts';
 
 /** The commands that open the database or start a server load the whole server: only when they run. */
 const commands = () => import('./commands.ts');
@@ -151,6 +152,36 @@ export function buildProgram(): Command {
     .action((options: { credentials?: string }, command: Command) =>
       asAccount(command, options, (api) => clock(api, 'reset')),
     );
+
+  program
+    .command('listen')
+    .description(
+      "forward the account's webhooks to a local address over plain HTTP (sandbox); the local answer is the delivery's outcome",
+    )
+    .requiredOption(
+      '--forward-to <url>',
+      'where to POST each delivery, like http://localhost:3000/webhook (/pix is appended as pixd does)',
+    )
+    .option(
+      '--key <chave>',
+      "only this key's Pix webhooks (default: every key's, and recurrences and recurring charges)",
+    )
+    .option(...credentialsOption)
+    .action(async (options: { forwardTo: string; key?: string; credentials?: string }, command: Command) => {
+      const api = ApiClient.fromFile(options.credentials ?? `${configOf(command).dataDir}/credentials.json`);
+      // Ctrl-C ends the stream: the server puts the account's registrations back.
+      const stop = () => {
+        api.close();
+        process.exit(0);
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      try {
+        await listen(api, options.forwardTo, options.key, (line) => process.stdout.write(`${line}\n`));
+      } finally {
+        api.close();
+      }
+    });
 
   const trigger = program
     .command('trigger')

@@ -124,6 +124,12 @@ export const LIMITS = {
   webhookDeliveryTimeoutMs: 10_000,
   /** Registration handshake: each of the two test calls (without, then with the client certificate). */
   webhookRegistrationTimeoutMs: 10_000,
+  /** `pixd listen` sessions open at once per account on one node (each registers the account's webhooks). */
+  listenSessionsPerAccount: 4,
+  /** A blank line down an idle `pixd listen` stream this often, so no proxy or client drops it as dead. */
+  listenHeartbeatMs: 15_000,
+  /** What a `pixd listen` answer may carry of the local receiver's body (it is stored with the attempt's outcome). */
+  listenAnswerBodyMaxChars: 4096,
   /** Spec: account-opening callbacks time out after 60 seconds. */
   openingCallbackTimeoutMs: 60_000,
   /**

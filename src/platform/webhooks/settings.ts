@@ -50,12 +50,13 @@ export function settingsGeneration(): number {
 }
 
 /**
- * The `ca` option for outbound TLS: undefined (Node's defaults) unless an extra CA is configured. Passing
- * `ca` replaces Node's trust list, so the bundled roots and NODE_EXTRA_CA_CERTS are then added back.
+ * The `ca` option for outbound TLS: Node's bundled roots, NODE_EXTRA_CA_CERTS, the configured extra CA, and
+ * the service's own CA. Passing `ca` replaces Node's trust list, so the first two are added back. The own CA
+ * is for the service's own addresses (a `pixd listen` session, docs/webhooks.md): the server certificate it
+ * issued; its client certificates (client-auth usage only) cannot pass as a server.
  */
-export function outboundCa(): string[] | undefined {
-  if (!current.extraCaPem) return undefined;
+export function outboundCa(serviceCaPem: string): string[] {
   const extraFile = process.env.NODE_EXTRA_CA_CERTS;
   const fromEnv = extraFile && fs.existsSync(extraFile) ? [fs.readFileSync(extraFile, 'utf8')] : [];
-  return [...tls.rootCertificates, ...fromEnv, current.extraCaPem];
+  return [...tls.rootCertificates, ...fromEnv, ...(current.extraCaPem ? [current.extraCaPem] : []), serviceCaPem];
 }

@@ -106,7 +106,7 @@ export class WebhookTransport {
     if (!context) {
       context = tls.createSecureContext({
         minVersion: 'TLSv1.2',
-        ca: outboundCa(),
+        ca: outboundCa(this.chainPem),
         ...(clientCertificate && {
           cert: this.clientIdentity.certPem + this.chainPem,
           key: this.clientIdentity.keyPem,

@@ -1,0 +1,157 @@
+/**
+ * `pixd listen` (docs/webhooks.md, "Forwarding to localhost"). Two route families share the sessions:
+ * the CLI's (its bearer token, sandbox scope) opens a stream and answers deliveries; the webhook side is
+ * where the registered address points, called by this service's own deliveries with its webhook client
+ * certificate, which is all it accepts.
+ */
+import { once } from 'node:events';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../platform/context.ts';
+import { ApiError, notFound } from '../../platform/errors.ts';
+import { LIMITS } from '../../platform/limits.ts';
+import { clientCertificateSha256 } from '../../platform/auth/guard.ts';
+import { certificateSha256 } from '../../platform/pki.ts';
+import { webhookSettings } from '../../platform/webhooks/settings.ts';
+import { TEST_NOTIFICATION } from '../../platform/webhooks/handshake.ts';
+import { callerOf } from '../../pix/shared/caller.ts';
+import { ListenSessions, type ForwardedDelivery } from './sessions.ts';
+import { registerSession } from './service.ts';
+
+const tags = ['Sandbox'];
+const strict = { additionalProperties: false } as const;
+/** An answer leaves room for the delivery's own timeout: the attempt records the local outcome, not a timeout. */
+const ANSWER_MARGIN_MS = 500;
+/** Headers of a delivery the local receiver gets as pixd sent them; the rest belong to the hop. */
+const FORWARDED_HEADER = /^(content-type|user-agent|x-.*)$/;
+
+const SessionParams = Type.Object({ sessao: Type.String({ format: 'uuid' }) });
+
+export function listenRoutes(ctx: AppContext): { api: FastifyPluginAsync; webhook: FastifyPluginAsync } {
+  const sessions = new ListenSessions();
+  const deps = { db: ctx.db, transport: ctx.webhooks.transport };
+  const serviceCertificate = certificateSha256(ctx.pki.webhookClient.certPem);
+
+  const api: FastifyPluginAsync = async (base) => {
+    const app = base.withTypeProvider<TypeBoxTypeProvider>();
+    // The streams end before the server stops, and their registrations are put back while the database is open.
+    app.addHook('preClose', async () => sessions.endAll());
+    app.addHook('onClose', async () => sessions.restored());
+
+    app.post(
+      '/sandbox/listen',
+      {
+        schema: {
+          tags,
+          summary:
+            "Forward the account's webhooks to the caller (pixd listen): a stream of deliveries, one JSON object per line (sandbox)",
+          body: Type.Object({ chave: Type.Optional(Type.String({ minLength: 1, maxLength: 77 })) }, strict),
+        },
+      },
+      async (request, reply) => {
+        const caller = callerOf(ctx, request);
+        const early: ForwardedDelivery[] = [];
+        let write: ((line: unknown) => void) | undefined;
+        const session = sessions.open(caller.accountId, (delivery) => (write ? write(delivery) : early.push(delivery)));
+        if (!session)
+          throw new ApiError(
+            429,
+            'LimiteDeSessoes',
+            `Esta conta já tem ${LIMITS.listenSessionsPerAccount} sessões de pixd listen abertas.`,
+          );
+        const url = `${ctx.config.publicUrl}/sandbox/listen/${session.id}/webhook`;
+        let registration: Awaited<ReturnType<typeof registerSession>>;
+        try {
+          registration = await registerSession(deps, caller, url, request.body.chave);
+        } catch (error) {
+          sessions.close(session);
+          throw error;
+        }
+        reply.hijack();
+        const raw = reply.raw;
+        raw.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-store' });
+        write = (line) => raw.write(`${JSON.stringify(line)}\n`);
+        write({
+          sessao: session.id,
+          webhookUrl: url,
+          chaves: registration.chaves,
+          recorrencias: registration.recorrencias,
+        });
+        for (const delivery of early) write(delivery);
+        const heartbeat = setInterval(() => raw.write('\n'), LIMITS.listenHeartbeatMs).unref();
+        sessions.onEnd(session, () => raw.end());
+        await once(raw, 'close');
+        clearInterval(heartbeat);
+        sessions.close(
+          session,
+          registration
+            .restore()
+            .catch((error) => request.log.error({ err: error }, 'listen: registrations not put back')),
+        );
+      },
+    );
+
+    app.post(
+      '/sandbox/listen/:sessao/respostas/:entrega',
+      {
+        schema: {
+          tags,
+          summary: 'How the local receiver answered a forwarded delivery (pixd listen reports it; sandbox)',
+          params: Type.Object({ sessao: SessionParams.properties.sessao, entrega: Type.Integer({ minimum: 1 }) }),
+          body: Type.Object(
+            {
+              statusCode: Type.Integer({ minimum: 100, maximum: 599 }),
+              latencyMs: Type.Number({ minimum: 0, maximum: 3_600_000 }),
+              corpo: Type.Optional(Type.String({ maxLength: LIMITS.listenAnswerBodyMaxChars })),
+              erro: Type.Optional(Type.String({ maxLength: 500 })),
+            },
+            strict,
+          ),
+          response: { 204: Type.Null() },
+        },
+      },
+      async (request, reply) => {
+        const session = sessions.get(request.params.sessao);
+        const answered =
+          session?.accountId === request.principal.accountId && session.answer(request.params.entrega, request.body);
+        if (!answered) throw notFound('Nenhuma entrega aguardando resposta nesta sessão.', 'EntregaNaoEncontrada');
+        return reply.status(204).send(null);
+      },
+    );
+  };
+
+  const webhook: FastifyPluginAsync = async (base) => {
+    const app = base.withTypeProvider<TypeBoxTypeProvider>();
+    // The body goes to the local receiver as it came.
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    const receive = async (
+      request: FastifyRequest<{ Params: { sessao: string; '*'?: string } }>,
+      reply: FastifyReply,
+    ) => {
+      if (clientCertificateSha256(request) !== serviceCertificate)
+        throw new ApiError(403, 'AcessoNegado', 'Somente o serviço entrega webhooks a esta sessão (mTLS).');
+      const session = sessions.get(request.params.sessao);
+      if (!session) throw new ApiError(410, 'SessaoEncerrada', 'Esta sessão de pixd listen terminou.');
+      const corpo = typeof request.body === 'string' ? request.body : '';
+      if (corpo === JSON.stringify(TEST_NOTIFICATION)) return reply.status(200).send({});
+      const headers = Object.fromEntries(
+        Object.entries(request.headers).flatMap(([name, value]) =>
+          FORWARDED_HEADER.test(name) && typeof value === 'string' ? [[name, value]] : [],
+        ),
+      );
+      const wildcard = request.params['*'];
+      const answer = await session.forward(
+        { sufixo: wildcard ? `/${wildcard}` : '', headers, corpo },
+        webhookSettings().deliveryTimeoutMs - ANSWER_MARGIN_MS,
+      );
+      reply.status(answer.statusCode).header('content-type', 'application/json; charset=utf-8');
+      return reply.send(answer.corpo ?? (answer.erro ? JSON.stringify({ erro: answer.erro }) : ''));
+    };
+    const schema = { hide: true, params: SessionParams };
+    app.post('/sandbox/listen/:sessao/webhook', { schema }, receive);
+    app.post('/sandbox/listen/:sessao/webhook/*', { schema: { hide: true } }, receive);
+  };
+
+  return { api, webhook };
+}

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { parseAllowList } from './platform/webhooks/destinations.ts';
+import { LIMITS } from './platform/limits.ts';
 
 export type Environment = 'sandbox' | 'production';
 
@@ -19,6 +20,8 @@ export interface Config {
   /** Nodes sharing REDIS_URL's limits: while Redis is out of reach each admits 1/nodes of a limit. */
   nodes: number;
   logLevel: string;
+  /** A directory operation not finished within this many milliseconds answers 504 (PIXD_DICT_TIMEOUT_MS). */
+  dictTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -34,6 +37,7 @@ export const SETTING_FLAGS = [
   ['--redis-url', 'REDIS_URL', 'Redis shared by several nodes for rate limits'],
   ['--nodes', 'PIXD_NODES', 'nodes sharing REDIS_URL (each admits its share while Redis is down)'],
   ['--webhook-allow', 'PIXD_WEBHOOK_ALLOW', 'CIDR ranges webhooks may reach although private'],
+  ['--dict-timeout-ms', 'PIXD_DICT_TIMEOUT_MS', 'directory operations answer 504 past this (default 5000)'],
   ['--log-level', 'LOG_LEVEL', 'fatal, error, warn, info (default), debug, trace or silent'],
 ] as const;
 
@@ -67,6 +71,11 @@ export function loadConfig(settings: Record<string, string | undefined>, cwd = p
     throw new ConfigError(`PIXD_NODES must be a whole number from 1 to 1000, got "${settings.PIXD_NODES}"`);
   const webhookAllow = parseAllowList(settings.PIXD_WEBHOOK_ALLOW);
   if (!Array.isArray(webhookAllow)) throw new ConfigError(`PIXD_WEBHOOK_ALLOW: ${webhookAllow.error}`);
+  const dictTimeoutMs = Number(settings.PIXD_DICT_TIMEOUT_MS ?? LIMITS.dictOperationTimeoutMsDefault);
+  if (!Number.isSafeInteger(dictTimeoutMs) || dictTimeoutMs < 0)
+    throw new ConfigError(
+      `PIXD_DICT_TIMEOUT_MS must be a whole number of milliseconds, got "${settings.PIXD_DICT_TIMEOUT_MS}"`,
+    );
   return {
     host,
     port,
@@ -79,6 +88,7 @@ export function loadConfig(settings: Record<string, string | undefined>, cwd = p
     nodes,
     webhookAllow,
     logLevel: parseLogLevel(settings.LOG_LEVEL || 'info'),
+    dictTimeoutMs,
   };
 }
 

@@ -12,10 +12,13 @@ export async function lockAccountForKeys(sql: Sql, accountId: number): Promise<{
   return rows[0];
 }
 
-/** Every active key of the account, whatever its type: the DICT limit counts them all. */
+/**
+ * Every active key of the account, whatever its type: the DICT limit counts them all. A participant's customers'
+ * keys (POST /dict/entries, counted per owner there) are not the account holder's own.
+ */
 export async function countActiveKeys(sql: Sql, accountId: number): Promise<number> {
   const { rows } = await sql.query<{ n: number }>(
-    'select count(*)::int as n from pix_keys where account_id = $1 and removed_at is null',
+    'select count(*)::int as n from pix_keys where account_id = $1 and removed_at is null and not confirm_incoming',
     [accountId],
   );
   return rows[0].n;

@@ -325,11 +325,26 @@ describe('participant-side directory', () => {
       assert.equal(res.body.chave, key);
       return res.body.endToEndId as string;
     };
+    const hooked = await call('PUT', `/v2/webhook/${encodeURIComponent(key)}`, { webhookUrl: `${receiver.url}/entry` });
+    assert.equal(hooked.status, 201, hooked.text);
     const before = await saldo(call);
 
-    const accepted = await pay('10.00');
+    // A charge of the participant's account to the entry key, paid by the sandbox payer: held like any Pix to it.
+    const cob = await call('POST', '/v2/cob', {
+      calendario: { expiracao: 3600 },
+      valor: { original: '25.00' },
+      chave: key,
+    });
+    assert.equal(cob.status, 201, cob.text);
+    const paid = await payerCall('POST', '/sandbox/pix/pay', {
+      pixCopiaECola: cob.body.pixCopiaECola,
+    });
+    assert.equal(paid.status, 201, paid.text);
+    assert.equal(paid.body.status, 'WAITING');
+    const accepted = paid.body.endToEndId as string;
     assert.equal(await saldo(call), before, 'nothing credited while WAITING');
     assert.equal((await call('GET', `/v2/pix/${accepted}`)).status, 404, 'not a received Pix yet');
+    assert.equal((await call('GET', `/v2/cob/${cob.body.txid}`)).body.status, 'ATIVA');
     const ok = await call('POST', '/v1/pix/confirm', { pix: [{ endToEndId: accepted, status: 'ACSP' }] });
     assert.equal(ok.status, 200, ok.text);
     assert.equal(ok.body.status, 'PROCESSED');
@@ -337,13 +352,18 @@ describe('participant-side directory', () => {
       ok.body.pix.map((p: any) => [p.endToEndId, p.result]),
       [[accepted, 'PROCESSED']],
     );
-    assert.equal(await saldo(call), (Number(before) + 10).toFixed(2));
+    assert.equal(await saldo(call), (Number(before) + 25).toFixed(2));
     const received = await call('GET', `/v2/pix/${accepted}`);
     assert.equal(received.status, 200, received.text);
-    assert.equal(received.body.valor, '10.00');
-    // The participant's webhook on its own key (the application's first) is not this key's: the Pix is notified
-    // to a webhook registered on the entry's key.
-    await outboxIdle(svc);
+    assert.equal(received.body.valor, '25.00');
+    assert.equal(received.body.txid, cob.body.txid);
+    assert.equal((await call('GET', `/v2/cob/${cob.body.txid}`)).body.status, 'CONCLUIDA');
+    // The entry key's webhook is told of the accepted Pix, and only of it.
+    const calls = await receiver.waitForCalls(1, '/entry/pix');
+    assert.deepEqual(
+      calls.map((c) => (c.body as any).pix[0].endToEndId),
+      [accepted],
+    );
 
     const rejected = await pay('7.00');
     const longReason = 'x'.repeat(LIMITS.pixConfirmErrorReasonMaxChars + 1);
@@ -383,7 +403,9 @@ describe('participant-side directory', () => {
     const late = await call('POST', '/v1/pix/confirm', { pix: [{ endToEndId: unconfirmed, status: 'ACSP' }] });
     assert.equal(late.body.pix[0].result, 'ALREADY_DECIDED');
     assert.equal(late.body.pix[0].status, 'EXPIRED');
-    assert.equal(await saldo(call), (Number(before) + 10).toFixed(2), 'only the accepted Pix was credited');
+    assert.equal(await saldo(call), (Number(before) + 25).toFixed(2), 'only the accepted Pix was credited');
+    await outboxIdle(svc);
+    assert.equal(receiver.callsTo('/entry/pix').length, 1, 'no webhook for rejected or expired Pix');
 
     const db = svc.service.ctx.db;
     const credits = await db.query<{ n: number }>(
@@ -531,7 +553,7 @@ describe('participant-side directory', () => {
       .split('\n')
       .map((l: string) => l.split(';'));
     const received = lines.filter((l: string[]) => l[1] === 'pixRecebido').map((l: string[]) => l[4]);
-    assert.ok(received.includes('10.00'), `the accepted 10.00 is reported: ${file.text}`);
+    assert.ok(received.includes('25.00'), `the accepted 25.00 is reported: ${file.text}`);
     assert.ok(!received.includes('7.00') && !received.includes('3.00'), 'rejected and expired Pix are not');
     const closing = lines.find((l: string[]) => l[1] === 'saldoDia')!;
     assert.equal(closing[4], await saldo(c), 'the closing balance is the balance');

@@ -535,6 +535,43 @@ describe('participant-side directory', () => {
     await assertLedgerBalanced(db);
   });
 
+  it('credits a charge once: of two Pix held for it, the second accepted is REFUSED and nothing is credited twice', async () => {
+    const key = phone();
+    assert.equal((await register({ key, keyType: 'phone', participant: ispb })).status, 201);
+    const cob = await call('POST', '/v2/cob', {
+      calendario: { expiracao: 3600 },
+      valor: { original: '30.00' },
+      chave: key,
+    });
+    assert.equal(cob.status, 201, cob.text);
+    const payerCall = callerWithFreshToken(payer);
+    const pay = async () => {
+      const res = await payerCall('POST', '/sandbox/pix/pay', { pixCopiaECola: cob.body.pixCopiaECola });
+      assert.equal(res.status, 201, res.text);
+      assert.equal(res.body.status, 'WAITING');
+      return res.body.endToEndId as string;
+    };
+    const [first, second] = [await pay(), await pay()];
+    const before = Number(await saldo(call));
+    const res = await call('POST', '/v1/pix/confirm', {
+      pix: [
+        { endToEndId: first, status: 'ACSP' },
+        { endToEndId: second, status: 'ACSP' },
+      ],
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(
+      res.body.pix.map((p: any) => p.result),
+      ['PROCESSED', 'REFUSED'],
+    );
+    assert.equal(await confirmationStatus(second), 'RJCT');
+    assert.equal(Number(await saldo(call)), before + 30);
+    assert.equal((await call('GET', `/v2/pix/${second}`)).status, 404);
+    const db = svc.service.ctx.db;
+    await assertBalanceMatchesLines(db, participant.accountId, await saldo(call));
+    await assertLedgerBalanced(db);
+  });
+
   it("shows the accepted Pix in the participant's report of the day", async () => {
     const next = fromEpochDay(toEpochDay(day) + 1);
     setClock(svc, `${next}T10:00:00-03:00`);

@@ -200,6 +200,12 @@ describe('participant-side directory', () => {
       assert.equal(again.status, 201, again.text);
       assert.deepEqual(again.body.entry, entry);
     }
+    // A customer's random key is the directory's, not the participant account's own: /v2/gn/evp leaves it alone.
+    const evpKey = cases[4].key;
+    const listed = await call('GET', '/v2/gn/evp');
+    assert.equal(listed.status, 200, listed.text);
+    assert.ok(!listed.body.chaves.includes(evpKey), listed.text);
+    assert.equal((await call('DELETE', `/v2/gn/evp/${evpKey}`)).status, 404);
     // The same requestId with another body: refused.
     const requestId = randomUUID();
     assert.equal((await register({ key: phone(), keyType: 'phone', participant: ispb, requestId })).status, 201);

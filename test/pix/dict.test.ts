@@ -444,9 +444,15 @@ describe('participant-side directory', () => {
 
     const e2eOk = await send(`dictok${seq++}`, '20.00');
     const e2eNo = await send(`dictno${seq++}`, '5.00');
-    await waitFor(async () => (await confirmationStatus(e2eOk)) && (await confirmationStatus(e2eNo)), 'both held');
+    const lateId = `dictlate${seq++}`;
+    const e2eLate = await send(lateId, '4.00');
+    await waitFor(
+      async () =>
+        (await confirmationStatus(e2eOk)) && (await confirmationStatus(e2eNo)) && (await confirmationStatus(e2eLate)),
+      'all three held',
+    );
     await outboxIdle(svc);
-    assert.equal(Number(await saldo(payerCall)), payerBefore - 25, "the sender's money is held");
+    assert.equal(Number(await saldo(payerCall)), payerBefore - 29, "the sender's money is held");
     assert.equal(Number(await saldo(call)), participantBefore, 'nothing credited yet');
 
     const res = await call('POST', '/v1/pix/confirm', {
@@ -458,10 +464,17 @@ describe('participant-side directory', () => {
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.status, 'WAITING', 'the sends settle after the answer');
     await waitFor(async () => {
-      const [a, b] = [await sentStatus(`dictok${seq - 2}`), await sentStatus(`dictno${seq - 1}`)];
+      const [a, b] = [await sentStatus(`dictok${seq - 3}`), await sentStatus(`dictno${seq - 2}`)];
       return a !== 'EM_PROCESSAMENTO' && b !== 'EM_PROCESSAMENTO' && [a, b];
     }, 'both sends settled').then((statuses) => assert.deepEqual(statuses, ['REALIZADO', 'NAO_REALIZADO']));
-    assert.equal(Number(await saldo(payerCall)), payerBefore - 20, 'the rejected amount went back to its sender');
+    assert.equal(Number(await saldo(payerCall)), payerBefore - 24, 'the rejected amount went back to its sender');
+    assert.equal(Number(await saldo(call)), participantBefore + 20);
+    // The third, never confirmed: its deadline passes and the send is returned.
+    assert.equal(await sentStatus(lateId), 'EM_PROCESSAMENTO');
+    svc.advance(LIMITS.participantConfirmationTimeoutSeconds + 1);
+    await waitFor(async () => (await sentStatus(lateId)) === 'NAO_REALIZADO', 'the unconfirmed send returned');
+    assert.equal(await confirmationStatus(e2eLate), 'EXPIRED');
+    assert.equal(Number(await saldo(payerCall)), payerBefore - 20, 'the expired amount went back too');
     assert.equal(Number(await saldo(call)), participantBefore + 20);
     const db = svc.service.ctx.db;
     await assertBalanceMatchesLines(db, payer.accountId, await saldo(payerCall));

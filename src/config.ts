@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { parseAllowList } from './platform/webhooks/destinations.ts';
 import { LOG_FORMATS, type LogFormat } from './platform/logging.ts';
+import { LIMITS } from './platform/limits.ts';
 
 export type Environment = 'sandbox' | 'production';
 
@@ -21,6 +22,8 @@ export interface Config {
   nodes: number;
   logLevel: string;
   logFormat: LogFormat;
+  /** A directory operation not finished within this many milliseconds answers 504 (PIXD_DICT_TIMEOUT_MS). */
+  dictTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -36,6 +39,7 @@ export const SETTING_FLAGS = [
   ['--redis-url', 'REDIS_URL', 'Redis shared by several nodes for rate limits'],
   ['--nodes', 'PIXD_NODES', 'nodes sharing REDIS_URL (each admits its share while Redis is down)'],
   ['--webhook-allow', 'PIXD_WEBHOOK_ALLOW', 'CIDR ranges webhooks may reach although private'],
+  ['--dict-timeout-ms', 'PIXD_DICT_TIMEOUT_MS', 'directory operations answer 504 past this (default 5000)'],
   ['--log-level', 'LOG_LEVEL', 'fatal, error, warn, info (default), debug, trace or silent'],
   ['--log-format', 'LOG_FORMAT', 'auto (default: pretty on a terminal, JSON otherwise), json or pretty'],
 ] as const;
@@ -70,6 +74,11 @@ export function loadConfig(settings: Record<string, string | undefined>, cwd = p
     throw new ConfigError(`PIXD_NODES must be a whole number from 1 to 1000, got "${settings.PIXD_NODES}"`);
   const webhookAllow = parseAllowList(settings.PIXD_WEBHOOK_ALLOW);
   if (!Array.isArray(webhookAllow)) throw new ConfigError(`PIXD_WEBHOOK_ALLOW: ${webhookAllow.error}`);
+  const dictTimeoutMs = Number(settings.PIXD_DICT_TIMEOUT_MS ?? LIMITS.dictOperationTimeoutMsDefault);
+  if (!Number.isSafeInteger(dictTimeoutMs) || dictTimeoutMs < 0)
+    throw new ConfigError(
+      `PIXD_DICT_TIMEOUT_MS must be a whole number of milliseconds, got "${settings.PIXD_DICT_TIMEOUT_MS}"`,
+    );
   return {
     host,
     port,
@@ -83,6 +92,7 @@ export function loadConfig(settings: Record<string, string | undefined>, cwd = p
     webhookAllow,
     logLevel: parseLogLevel(settings.LOG_LEVEL || 'info'),
     logFormat: parseLogFormat(settings.LOG_FORMAT || 'auto'),
+    dictTimeoutMs,
   };
 }
 

@@ -17,6 +17,7 @@ import { SCHEDULE_TOPICS } from './pix/schedules/scheduler.ts';
 import { WEBHOOK_TOPICS } from './pix/webhook/events.ts';
 import { SEND_SETTLE_TOPIC } from './pix/send/settlement.ts';
 import { INFRACTION_DEADLINE_TOPIC } from './pix/infractions/service.ts';
+import { CONFIRMATION_EXPIRY_TOPIC } from './pix/payments/holds.ts';
 import type { AppContext } from './platform/context.ts';
 import type { AnyTopic } from './platform/outbox/jobs.ts';
 import type { DeliveryDeps } from './platform/webhooks/delivery.ts';
@@ -38,6 +39,7 @@ export const JOB_TOPICS: readonly AnyTopic<AppContext>[] = [
   COBR_TOPICS.expire,
   SOLICREC_TOPICS.send,
   SOLICREC_TOPICS.expire,
+  CONFIRMATION_EXPIRY_TOPIC,
 ];
 
 /** Deliveries to other people's servers, on the webhook lanes (`ctx.webhooks`). */

@@ -19,7 +19,7 @@ import { MONEY_CHANNEL, type MoneyMovement } from './platform/logging.ts';
 import { WebhookDispatcher } from './platform/webhooks/dispatcher.ts';
 import type { AppContext } from './platform/context.ts';
 import { createAccount } from './accounts/service.ts';
-import { SCOPES } from './platform/auth/scopes.ts';
+import { SCOPES, isParticipantScope } from './platform/auth/scopes.ts';
 import { writeAccountFiles, type CredentialsFile } from './accounts/credentials.ts';
 import { ensureOperatorSecret, writeOperatorFile } from './operator/secret.ts';
 import { ensureServiceIdentity } from './platform/identity.ts';
@@ -196,8 +196,12 @@ async function ensureDemoCredentials(
   const credentialsPath = path.join(ctx.config.dataDir, 'credentials.json');
   const existing = readJsonFile<CredentialsFile>(credentialsPath);
   if (existing) return { credentials: existing, credentialsPath, created: false };
-  // The demo application holds every scope, the sandbox tools' included.
-  const issued = await createAccount(ctx.db, ctx.pki, ctx.clock, { nome: 'Pixd Demo Ltda', scopes: [...SCOPES] });
+  // The demo application holds every scope, the sandbox tools' included, but the participant scopes: the demo
+  // account is not an indirect participant (docs/participants.md).
+  const issued = await createAccount(ctx.db, ctx.pki, ctx.clock, {
+    nome: 'Pixd Demo Ltda',
+    scopes: SCOPES.filter((s) => !isParticipantScope(s)),
+  });
   const credentials = writeAccountFiles(ctx.config, issued, ctx.pki.files);
   writeJsonAtomic(credentialsPath, credentials);
   return { credentials, credentialsPath, created: true };

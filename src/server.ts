@@ -56,6 +56,7 @@ const API_DESCRIPTION = [
 ].join('\n');
 import { sendRoutes, sentPixRoutes } from './pix/send/routes.ts';
 import { infractionRoutes } from './pix/infractions/routes.ts';
+import { dictRoutes } from './pix/dict/routes.ts';
 
 export interface BuildOptions {
   logger?: boolean | object;
@@ -208,6 +209,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // Payers' institutions and people follow locations and QR pages: public, no token, no certificate.
   await app.register(family(ctx, { format: 'problem' }, payloadRoutes(ctx)));
   await app.register(family(ctx, { format: 'wrapper', audience: 'pix' }, cobV1Routes(ctx), scheduleRoutes(ctx)));
+  // The participant-side directory and confirmations (docs/participants.md) answer errors in the wrapper too.
+  await app.register(family(ctx, { format: 'wrapper', audience: 'pix' }, dictRoutes(ctx)));
   // Money out (docs/sending.md): the send answers named errors, its reads problem objects (as the SDK documents).
   await app.register(family(ctx, { format: 'named', audience: 'pix' }, sendRoutes(ctx)));
   await app.register(family(ctx, { format: 'problem', audience: 'pix' }, sentPixRoutes(ctx), infractionRoutes(ctx)));
@@ -219,6 +222,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     const { sandboxWebhookRoutes } = await import('./sandbox/webhooks.ts');
     const { sandboxInfractionRoutes } = await import('./sandbox/infractions.ts');
     const { sandboxRecRoutes } = await import('./sandbox/rec.ts');
+    const { sandboxDictRoutes } = await import('./sandbox/dict.ts');
     const listen = (await import('./sandbox/listen/routes.ts')).listenRoutes(ctx);
     await app.register(
       family(
@@ -228,6 +232,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
         sandboxWebhookRoutes(ctx),
         sandboxInfractionRoutes(ctx),
         sandboxRecRoutes(ctx),
+        sandboxDictRoutes(ctx),
         listen.api,
       ),
     );

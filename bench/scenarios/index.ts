@@ -23,4 +23,10 @@ export type { Scenario };
  * Benches that are not request loads: each runs on its own (`node --import tsx bench/scenarios/<file>`) and
  * writes its section of the notes in docs/performance.md.
  */
-export const standalone = ['reconciliation-report.ts', 'balance-history.ts', 'webhook-delivery.ts', 'startup.ts'];
+export const standalone = [
+  'reconciliation-report.ts',
+  'balance-history.ts',
+  'webhook-delivery.ts',
+  'dict-entries.ts',
+  'startup.ts',
+];

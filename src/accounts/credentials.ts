@@ -12,7 +12,8 @@ export interface CredentialsFile {
   certificate: { p12: string; pem: string; key: string };
   caCertificate: string;
   webhookCertificateChain: string;
-  account: { nome: string; documento: string; conta: string; payeeCode: string };
+  /** `ispb`: present for an indirect participant (docs/participants.md). */
+  account: { nome: string; documento: string; conta: string; payeeCode: string; ispb?: string };
   chaves: string[];
 }
 
@@ -42,6 +43,7 @@ export function writeAccountFiles(
       documento: issued.account.documento,
       conta: issued.account.conta,
       payeeCode: issued.account.payee_code,
+      ...(issued.account.participant_ispb && { ispb: issued.account.participant_ispb }),
     },
     chaves: issued.chaves,
   };

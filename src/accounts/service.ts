@@ -8,7 +8,8 @@ import type { Clock } from '../platform/clock.ts';
 import type { ServicePki } from '../platform/bootstrap.ts';
 import { certificateSha256, issueCertificate, toPkcs12 } from '../platform/pki.ts';
 import { hashSecret } from '../platform/auth/tokens.ts';
-import { DEFAULT_ACCOUNT_SCOPES, isScope } from '../platform/auth/scopes.ts';
+import { DEFAULT_ACCOUNT_SCOPES, PARTICIPANT_SCOPES, isParticipantScope, isScope } from '../platform/auth/scopes.ts';
+import { RECEIVER_ISPB, SANDBOX_PAYER_ISPB } from '../platform/institution.ts';
 import { completeCnpj, isValidCnpj, isValidCpf } from '../platform/documents.ts';
 import { insertAccount, insertApplication, insertKey, type AccountRow } from './store.ts';
 
@@ -17,6 +18,10 @@ export interface NewAccountInput {
   documento?: string;
   scopes?: string[];
   cidade?: string;
+  /** An indirect participant (docs/participants.md): gets an ISPB and may hold the `*.ind.*` scopes. */
+  participant?: boolean;
+  /** The participant's ISPB (8 digits); one is drawn when not given. */
+  ispb?: string;
 }
 
 export interface IssuedAccount {
@@ -32,16 +37,37 @@ export class AccountInputError extends Error {}
 
 const NOME_MAX_CHARS = 200;
 
-export function validateAccountInput(input: NewAccountInput): Required<NewAccountInput> {
+const ISPB_PATTERN = /^\d{8}$/;
+
+/** A fictitious ISPB for a participant: 8 digits, never pixd's own nor the sandbox payer's. */
+function drawIspb(): string {
+  for (;;) {
+    const ispb = String(randomInt(10 ** 7, 10 ** 8));
+    if (ispb !== RECEIVER_ISPB && ispb !== SANDBOX_PAYER_ISPB) return ispb;
+  }
+}
+
+export function validateAccountInput(
+  input: NewAccountInput,
+): Required<Omit<NewAccountInput, 'participant' | 'ispb'>> & { ispb: string | null } {
   const nome = input.nome?.trim() || 'Pixd Demo Ltda';
   if (nome.length > NOME_MAX_CHARS) throw new AccountInputError(`nome must be at most ${NOME_MAX_CHARS} characters`);
   const documento = input.documento ?? completeCnpj(String(randomInt(10 ** 11, 10 ** 12)));
   if (!isValidCpf(documento) && !isValidCnpj(documento))
     throw new AccountInputError(`documento "${documento}" is not a valid CPF or CNPJ`);
-  const scopes = input.scopes?.length ? [...new Set(input.scopes)] : [...DEFAULT_ACCOUNT_SCOPES];
+  if (input.ispb !== undefined && !input.participant)
+    throw new AccountInputError('ispb is given only to a participant account');
+  if (input.ispb !== undefined && (!ISPB_PATTERN.test(input.ispb) || input.ispb === RECEIVER_ISPB))
+    throw new AccountInputError(`ispb "${input.ispb}" must be 8 digits and not this institution's own`);
+  const ispb = input.participant ? (input.ispb ?? drawIspb()) : null;
+  const defaults = ispb ? [...DEFAULT_ACCOUNT_SCOPES, ...PARTICIPANT_SCOPES] : DEFAULT_ACCOUNT_SCOPES;
+  const scopes = input.scopes?.length ? [...new Set(input.scopes)] : [...defaults];
   const unknown = scopes.filter((s) => !isScope(s));
   if (unknown.length) throw new AccountInputError(`unknown scopes: ${unknown.join(', ')}`);
-  return { nome, documento, scopes, cidade: input.cidade?.trim() || 'Sao Paulo' };
+  const reserved = ispb ? [] : scopes.filter(isParticipantScope);
+  if (reserved.length)
+    throw new AccountInputError(`only a participant account may hold the scopes ${reserved.join(', ')}`);
+  return { nome, documento, scopes, cidade: input.cidade?.trim() || 'Sao Paulo', ispb };
 }
 
 export async function createAccount(
@@ -65,6 +91,7 @@ export async function createAccount(
         conta: String(randomInt(10 ** 7, 10 ** 8)),
         payee_code: randomBytes(16).toString('hex'),
         cidade: valid.cidade,
+        participant_ispb: valid.ispb,
       },
       now,
     );

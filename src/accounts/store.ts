@@ -7,20 +7,23 @@ export interface AccountRow {
   conta: string;
   payee_code: string;
   cidade: string;
+  /** The account's ISPB when it is an indirect participant. */
+  participant_ispb: string | null;
 }
 
 export async function insertAccount(sql: Sql, a: Omit<AccountRow, 'id'>, now: Date): Promise<AccountRow> {
   const { rows } = await sql.query<AccountRow>(
-    `insert into accounts (nome, documento, conta, payee_code, cidade, created_at) values ($1, $2, $3, $4, $5, $6)
-     returning id, nome, documento, conta, payee_code, cidade`,
-    [a.nome, a.documento, a.conta, a.payee_code, a.cidade, now],
+    `insert into accounts (nome, documento, conta, payee_code, cidade, participant_ispb, created_at)
+     values ($1, $2, $3, $4, $5, $6, $7)
+     returning id, nome, documento, conta, payee_code, cidade, participant_ispb`,
+    [a.nome, a.documento, a.conta, a.payee_code, a.cidade, a.participant_ispb, now],
   );
   return rows[0];
 }
 
 export async function findAccount(sql: Sql, accountId: number): Promise<AccountRow | undefined> {
   const { rows } = await sql.query<AccountRow>(
-    'select id, nome, documento, conta, payee_code, cidade from accounts where id = $1',
+    'select id, nome, documento, conta, payee_code, cidade, participant_ispb from accounts where id = $1',
     [accountId],
   );
   return rows[0];

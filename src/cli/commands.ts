@@ -99,6 +99,7 @@ function servedBaseUrl(config: Config): string {
 function describeAccount(c: CredentialsFile, file: string): string {
   return [
     `created account ${c.account.conta} (${c.account.nome}, ${c.account.documento})`,
+    ...(c.account.ispb ? [`  participant ISPB: ${c.account.ispb}`] : []),
     `  client id:      ${c.clientId}`,
     `  client secret:  ${c.clientSecret}`,
     `                  shown once: store it now (it is also in ${file}, readable only by you)`,

@@ -64,24 +64,39 @@ export function buildProgram(): Command {
     .option('--nome <nome>', "the account holder's name")
     .option('--documento <documento>', "the holder's CPF or CNPJ")
     .option('--scopes <a,b>', 'scopes the application holds, comma-separated (default: every scope but sandbox.write)')
+    .option('--participant', 'an indirect participant: gets an ISPB and the *.ind.* scopes (docs/participants.md)')
+    .option('--ispb <ispb>', "the participant's ISPB, 8 digits (default: drawn)")
     .option('--json', 'print the credentials as JSON (the shape of credentials.json)')
-    .action((options: { nome?: string; documento?: string; scopes?: string; json?: boolean }, command: Command) =>
-      commands().then((c) =>
-        c.accountCreate(
-          configOf(command),
-          {
-            ...(options.nome !== undefined && { nome: options.nome }),
-            ...(options.documento !== undefined && { documento: options.documento }),
-            ...(options.scopes !== undefined && {
-              scopes: options.scopes
-                .split(',')
-                .map((s) => s.trim())
-                .filter(Boolean),
-            }),
-          },
-          options.json === true,
+    .action(
+      (
+        options: {
+          nome?: string;
+          documento?: string;
+          scopes?: string;
+          participant?: boolean;
+          ispb?: string;
+          json?: boolean;
+        },
+        command: Command,
+      ) =>
+        commands().then((c) =>
+          c.accountCreate(
+            configOf(command),
+            {
+              ...(options.nome !== undefined && { nome: options.nome }),
+              ...(options.documento !== undefined && { documento: options.documento }),
+              ...(options.participant === true && { participant: true }),
+              ...(options.ispb !== undefined && { ispb: options.ispb }),
+              ...(options.scopes !== undefined && {
+                scopes: options.scopes
+                  .split(',')
+                  .map((s) => s.trim())
+                  .filter(Boolean),
+              }),
+            },
+            options.json === true,
+          ),
         ),
-      ),
     );
 
   const schedule = program.command('schedule').description('scheduled Pix sent from an account');

@@ -39,6 +39,8 @@ export const operatorRoutes =
               documento: Type.Optional(Type.String()),
               scopes: Type.Optional(Type.Array(Type.String())),
               cidade: Type.Optional(Type.String()),
+              participant: Type.Optional(Type.Boolean()),
+              ispb: Type.Optional(Type.String()),
             },
             { additionalProperties: false },
           ),

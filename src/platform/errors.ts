@@ -289,7 +289,7 @@ export const newCorrelationId = () => randomUUID();
 export function formatForPath(url: string): ErrorFormat {
   if (url.startsWith('/oauth')) return 'oauth';
   if (/^\/(v1\/(charge|card|installments|notification|pubkey|authorize)|checkout)/.test(url)) return 'billing';
-  if (url.startsWith('/v1/')) return 'wrapper';
+  if (url.startsWith('/v1/') || url.startsWith('/dict/')) return 'wrapper';
   return 'problem';
 }
 

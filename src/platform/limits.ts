@@ -263,4 +263,24 @@ export const LIMITS = {
   /** Bank data of a receiver (Bacen ContaBanco): agency up to 4 digits, account number up to 20. */
   bankAgencyMaxDigits: 4,
   bankAccountMaxDigits: 20,
+  /**
+   * Participant-side directory (docs/participants.md). A Pix to a participant's key waits this long (receiving
+   * account's clock) for POST /v1/pix/confirm, then is rejected: the SPI gives the receiving participant seconds,
+   * pixd gives a participant application a minute, since it answers from outside.
+   */
+  participantConfirmationTimeoutSeconds: 60,
+  /** Spec: the error description of an RJCT confirmation. */
+  pixConfirmErrorReasonMaxChars: 105,
+  /** Confirmations in one POST /v1/pix/confirm (the interface says "several"; bounded so a call stays short). */
+  pixConfirmItemsMax: 100,
+  /**
+   * A directory operation (POST /dict/entries, /dict/refunds) not finished within this many milliseconds answers
+   * 504 (spec: timeout). The default; PIXD_DICT_TIMEOUT_MS overrides it (config.dictTimeoutMs).
+   */
+  dictOperationTimeoutMsDefault: 5_000,
+  /** DICT field bounds (owner name and trade name, 140 and 140; an e-mail key, 77). */
+  dictOwnerNameMaxChars: 140,
+  dictEmailKeyMaxChars: 77,
+  /** Special refund request details (DICT: 2000 characters). */
+  dictRefundDetailsMaxChars: 2_000,
 } as const;

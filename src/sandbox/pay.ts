@@ -4,7 +4,7 @@ import type { Clock } from '../platform/clock.ts';
 import { invalid } from '../platform/errors.ts';
 import { parseAmount } from '../platform/money.ts';
 import { parseBrCode } from '../platform/brcode.ts';
-import { receivePix, type PaymentTarget } from '../pix/payments/engine.ts';
+import { receiveOrHold, type PaymentTarget } from '../pix/payments/engine.ts';
 import { PaymentRefused } from '../pix/payments/refusal.ts';
 import { pixView } from '../pix/received/view.ts';
 import { FICTITIOUS_PAYER } from './settlement.ts';
@@ -90,15 +90,39 @@ export async function sandboxPay(sql: Sql, accountId: number, clock: Clock, body
   }
   try {
     // No amount and no charge: the engine refuses with cobranca_inexistente, as for any unknown target.
-    const received = await receivePix(sql, now, {
+    const payer: { nome: string; cpf?: string; cnpj?: string } = body.pagador ?? FICTITIOUS_PAYER;
+    const reception = await receiveOrHold(sql, now, {
       target,
       amountCents,
-      payer: body.pagador ?? FICTITIOUS_PAYER,
+      payer,
       infoPagador: body.infoPagador,
       origin: 'sandbox_pay',
     });
     // Received a moment ago: no refunds yet.
-    return pixView(received, []);
+    if (reception.received) return pixView(reception.received, []);
+    // A participant's key: nothing is credited until the participant confirms (docs/participants.md).
+    const { held } = reception;
+    return {
+      ...pixView(
+        {
+          end_to_end_id: held.endToEndId,
+          account_id: held.accountId,
+          charge_id: null,
+          txid: target.kind === 'key' ? (target.txid ?? null) : null,
+          chave: held.chave,
+          amount_cents: held.amountCents,
+          received_at: held.receivedAt,
+          pagador_cpf: payer.cpf ?? null,
+          pagador_cnpj: payer.cnpj ?? null,
+          pagador_nome: payer.nome,
+          info_pagador: body.infoPagador ?? null,
+          components: null,
+          origin: 'sandbox_pay',
+        },
+        [],
+      ),
+      status: 'WAITING' as const,
+    };
   } catch (error) {
     if (error instanceof PaymentRefused)
       throw invalid('PixRecusado', error.message, [{ property: 'pagamento', reason: error.code }]);

@@ -103,7 +103,10 @@ export const sandboxRoutes =
             },
             { additionalProperties: false },
           ),
-          response: { 201: PixView },
+          // `status: WAITING`: paid to a participant's key, held until the participant confirms it.
+          response: {
+            201: Type.Composite([PixView, Type.Object({ status: Type.Optional(Type.Literal('WAITING')) })]),
+          },
         },
       },
       async (request, reply) => {

@@ -5,7 +5,7 @@
 import type { Database } from '../platform/db/database.ts';
 import type { Clock } from '../platform/clock.ts';
 import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../platform/outbox/jobs.ts';
-import { amountDue, receivePix } from '../pix/payments/engine.ts';
+import { amountDue, receiveOrHold } from '../pix/payments/engine.ts';
 import { PaymentRefused } from '../pix/payments/refusal.ts';
 import type { CobBody } from '../pix/cob/schemas.ts';
 import type { CobVBody } from '../pix/cobv/schemas.ts';
@@ -57,7 +57,8 @@ export function autoPaymentHandler(db: Database, clock: Clock) {
         );
         if (!rows.length) return;
         const due = amountDue(rows[0], now);
-        await receivePix(sql, now, {
+        // A participant's charge is held for its confirmation like any Pix to its key.
+        await receiveOrHold(sql, now, {
           target: { kind: 'charge', accountId: job.payload.accountId, txid: job.payload.txid },
           amountCents: due.cents,
           payer: FICTITIOUS_PAYER,

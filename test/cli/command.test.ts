@@ -109,6 +109,28 @@ describe('pixd command line', () => {
       } finally {
         client.close();
       }
+      assert.equal(credentials.account.ispb, undefined, 'a plain account is no participant');
+    });
+
+    it('account create --participant gives the account an ISPB, shown in its credentials, and the *.ind.* scopes', async () => {
+      const run = await runPixd(
+        ['account', 'create', '--participant', '--ispb', '87654321', '--json', '--data-dir', svc.data.dataDir],
+        { DATABASE_URL: svc.data.databaseUrl },
+      );
+      assert.equal(run.status, 0, run.stderr);
+      const credentials = JSON.parse(run.stdout);
+      assert.equal(credentials.account.ispb, '87654321');
+      const { rows } = await svc.service.ctx.db.query<{ scopes: string[] }>(
+        'select scopes from applications where client_id = $1',
+        [credentials.clientId],
+      );
+      assert.ok(rows[0].scopes.includes('keys.ind.write') && rows[0].scopes.includes('devolutionRequest.ind.write'));
+      const refused = await runPixd(
+        ['account', 'create', '--scopes', 'keys.ind.write', '--data-dir', svc.data.dataDir],
+        { DATABASE_URL: svc.data.databaseUrl },
+      );
+      assert.notEqual(refused.status, 0, 'the participant scopes only for a participant');
+      assert.match(refused.stderr, /participant/);
     });
   });
 

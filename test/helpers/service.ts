@@ -13,7 +13,7 @@ import pg from 'pg';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { OffsetClock } from '../../src/platform/clock.ts';
 import { createAccount, type NewAccountInput } from '../../src/accounts/service.ts';
-import { SCOPES } from '../../src/platform/auth/scopes.ts';
+import { SCOPES, isParticipantScope } from '../../src/platform/auth/scopes.ts';
 import { startService, type RunningService, type StartOptions } from '../../src/runtime.ts';
 import { HttpsClient, type Identity } from './https-client.ts';
 import { seededData } from './template.ts';
@@ -212,8 +212,10 @@ export async function startTestService(
     anonymous,
     demo,
     async newParty(input = {}) {
-      // Test parties play the payer too: the sandbox tools are granted explicitly, as an operator would.
-      const issued = await createAccount(service.ctx.db, service.ctx.pki, clock, { scopes: [...SCOPES], ...input });
+      // Test parties play the payer too: the sandbox tools are granted explicitly, as an operator would. The
+      // participant scopes only to a participant (accounts/service.ts refuses them to others).
+      const scopes = SCOPES.filter((s) => input.participant || !isParticipantScope(s));
+      const issued = await createAccount(service.ctx.db, service.ctx.pki, clock, { scopes, ...input });
       return party({
         clientId: issued.clientId,
         clientSecret: issued.clientSecret,

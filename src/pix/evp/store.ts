@@ -1,4 +1,8 @@
-/** Random (evp) keys in `pix_keys`. A removed key keeps its row (removed_at), so its chave is never reused. */
+/**
+ * Random (evp) keys in `pix_keys`. A removed key keeps its row (removed_at), so its chave is never reused. The
+ * keys a participant registered for its customers (`confirm_incoming`, POST /dict/entries) are the directory's,
+ * not the account's own: /v2/gn/evp neither lists nor removes them.
+ */
 import type { Sql } from '../../platform/db/database.ts';
 
 /**
@@ -12,10 +16,13 @@ export async function lockAccountForKeys(sql: Sql, accountId: number): Promise<{
   return rows[0];
 }
 
-/** Every active key of the account, whatever its type: the DICT limit counts them all. */
+/**
+ * Every active key of the account, whatever its type: the DICT limit counts them all. A participant's customers'
+ * keys (POST /dict/entries, counted per owner there) are not the account holder's own.
+ */
 export async function countActiveKeys(sql: Sql, accountId: number): Promise<number> {
   const { rows } = await sql.query<{ n: number }>(
-    'select count(*)::int as n from pix_keys where account_id = $1 and removed_at is null',
+    'select count(*)::int as n from pix_keys where account_id = $1 and removed_at is null and not confirm_incoming',
     [accountId],
   );
   return rows[0].n;
@@ -35,7 +42,8 @@ export async function insertRandomKey(sql: Sql, accountId: number, chave: string
 
 export async function activeRandomKeys(sql: Sql, accountId: number): Promise<string[]> {
   const { rows } = await sql.query<{ chave: string }>(
-    `select chave from pix_keys where account_id = $1 and tipo = 'evp' and removed_at is null order by created_at, chave`,
+    `select chave from pix_keys where account_id = $1 and tipo = 'evp' and removed_at is null and not confirm_incoming
+     order by created_at, chave`,
     [accountId],
   );
   return rows.map((r) => r.chave);
@@ -44,7 +52,8 @@ export async function activeRandomKeys(sql: Sql, accountId: number): Promise<str
 /** Marks an active random key of the account removed. False when there is no such key. */
 export async function markRandomKeyRemoved(sql: Sql, accountId: number, chave: string, now: Date): Promise<boolean> {
   const { rowCount } = await sql.query(
-    `update pix_keys set removed_at = $3 where chave = $1 and account_id = $2 and tipo = 'evp' and removed_at is null`,
+    `update pix_keys set removed_at = $3
+      where chave = $1 and account_id = $2 and tipo = 'evp' and removed_at is null and not confirm_incoming`,
     [chave, accountId, now],
   );
   return rowCount === 1;

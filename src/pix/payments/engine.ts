@@ -32,6 +32,10 @@ import {
   type PayableCharge,
 } from './store.ts';
 import { settlementBatcherFor } from './settlement-batcher.ts';
+import { CONFIRMATION_TIMEOUT_ERROR, findConfirmation, holdPix, type HeldPix } from './holds.ts';
+
+/** What the engine did with an incoming Pix: credited it, or held it for the receiving participant (holds.ts). */
+export type Reception = { received: ReceivedPixRow; held?: undefined } | { held: HeldPix; received?: undefined };
 
 export type PaymentTarget =
   /** A charge by its receiver and txid (sandbox pay by txid). */
@@ -100,18 +104,39 @@ export function unpayableReason(charge: PayableCharge, now: Date): PaymentRefuse
   return undefined;
 }
 
+/**
+ * A Pix for a caller that cannot leave it waiting (automatic Pix, whose attempt must settle now): a key that
+ * needs its participant's confirmation refuses it.
+ */
 export async function receivePix(sql: Sql, now: Date, incoming: IncomingPix): Promise<ReceivedPixRow> {
+  const reception = await receive(sql, now, incoming, false);
+  if (!reception.received) throw new Error('a Pix was held for a caller that cannot hold it');
+  return reception.received;
+}
+
+/** A Pix whose sender can wait for the receiving participant's confirmation: credited, or held WAITING. */
+export function receiveOrHold(sql: Sql, now: Date, incoming: IncomingPix): Promise<Reception> {
+  return receive(sql, now, incoming, true);
+}
+
+async function receive(sql: Sql, now: Date, incoming: IncomingPix, holdable: boolean): Promise<Reception> {
   checkAmount(incoming.amountCents);
   const { target } = incoming;
   if (target.kind === 'charge' || target.kind === 'location') {
     const charge = await readChargeForSettlement(sql, target);
-    if (charge && !charge.split_linked && charge.external_ledger_id && charge.available_ledger_id) {
+    if (
+      charge &&
+      !charge.split_linked &&
+      !charge.confirm_incoming &&
+      charge.external_ledger_id &&
+      charge.available_ledger_id
+    ) {
       const received = await settle(sql, now, incoming, charge);
-      if (received) return received;
+      if (received) return { received };
       // The charge changed since it was read (paid, revised, removed, linked to a split): decide again under its lock.
     }
   }
-  return sql.atomic((tx) => receiveLocked(tx, now, incoming));
+  return sql.atomic((tx) => receiveLocked(tx, now, incoming, holdable));
 }
 
 function checkAmount(amountCents: number | undefined): void {
@@ -207,7 +232,7 @@ async function settle(
 }
 
 /** Every other payment, and a charge that changed under the settlement path: one step at a time under the charge's lock. */
-async function receiveLocked(sql: Sql, now: Date, incoming: IncomingPix): Promise<ReceivedPixRow> {
+async function receiveLocked(sql: Sql, now: Date, incoming: IncomingPix, holdable: boolean): Promise<Reception> {
   const target = incoming.target;
   const charge =
     target.kind === 'charge' || target.kind === 'location' ? await lockChargeForPayment(sql, target) : undefined;
@@ -216,19 +241,22 @@ async function receiveLocked(sql: Sql, now: Date, incoming: IncomingPix): Promis
   let txid: string | null = null;
   let components: Record<string, number> | undefined;
   let amountCents = incoming.amountCents;
+  let confirmIncoming = false;
   if (charge) {
     ({ amountCents, components } = chargeAmountPaid(charge, incoming, now));
     accountId = charge.account_id;
     chave = charge.chave;
     txid = charge.txid;
+    confirmIncoming = charge.confirm_incoming;
   } else if (target.kind === 'key') {
-    const { rows } = await sql.query<{ account_id: number; removed_at: Date | null }>(
-      'select account_id, removed_at from pix_keys where chave = $1',
+    const { rows } = await sql.query<{ account_id: number; removed_at: Date | null; confirm_incoming: boolean }>(
+      'select account_id, removed_at, confirm_incoming from pix_keys where chave = $1',
       [target.chave],
     );
     if (!rows.length || rows[0].removed_at)
       throw new PaymentRefused('chave_inexistente', `A chave ${target.chave} não está registrada nesta instituição.`);
     accountId = rows[0].account_id;
+    confirmIncoming = rows[0].confirm_incoming;
     chave = target.chave;
     txid = target.txid ?? null;
   } else if (target.kind === 'account') {
@@ -252,6 +280,10 @@ async function receiveLocked(sql: Sql, now: Date, incoming: IncomingPix): Promis
     fromStaticQrCode,
   });
   if (settingsRefusal) throw new PaymentRefused(settingsRefusal.code, settingsRefusal.message);
+  if (confirmIncoming && chave) {
+    const held = await holdUnlessAccepted(sql, now, { ...incoming, amountCents }, { accountId, chave }, holdable);
+    if (held) return { held };
+  }
 
   let received: ReceivedPixRow;
   try {
@@ -278,5 +310,35 @@ async function receiveLocked(sql: Sql, now: Date, incoming: IncomingPix): Promis
   // Payment split: passes the beneficiaries' shares on in this same transaction (may refuse the Pix).
   await distributeSplit(sql, received, charge, now);
   await enqueuePixEvent(sql, received, [], now);
-  return received;
+  return { received };
+}
+
+/**
+ * A Pix to a participant's key: held until the participant decides (holds.ts). Undefined: the participant
+ * accepted it (ACSP), credit it now; a rejection or timeout refuses it, and its sender takes it back.
+ */
+async function holdUnlessAccepted(
+  sql: Sql,
+  now: Date,
+  incoming: IncomingPix & { amountCents: number },
+  to: { accountId: number; chave: string },
+  holdable: boolean,
+): Promise<HeldPix | undefined> {
+  const decided = incoming.endToEndId ? await findConfirmation(sql, incoming.endToEndId) : undefined;
+  if (decided?.status === 'ACSP') return undefined;
+  // Past its deadline and its timeout not run yet: expired all the same (the clock decides, not the job's turn).
+  if (decided?.status === 'WAITING' && now >= decided.deadline_at)
+    Object.assign(decided, { status: 'EXPIRED', error: CONFIRMATION_TIMEOUT_ERROR });
+  if (decided && decided.status !== 'WAITING')
+    throw new PaymentRefused(
+      'pix_rejeitado_participante',
+      `O participante recebedor ${decided.status === 'EXPIRED' ? 'não confirmou o Pix a tempo' : 'rejeitou o Pix'}` +
+        (decided.error ? `: ${decided.error.reason}` : '.'),
+    );
+  if (!holdable)
+    throw new PaymentRefused(
+      'confirmacao_indisponivel',
+      `A chave ${to.chave} exige a confirmação do participante, que este pagamento não pode aguardar.`,
+    );
+  return holdPix(sql, now, { ...incoming, endToEndId: incoming.endToEndId ?? newEndToEndId(now) }, to);
 }

@@ -31,8 +31,14 @@ export interface PayableCharge {
   key_removed_at: Date | null;
 }
 
+/** A charge as the engine reads it to pay it. */
+export interface ChargeToPay extends PayableCharge {
+  /** The key is a participant's entry: a payment waits for the participant's confirmation (holds.ts). */
+  confirm_incoming: boolean;
+}
+
 /** The charge to pay, read without a lock, and what else the payment depends on. */
-export interface ChargeForSettlement extends PayableCharge {
+export interface ChargeForSettlement extends ChargeToPay {
   /** The row version read (`xmin`): the write pays only this version. */
   version: string;
   /** A split configuration is linked: the payment divides it (the locked path does). */
@@ -46,18 +52,18 @@ export interface ChargeForSettlement extends PayableCharge {
 export type ChargeTarget = { kind: 'charge'; accountId: number; txid: string } | { kind: 'location'; token: string };
 
 const CHARGE_COLUMNS = `c.id, c.account_id, c.txid, c.kind, c.status, c.created_at, c.amount_cents, c.chave, c.body,
-  k.removed_at as key_removed_at`;
+  k.removed_at as key_removed_at, coalesce(k.confirm_incoming, false) as confirm_incoming`;
 
 /** What the locked path reads: the charge, locked until the transaction ends. */
-export async function lockChargeForPayment(sql: Sql, target: ChargeTarget): Promise<PayableCharge | undefined> {
+export async function lockChargeForPayment(sql: Sql, target: ChargeTarget): Promise<ChargeToPay | undefined> {
   const { rows } =
     target.kind === 'charge'
-      ? await sql.query<PayableCharge>(
+      ? await sql.query<ChargeToPay>(
           `select ${CHARGE_COLUMNS} from charges c left join pix_keys k on k.chave = c.chave
            where c.account_id = $1 and c.txid = $2 for update of c`,
           [target.accountId, target.txid],
         )
-      : await sql.query<PayableCharge>(
+      : await sql.query<ChargeToPay>(
           `select ${CHARGE_COLUMNS} from charges c left join pix_keys k on k.chave = c.chave
            join locations l on l.id = c.location_id where l.token = $1 for update of c`,
           [target.token],

@@ -17,7 +17,7 @@ import type { Clock } from '../../platform/clock.ts';
 import { ledgerCode, lockCustomer, transfer } from '../../platform/ledger/ledger.ts';
 import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
 import type { AppContext } from '../../platform/context.ts';
-import { receivePix } from '../payments/engine.ts';
+import { receiveOrHold } from '../payments/engine.ts';
 import { PaymentRefused } from '../payments/refusal.ts';
 import { WEBHOOK_TOPICS } from '../webhook/events.ts';
 import type { PixEventPayload } from '../webhook/payloads.ts';
@@ -61,6 +61,7 @@ export const SEND_SETTLE_TOPIC = defineTopic<{ sentPixId: number }, AppContext>(
 export function sendSettlementHandler(db: Database, clock: Clock, external: ExternalInstitution) {
   return async (job: OutboxJob<{ sentPixId: number }>): Promise<JobOutcome> => {
     let refusal: string | undefined;
+    let heldUntil: Date | undefined;
     try {
       await db.tx(async (sql) => {
         const sent = await lockSent(sql, job.payload.sentPixId);
@@ -69,7 +70,7 @@ export function sendSettlementHandler(db: Database, clock: Clock, external: Exte
         const now = clock.forAccount(sent.account_id).now();
         if (sent.destination === 'pixd') {
           try {
-            await receivePix(sql, now, {
+            const reception = await receiveOrHold(sql, now, {
               target: sent.target!,
               amountCents: sent.amount_cents,
               payer: await holderIdentity(sql, sent.account_id),
@@ -77,6 +78,12 @@ export function sendSettlementHandler(db: Database, clock: Clock, external: Exte
               origin: 'pixd_transfer',
               endToEndId: sent.end_to_end_id,
             });
+            // A participant's key: the send stays in processing, its amount held, until the participant decides
+            // (the decision enqueues this job again, pix/dict/confirm.ts) or its deadline passes (this job's retry).
+            if (reception.held) {
+              heldUntil = reception.held.deadlineAt;
+              return;
+            }
           } catch (error) {
             if (error instanceof PaymentRefused) throw new ReceiverRefused(`${error.message} (${error.code})`);
             throw error;
@@ -100,6 +107,7 @@ export function sendSettlementHandler(db: Database, clock: Clock, external: Exte
       if (!(error instanceof ReceiverRefused)) throw error;
       refusal = error.message;
     }
+    if (heldUntil) return { retryAt: heldUntil, error: 'aguardando a confirmação do participante recebedor' };
     if (refusal !== undefined) {
       const motivo = refusal;
       await db.tx(async (sql) => {

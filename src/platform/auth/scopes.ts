@@ -63,8 +63,16 @@ export const SCOPES = [
 
 export type Scope = (typeof SCOPES)[number];
 
-/** What a new account's application holds when no scopes are named: every scope but the sandbox tools. */
-export const DEFAULT_ACCOUNT_SCOPES: readonly Scope[] = SCOPES.filter((s) => s !== 'sandbox.write');
+/** The indirect participant's scopes (`*.ind.*`): only applications of a participant account may hold them. */
+export const PARTICIPANT_SCOPES: readonly Scope[] = SCOPES.filter((s) => s.includes('.ind.'));
+
+export const isParticipantScope = (scope: string) => (PARTICIPANT_SCOPES as readonly string[]).includes(scope);
+
+/** What a new account's application holds when no scopes are named: every scope but the sandbox tools (and
+ * the participant scopes, unless the account is a participant). */
+export const DEFAULT_ACCOUNT_SCOPES: readonly Scope[] = SCOPES.filter(
+  (s) => s !== 'sandbox.write' && !isParticipantScope(s),
+);
 
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);

@@ -5,10 +5,12 @@
  * `transform`): error schemas attached to the routes themselves would become serializers and could drop
  * fields from real error bodies.
  */
+import fs from 'node:fs';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { RouteOptions } from 'fastify';
 import type { ErrorFormat } from './errors.ts';
 import type { Audience } from './auth/tokens.ts';
+import { REQUEST_EXAMPLES, type ExampleOperation } from './openapi-examples.ts';
 
 /** Set on every route by its family (server.ts): what the document derives security and errors from. */
 export interface RouteFamily {
@@ -120,6 +122,38 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 
 type Schema = Record<string, unknown> & { response?: Record<string, unknown>; body?: unknown; params?: unknown };
 
+interface InterfaceEndpoint {
+  section: string;
+  request: string;
+  success: string;
+  errors: string[];
+}
+
+/** The interface specification's row of each endpoint, extracted by scripts/interface-endpoints.ts. */
+const INTERFACE_ENDPOINTS = JSON.parse(
+  fs.readFileSync(new URL('./interface-endpoints.json', import.meta.url), 'utf8'),
+) as Record<string, InterfaceEndpoint>;
+
+/** What the interface says of the operation, for its description: the request, the answer, the named errors. */
+function fromInterface(method: RouteOptions['method'], url: string): string | undefined {
+  const row = INTERFACE_ENDPOINTS[`${String(Array.isArray(method) ? method[0] : method)} ${url.replace(/\/$/, '')}`];
+  if (!row) return undefined;
+  return [
+    `**${row.section}** (interface). Request: ${row.request}. Success: ${row.success}.`,
+    ...(row.errors.length ? [`Errors: ${row.errors.join('; ')}.`] : []),
+  ].join(' ');
+}
+
+/**
+ * A route that declares no success body (a delete, a page, a script, a stream) still succeeds: the document
+ * says so, with the statuses its handler answers described in words.
+ */
+function successOf(method: RouteOptions['method'], response: Schema['response']) {
+  if (Object.keys(response ?? {}).some((status) => status.startsWith('2'))) return {};
+  const removed = String(Array.isArray(method) ? method[0] : method) === 'DELETE';
+  return { '2XX': { description: removed ? 'Removed (200 or 204, no body).' : 'Success (see the description).' } };
+}
+
 /** `POST /v2/cob/:txid` → `postV2CobTxid`: stable, unique per method and path, readable in generated clients. */
 function operationId(method: RouteOptions['method'], url: string): string {
   const words = url
@@ -154,18 +188,21 @@ export function documentRoute({ schema, url, route }: { schema: unknown; url: st
   );
   const description = [
     own.description,
+    fromInterface(route.method, url),
     scope && `Scope: \`${scope}\`.`,
     route.config?.rateLimited && 'Rate limited per application (see the interface limits).',
   ]
     .filter(Boolean)
     .join('\n\n');
+  const example = REQUEST_EXAMPLES[`${String(route.method)} ${url}` as ExampleOperation];
   return {
     schema: {
       ...own,
+      ...(example && own.body ? { body: { ...(own.body as object), examples: [example] } } : {}),
       operationId: own.operationId ?? operationId(route.method, url),
       ...(description && { description }),
       security,
-      response: { ...own.response, ...errors },
+      response: { ...successOf(route.method, own.response), ...own.response, ...errors },
     },
     url,
   };

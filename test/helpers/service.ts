@@ -17,6 +17,7 @@ import { SCOPES, isParticipantScope } from '../../src/platform/auth/scopes.ts';
 import { startService, type RunningService, type StartOptions } from '../../src/runtime.ts';
 import { HttpsClient, type Identity } from './https-client.ts';
 import { seededData } from './template.ts';
+import { REQUEST_EXAMPLES } from '../../src/platform/openapi-examples.ts';
 
 /**
  * Ports handed to test servers: below the kernel's ephemeral range (32768 and up on Linux), so the outgoing
@@ -238,13 +239,7 @@ export async function startTestService(
 }
 
 /** A valid charge body for the given key. */
+/** The API reference's example of an immediate charge (src/platform/openapi-examples.ts), for `chave`. */
 export function cobBody(chave: string, original = '123.45', extra: Record<string, unknown> = {}) {
-  return {
-    calendario: { expiracao: 3600 },
-    devedor: { cpf: '12345678909', nome: 'Francisco da Silva' },
-    valor: { original },
-    chave,
-    solicitacaoPagador: 'Serviço realizado.',
-    ...extra,
-  };
+  return { ...structuredClone(REQUEST_EXAMPLES['POST /v2/cob']), valor: { original }, chave, ...extra };
 }

@@ -4,6 +4,7 @@ import { parsePix, hasError } from 'pix-utils';
 import { cobBody, startTestService, type Party, type TestService } from '../helpers/service.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { insertLocation, type TipoCob } from '../../src/pix/loc/store.ts';
+import { REQUEST_EXAMPLES } from '../../src/platform/openapi-examples.ts';
 
 const RANGE = 'inicio=2020-01-01T00:00:00Z&fim=2099-01-01T00:00:00Z';
 const DUE = '2099-12-31';
@@ -12,27 +13,9 @@ let serial = 0;
 const newTxid = (prefix: string) => `${prefix}${String(++serial).padStart(4, '0')}`.padEnd(30, '0');
 
 /** A valid due-charge body (Bacen cobBody1 shape) for the given key. */
+/** The API reference's example of a due charge (src/platform/openapi-examples.ts), for `chave`. */
 function cobvBody<E extends Record<string, unknown>>(chave: string, extra: E = {} as E) {
-  return {
-    calendario: { dataDeVencimento: DUE, validadeAposVencimento: 30 },
-    devedor: {
-      logradouro: 'Alameda Souza, Numero 80, Bairro Braz',
-      cidade: 'Recife',
-      uf: 'PE',
-      cep: '70011750',
-      cpf: '12345678909',
-      nome: 'Francisco da Silva',
-    },
-    valor: {
-      original: '123.45',
-      multa: { modalidade: 2, valorPerc: '15.00' },
-      juros: { modalidade: 2, valorPerc: '2.00' },
-      desconto: { modalidade: 1, descontoDataFixa: [{ data: '2099-11-30', valorPerc: '30.00' }] },
-    },
-    chave,
-    solicitacaoPagador: 'Cobrança dos serviços prestados.',
-    ...extra,
-  };
+  return { ...structuredClone(REQUEST_EXAMPLES['PUT /v2/cobv/:txid']), chave, ...extra };
 }
 
 describe('due charges (cobv)', () => {

@@ -1,16 +1,12 @@
 /** Request bodies shared by the automatic Pix tests. */
+import { REQUEST_EXAMPLES } from '../../src/platform/openapi-examples.ts';
 
-/** A recurrence body as the standard's example: a monthly fixed amount from next month. */
+/** A recurrence body as the standard's example (the API reference's, src/platform/openapi-examples.ts): a monthly fixed amount. */
 export function recBody(extra: Record<string, unknown> = {}, devedor: Record<string, string> = {}) {
+  const example = structuredClone(REQUEST_EXAMPLES['POST /v2/rec']);
   return {
-    vinculo: {
-      objeto: 'Serviço de Streamming de Música.',
-      contrato: '63100862',
-      devedor: { cpf: '45164632481', nome: 'Fulano de Tal', ...devedor },
-    },
-    calendario: { dataInicial: '2099-01-10', periodicidade: 'MENSAL' },
-    valor: { valorRec: '35.85' },
-    politicaRetentativa: 'NAO_PERMITE',
+    ...example,
+    vinculo: { ...example.vinculo, devedor: { ...example.vinculo.devedor, ...devedor } },
     ...extra,
   };
 }

@@ -29,6 +29,7 @@ if (!dataDir) throw new Error('PIXD_DATA_DIR must name the data directory');
 const config = loadConfig({
   PIXD_DATA_DIR: dataDir,
   PORT: String(await freePort()),
+  PIXD_PAGES_PORT: '0',
   PIXD_ENV: process.env.PIXD_ENV || 'production',
   LOG_LEVEL: process.env.LOG_LEVEL || 'silent',
   DATABASE_URL: process.env.DATABASE_URL,

@@ -22,6 +22,11 @@ export interface Config {
   nodes: number;
   logLevel: string;
   logFormat: LogFormat;
+  /** The pages listener (platform/pages.ts): asks browsers for no client certificate. */
+  pagesPort: number;
+  /** Origin of the pages listener in links people open (PIXD_PAGES_URL; default from host and pagesPort). */
+  pagesUrl: string;
+  pagesUrlGiven: boolean;
   /** A directory operation not finished within this many milliseconds answers 504 (PIXD_DICT_TIMEOUT_MS). */
   dictTimeoutMs: number;
 }
@@ -40,6 +45,12 @@ export const SETTING_FLAGS = [
   ['--nodes', 'PIXD_NODES', 'nodes sharing REDIS_URL (each admits its share while Redis is down)'],
   ['--webhook-allow', 'PIXD_WEBHOOK_ALLOW', 'CIDR ranges webhooks may reach although private'],
   ['--dict-timeout-ms', 'PIXD_DICT_TIMEOUT_MS', 'directory operations answer 504 past this (default 5000)'],
+  [
+    '--pages-port',
+    'PIXD_PAGES_PORT',
+    'port of the pages listener, no client certificate asked (default PORT + 1; 0 picks one)',
+  ],
+  ['--pages-url', 'PIXD_PAGES_URL', 'origin of the pages listener written into links people open'],
   ['--log-level', 'LOG_LEVEL', 'fatal, error, warn, info (default), debug, trace or silent'],
   ['--log-format', 'LOG_FORMAT', 'auto (default: pretty on a terminal, JSON otherwise), json or pretty'],
 ] as const;
@@ -72,6 +83,15 @@ export function loadConfig(settings: Record<string, string | undefined>, cwd = p
   const nodes = Number(settings.PIXD_NODES || '1');
   if (!Number.isInteger(nodes) || nodes < 1 || nodes > 1000)
     throw new ConfigError(`PIXD_NODES must be a whole number from 1 to 1000, got "${settings.PIXD_NODES}"`);
+  const pagesPort = settings.PIXD_PAGES_PORT
+    ? parsePort(settings.PIXD_PAGES_PORT, 'PIXD_PAGES_PORT')
+    : port === 0 || port === 65535
+      ? 0
+      : port + 1;
+  if (pagesPort !== 0 && pagesPort === port) throw new ConfigError(`PIXD_PAGES_PORT must differ from PORT (${port})`);
+  const pagesUrl = settings.PIXD_PAGES_URL
+    ? parseUrl('PIXD_PAGES_URL', settings.PIXD_PAGES_URL, ['https:'])
+    : undefined;
   const webhookAllow = parseAllowList(settings.PIXD_WEBHOOK_ALLOW);
   if (!Array.isArray(webhookAllow)) throw new ConfigError(`PIXD_WEBHOOK_ALLOW: ${webhookAllow.error}`);
   const dictTimeoutMs = Number(settings.PIXD_DICT_TIMEOUT_MS ?? LIMITS.dictOperationTimeoutMsDefault);
@@ -92,6 +112,9 @@ export function loadConfig(settings: Record<string, string | undefined>, cwd = p
     webhookAllow,
     logLevel: parseLogLevel(settings.LOG_LEVEL || 'info'),
     logFormat: parseLogFormat(settings.LOG_FORMAT || 'auto'),
+    pagesPort,
+    pagesUrl: (pagesUrl ?? `https://${publicHost(host)}:${pagesPort}`).replace(/\/+$/, ''),
+    pagesUrlGiven: pagesUrl !== undefined,
     dictTimeoutMs,
   };
 }
@@ -110,10 +133,10 @@ function parseLogFormat(raw: string): LogFormat {
   return raw as LogFormat;
 }
 
-function parsePort(raw: string): number {
+function parsePort(raw: string, name = 'PORT'): number {
   const port = Number(raw);
   if (!/^\d+$/.test(raw) || port < 0 || port > 65535)
-    throw new ConfigError(`PORT must be an integer from 0 to 65535, got "${raw}"`);
+    throw new ConfigError(`${name} must be an integer from 0 to 65535, got "${raw}"`);
   return port;
 }
 

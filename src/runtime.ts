@@ -25,6 +25,7 @@ import { ensureOperatorSecret, writeOperatorFile } from './operator/secret.ts';
 import { ensureServiceIdentity } from './platform/identity.ts';
 import { readJsonFile, writeJsonAtomic } from './platform/state-files.ts';
 import { buildApp, type BuildOptions } from './server.ts';
+import { listenForPages, pagesOf } from './platform/pages.ts';
 import { noSettlementConnector } from './pix/send/external.ts';
 import { registerJobs } from './jobs.ts';
 
@@ -123,6 +124,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     outbox: new OutboxWorker(db, clock),
     chargeCreatedHooks: [],
     externalInstitution: noSettlementConnector,
+    pages: pagesOf(config),
   };
   const ctx: AppContext = { ...base, webhooks: new WebhookDispatcher(base) };
   // Extensions first: the handlers registerJobs builds take what they install (the simulated institution).
@@ -157,6 +159,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       ? app.log.warn({ err: error }, 'redis out of reach: rate limits are per node until it answers again')
       : app.log.info('redis answers again: rate limits are shared across nodes');
   await app.listen({ port: config.port, host: config.host });
+  const closePages = await listenForPages(app, ctx.pages, config, pki);
   ctx.outbox.start();
   writeOperatorFile(config.dataDir, operator);
   return {
@@ -166,6 +169,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     credentialsPath,
     async close() {
       clearInterval(clockSync);
+      await closePages();
       await app.close();
       // After the HTTP side drained: jobs enqueued by the last requests stay in the outbox for any node.
       await ctx.outbox.stop();
@@ -217,5 +221,6 @@ export function startupSummary(service: RunningService): string {
     `    -u '${c.clientId}:${c.clientSecret}' -H 'Content-Type: application/json' \\`,
     `    -d '{"grant_type":"client_credentials"}' ${c.baseUrl}/oauth/token`,
     `API reference: ${c.baseUrl}/docs`,
+    `pages (checkout, QR codes; no client certificate asked): ${service.ctx.pages.url}`,
   ].join('\n');
 }

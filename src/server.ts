@@ -37,6 +37,7 @@ import { operatorRoutes } from './operator/routes.ts';
 import { boundRequestNumbers, rejectUnstorableText } from './platform/request-guards.ts';
 import type { Scope } from './platform/auth/scopes.ts';
 import { loggerOptions } from './platform/logging.ts';
+import { onlyPagesThere } from './platform/pages.ts';
 import { reportRoutes } from './pix/reports/routes.ts';
 import { scheduleRoutes } from './pix/schedules/routes.ts';
 import { billingChargeRoutes } from './billing/charges/routes.ts';
@@ -80,7 +81,7 @@ function validatorCompiler() {
 /** A family: its guard and error format wrap every route registered inside it. */
 function family(
   ctx: AppContext,
-  options: { format: ErrorFormat; audience?: Audience; scope?: Scope },
+  options: { format: ErrorFormat; audience?: Audience; scope?: Scope; pages?: boolean },
   ...routes: FastifyPluginAsync[]
 ): FastifyPluginAsync {
   return async (app) => {
@@ -96,6 +97,11 @@ function family(
         route.config = { ...(route.config as object), scope };
       });
     }
+    // Public pages and what they fetch are served on the pages listener too (platform/pages.ts).
+    if (options.pages)
+      app.addHook('onRoute', (route) => {
+        route.config = { ...(route.config as object), page: true };
+      });
     if (options.audience) app.addHook('onRequest', guard(ctx, options.audience));
     for (const plugin of routes) await app.register(plugin);
   };
@@ -141,6 +147,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   });
   app.setValidatorCompiler(validatorCompiler());
   refuseWhileDraining(app);
+  app.addHook('onRequest', onlyPagesThere(ctx.pages));
   // Before any route is declared: they apply to every family registered below.
   app.addHook('onRoute', boundRequestNumbers);
   app.addHook('preValidation', rejectUnstorableText);
@@ -207,7 +214,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(family(ctx, { format: 'named', audience: 'pix' }, qrcodeRoutes(ctx)));
   await app.register(family(ctx, { format: 'named', audience: 'pix' }, evpRoutes(ctx), settingsRoutes(ctx)));
   // Payers' institutions and people follow locations and QR pages: public, no token, no certificate.
-  await app.register(family(ctx, { format: 'problem' }, payloadRoutes(ctx)));
+  await app.register(family(ctx, { format: 'problem', pages: true }, payloadRoutes(ctx)));
   await app.register(family(ctx, { format: 'wrapper', audience: 'pix' }, cobV1Routes(ctx), scheduleRoutes(ctx)));
   // The participant-side directory and confirmations (docs/participants.md) answer errors in the wrapper too.
   await app.register(family(ctx, { format: 'wrapper', audience: 'pix' }, dictRoutes(ctx)));
@@ -250,6 +257,6 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       paymentTokenRoutes(ctx),
     ),
   );
-  await app.register(family(ctx, { format: 'billing' }, paymentTokenPublicRoutes(ctx), webRoutes(ctx)));
+  await app.register(family(ctx, { format: 'billing', pages: true }, paymentTokenPublicRoutes(ctx), webRoutes(ctx)));
   return app;
 }

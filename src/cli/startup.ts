@@ -10,24 +10,28 @@ import { CliError } from './operator-client.ts';
 export const printProgress: Progress = (step, elapsedMs) =>
   process.stderr.write(`pixd: ${step} (${(elapsedMs / 1000).toFixed(1)} s)\n`);
 
-const portInUse = (config: Config) =>
+const portInUse = (config: Config, port: number) =>
   new CliError(
-    `port ${config.port} on ${config.host} is in use (another pixd?): stop that process or choose another with --port (PORT)`,
+    port === config.pagesPort
+      ? `port ${port} on ${config.host} (the pages listener) is in use (another pixd?): stop that process or choose another with --pages-port (PIXD_PAGES_PORT)`
+      : `port ${port} on ${config.host} is in use (another pixd?): stop that process or choose another with --port (PORT)`,
   );
 
 /** Before the slow first-start work: a busy port is known in a millisecond. */
 export async function assertPortFree(config: Config): Promise<void> {
-  if (config.port === 0) return;
-  const probe = net.createServer();
-  try {
-    await new Promise<void>((resolve, reject) => {
-      probe.once('error', reject);
-      probe.listen({ port: config.port, host: config.host, exclusive: true }, resolve);
-    });
-  } catch (error) {
-    throw explainStartFailure(error, config) ?? error;
-  } finally {
-    probe.close();
+  for (const port of [config.port, config.pagesPort]) {
+    if (port === 0) continue;
+    const probe = net.createServer();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        probe.once('error', reject);
+        probe.listen({ port, host: config.host, exclusive: true }, resolve);
+      });
+    } catch (error) {
+      throw (error as { code?: string }).code === 'EADDRINUSE' ? portInUse(config, port) : error;
+    } finally {
+      probe.close();
+    }
   }
 }
 
@@ -44,7 +48,7 @@ function databaseOf(config: Config): { where: string; database: string; user: st
 /** A start failure a person can fix, as one line with the fix; undefined for anything else (a bug: keep the stack). */
 export function explainStartFailure(error: unknown, config: Config): CliError | undefined {
   const code = (error as { code?: string }).code;
-  if (code === 'EADDRINUSE') return portInUse(config);
+  if (code === 'EADDRINUSE') return portInUse(config, (error as { port?: number }).port ?? config.port);
   if (code === 'EACCES' && (error as { syscall?: string }).syscall === 'listen')
     return new CliError(`not allowed to listen on port ${config.port}: choose a port above 1023 with --port (PORT)`);
   if (code === 'EADDRNOTAVAIL')

@@ -8,6 +8,7 @@ import type { OutboxWorker } from './outbox/outbox.ts';
 import type { WebhookDispatcher } from './webhooks/dispatcher.ts';
 import type { ChargeCreatedHook } from '../pix/charges/hooks.ts';
 import type { ExternalInstitution } from '../pix/send/external.ts';
+import type { Pages } from './pages.ts';
 
 /** Everything a feature plugin may use, built once at start and handed to `buildApp`. */
 export interface AppContext {
@@ -31,4 +32,6 @@ export interface AppContext {
    * connector yet (`noSettlementConnector`); the sandbox installs its simulated institution.
    */
   externalInstitution: ExternalInstitution;
+  /** The pages listener's address and connections (platform/pages.ts). */
+  pages: Pages;
 }

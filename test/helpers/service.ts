@@ -142,6 +142,8 @@ export async function startTestService(
   const config = loadConfig({
     PIXD_DATA_DIR: data.dataDir,
     PORT: port,
+    // A free port of its own: PORT + 1 may be taken on a busy machine.
+    PIXD_PAGES_PORT: '0',
     PIXD_ENV: 'sandbox',
     LOG_LEVEL: 'silent',
     ...(data.databaseUrl && { DATABASE_URL: data.databaseUrl }),

@@ -42,7 +42,7 @@ describe('pixd command', () => {
 
   before(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pixd-proc-'));
-    env = { PIXD_DATA_DIR: dataDir, PORT: String(await freePort()) };
+    env = { PIXD_DATA_DIR: dataDir, PORT: String(await freePort()), PIXD_PAGES_PORT: '0' };
     if (process.env.DATABASE_URL) {
       const db = await freshPostgres(process.env.DATABASE_URL);
       env.DATABASE_URL = db.url;

@@ -31,6 +31,7 @@ const APPLIED: [number, string, string][] = [
   [17, 'recurring_charges', '7e86fe351c0189fe'],
   [18, 'recurrence_requests', 'bcd5afa0c262c0fc'],
   [19, 'recurrence_locations', 'e2a8fb87fa22cf2c'],
+  [20, 'recurrences_journey_txid', '98718330a334ca75'],
 ];
 
 describe('migrations', () => {

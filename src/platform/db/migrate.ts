@@ -33,6 +33,7 @@ export const MIGRATION_FILES = [
   'pix/cobr/migrations/017_recurring_charges.sql',
   'pix/solicrec/migrations/018_recurrence_requests.sql',
   'pix/locrec/migrations/019_recurrence_locations.sql',
+  'pix/rec/migrations/020_recurrences_journey_txid.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

@@ -23,4 +23,4 @@ export type { Scenario };
  * Benches that are not request loads: each runs on its own (`node --import tsx bench/scenarios/<file>`) and
  * writes its section of the notes in docs/performance.md.
  */
-export const standalone = ['reconciliation-report.ts', 'balance-history.ts', 'webhook-delivery.ts'];
+export const standalone = ['reconciliation-report.ts', 'balance-history.ts', 'webhook-delivery.ts', 'cobr-due-day.ts'];

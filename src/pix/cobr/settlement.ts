@@ -26,7 +26,13 @@ import { accountEventJob } from '../webhook/events.ts';
 import { PaymentRefused } from '../payments/refusal.ts';
 import { findRec, type RecRow } from '../rec/store.ts';
 import { cobrViewOf, saveCobr, withAttemptStatus, withStatus } from './events.ts';
-import { cobrSettlementBatcherFor, cobrSettlementReaderFor } from './settlement-store.ts';
+import { ledgerAccountIds, ledgerCode } from '../../platform/ledger/ledger.ts';
+import {
+  cobrSettlementBatcherFor,
+  cobrSettlementReaderFor,
+  type CobrForSettlement,
+  type CobrSettlement,
+} from './settlement-store.ts';
 import { findCobrById, settlementKey, type CobrRow } from './store.ts';
 
 type Job = { cobrId: number; accountId: number };
@@ -119,6 +125,18 @@ function payerOf(rec: Pick<RecRow, 'pagador' | 'body'>): IncomingPix['payer'] {
 }
 
 /**
+ * The two ledger accounts a paid attempt moves money between, as read with the charge; a receiver's first
+ * payment creates its balance account first (empty, so creating it outside the write changes nothing).
+ */
+async function ledgerIds(db: Database, row: CobrForSettlement): Promise<CobrSettlement['ledger']> {
+  if (row.external_ledger_id && row.available_ledger_id)
+    return { externalId: row.external_ledger_id, availableId: row.available_ledger_id };
+  const available = ledgerCode.available(row.account_id);
+  const ids = await ledgerAccountIds(db, [ledgerCode.externalPix, available]);
+  return { externalId: ids.get(ledgerCode.externalPix)!, availableId: ids.get(available)! };
+}
+
+/**
  * The common case of a due attempt, batched: read without locks, decide, and submit the whole settlement to
  * the group commit, so attempts falling due together (a day's charges, when the clock passes 00:00) share
  * statements instead of queueing one by one on the receiver's balance. Returns false when this path does not
@@ -131,7 +149,8 @@ async function settleBatched(db: Database, clock: Clock, job: AttemptJob): Promi
   const tentativa = pendingAttempt(row, job.tentativa);
   if (!row || !tentativa) return false;
   if (row.amount_cents > LIMITS.cobrSandboxPaidMaxCents || row.rec_status !== 'APROVADA') return false;
-  if (!row.chave || row.split || !row.external_ledger_id || !row.available_ledger_id) return false;
+  if (!row.chave || row.split) return false;
+  const ledger = await ledgerIds(db, row);
   const now = clock.forAccount(row.account_id).now();
   const rec = { pagador: row.rec_pagador, body: row.rec_body };
   const payer = payerOf(rec);
@@ -160,7 +179,7 @@ async function settleBatched(db: Database, clock: Clock, job: AttemptJob): Promi
     const settled = await cobrSettlementBatcherFor(db).submit({
       charge: { id: row.id, version: row.version, atualizacao: paid.atualizacao, tentativas: paid.tentativas },
       pix,
-      ledger: { externalId: row.external_ledger_id, availableId: row.available_ledger_id },
+      ledger,
       events: [pixEventJob(pix, [], now), accountEventJob('cobr', row.account_id, view, row.txid, now)],
     });
     return settled !== undefined;

@@ -34,6 +34,7 @@ export const MIGRATION_FILES = [
   'pix/solicrec/migrations/018_recurrence_requests.sql',
   'pix/locrec/migrations/019_recurrence_locations.sql',
   'pix/rec/migrations/020_recurrences_journey_txid.sql',
+  'platform/db/migrations/021_outbox_topic_pending.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

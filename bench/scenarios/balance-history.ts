@@ -37,7 +37,8 @@ interface Reply {
   body: any;
 }
 
-function client(service: RunningService) {
+/** Keep-alive mutual-TLS JSON calls of the service's demo application, token fetched on first use. */
+export function client(service: RunningService) {
   const c = service.credentials;
   const agent = new https.Agent({
     keepAlive: true,

@@ -29,4 +29,5 @@ export const standalone = [
   'webhook-delivery.ts',
   'dict-entries.ts',
   'startup.ts',
+  'cobr-due-day.ts',
 ];

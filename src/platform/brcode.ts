@@ -26,9 +26,23 @@ export interface StaticBrCodeInput {
   infoAdicional?: string;
 }
 
+/**
+ * A composite code of automatic Pix ("QR Composto"): the recurrence's location in ID 80, and in ID 26 the
+ * location of the charge paid with it (journeys 3 and 4) or the bare GUI (journey 2, no charge).
+ */
+export interface CompositeBrCodeInput {
+  recurrenceLocationUrl: string;
+  /** The immediate (journey 3) or due (journey 4) charge's location; absent for journey 2. */
+  chargeLocationUrl?: string;
+  merchantName: string;
+  merchantCity: string;
+}
+
 export interface ParsedBrCode {
   fields: Map<string, string>;
   merchantAccount: Map<string, string>;
+  /** ID 80 of a composite code (automatic Pix): GUI and the recurrence's location (25). */
+  recurrenceAccount: Map<string, string>;
   additionalData: Map<string, string>;
   /** CRC field present as the last field and matching the payload. */
   valid: boolean;
@@ -137,6 +151,8 @@ function assemble(parts: {
   merchantName: string;
   merchantCity: string;
   txid: string;
+  /** ID 80, after the additional data as the manual's template order puts it. */
+  recurrenceAccount?: string;
 }): string {
   const body = [
     tlv('00', '01', 'payload format indicator'),
@@ -149,6 +165,7 @@ function assemble(parts: {
     tlv('59', merchantText(parts.merchantName, MERCHANT_NAME_MAX_CHARS, '59', 'merchant name'), 'merchant name'),
     tlv('60', merchantText(parts.merchantCity, MERCHANT_CITY_MAX_CHARS, '60', 'merchant city'), 'merchant city'),
     tlv('62', tlv('05', parts.txid, 'reference label / txid'), 'additional data field template'),
+    parts.recurrenceAccount ? tlv('80', parts.recurrenceAccount, 'recurrence account information') : '',
   ].join('');
   const withCrcHeader = body + CRC_PREFIX;
   return withCrcHeader + crc16Ccitt(withCrcHeader);
@@ -173,6 +190,25 @@ export function dynamicBrCode(input: DynamicBrCodeInput): string {
     merchantName: input.merchantName,
     merchantCity: input.merchantCity,
     txid: '***', // the txid lives in the payload behind the location
+  });
+}
+
+/**
+ * The composite code of a recurrence, laid out as the Bacen API standard's own examples of `dadosQR`
+ * (RecCompleta, journeys 2, 3 and 4; their CRCs check): ID 80 = GUI + 25 (recurrence location); ID 26 = GUI
+ * + 25 (charge location) with point of initiation 12 when a charge is paid with it, the GUI alone and no ID 01
+ * otherwise.
+ */
+export function compositeBrCode(input: CompositeBrCodeInput): string {
+  const gui = tlv('00', PIX_GUI, 'GUI');
+  const charge = input.chargeLocationUrl;
+  return assemble({
+    ...(charge && { pointOfInitiation: '12' }),
+    merchantAccount: gui + (charge ? tlv('25', stripHttpsScheme(charge), 'location URL') : ''),
+    recurrenceAccount: gui + tlv('25', stripHttpsScheme(input.recurrenceLocationUrl), 'recurrence location URL'),
+    merchantName: input.merchantName,
+    merchantCity: input.merchantCity,
+    txid: '***',
   });
 }
 
@@ -222,9 +258,10 @@ export function parseBrCode(code: string): ParsedBrCode {
   const fields = parseTlv(code, 'payload');
   const merchantAccount = fields.has('26') ? parseTlv(fields.get('26')!, 'ID 26') : new Map<string, string>();
   const additionalData = fields.has('62') ? parseTlv(fields.get('62')!, 'ID 62') : new Map<string, string>();
+  const recurrenceAccount = fields.has('80') ? parseTlv(fields.get('80')!, 'ID 80') : new Map<string, string>();
   const crc = fields.get('63') ?? '';
   // The CRC covers everything before its own value, so it only means something as the last field.
   const crcIsLast = [...fields.keys()].at(-1) === '63' && /^[0-9A-F]{4}$/.test(crc);
   const valid = crcIsLast && crc16Ccitt(code.slice(0, -4)) === crc;
-  return { fields, merchantAccount, additionalData, valid };
+  return { fields, merchantAccount, recurrenceAccount, additionalData, valid };
 }

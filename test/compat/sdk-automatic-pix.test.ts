@@ -173,4 +173,30 @@ describe('automatic Pix through the official SDK', () => {
       },
     );
   });
+  it('journeys 2 and 3: locrec, a recurrence at it, and its composite codes (dadosQR)', async () => {
+    const efi = sdk();
+    const loc = await efi.pixCreateLocationRecurrenceAutomatic();
+    assert.equal((await efi.pixDetailLocationRecurrenceAutomatic({ id: String(loc.id) })).location, loc.location);
+    const cob = await efi.pixCreateImmediateCharge(
+      {},
+      { calendario: { expiracao: 3600 }, valor: { original: '35.85' }, chave: svc.demo.chaves[0] },
+    );
+    const rec = await efi.pixCreateRecurrenceAutomatic(
+      {},
+      recBody({ loc: loc.id, ativacao: { dadosJornada: { txid: cob.txid } } }),
+    );
+    assert.equal((await efi.pixDetailLocationRecurrenceAutomatic({ id: String(loc.id) })).idRec, rec.idRec);
+    // The SDK's types leave out `dadosQR` of RecCompleta (the standard has it).
+    type WithQr = { dadosQR?: { jornada: string; pixCopiaECola: string } };
+    const journey2 = (await efi.pixDetailRecurrenceAutomatic({ idRec: rec.idRec })) as unknown as WithQr;
+    assert.equal(journey2.dadosQR?.jornada, 'JORNADA_2');
+    assert.ok(journey2.dadosQR?.pixCopiaECola.includes(loc.location));
+    const journey3 = (await efi.pixDetailRecurrenceAutomatic({
+      idRec: rec.idRec,
+      txid: cob.txid,
+    })) as unknown as WithQr;
+    assert.equal(journey3.dadosQR?.jornada, 'JORNADA_3');
+    assert.ok(journey3.dadosQR?.pixCopiaECola.includes(cob.location));
+    assert.ok(journey3.dadosQR?.pixCopiaECola.includes(loc.location));
+  });
 });

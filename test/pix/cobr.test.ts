@@ -201,6 +201,49 @@ describe('recurring charges (cobr)', () => {
     await assertBalanceMatchesLines(svc.service.ctx.db, party.accountId, await saldo());
   });
 
+  it('settles many charges due on one day together, each exactly once', async () => {
+    const count = 30;
+    const due = await businessDayIn(3);
+    const txids = Array.from({ length: count }, (_, i) => `CobrSameDay${String(i).padStart(4, '0')}`.padEnd(30, '0'));
+    await Promise.all(
+      txids.map(async (txid) => {
+        const idRec = await approvedRec({ valor: { valorRec: '2.00' } });
+        const res = await call('PUT', `/v2/cobr/${txid}`, cobrBody(idRec, due, '2.00'));
+        assert.equal(res.status, 201, res.text);
+      }),
+    );
+    const db = svc.service.ctx.db;
+    const statusCount = async (status: string) =>
+      (
+        await db.query<{ n: number }>(
+          'select count(*)::int as n from recurring_charges where txid = any($1) and status = $2',
+          [txids, status],
+        )
+      ).rows[0].n;
+    await waitFor(async () => (await statusCount('ATIVA')) === count, 'all ATIVA');
+    const before = Number(await saldo());
+    await advanceTo(due);
+    await waitFor(async () => (await statusCount('CONCLUIDA')) === count, 'all CONCLUIDA on the due date');
+    const { rows } = await db.query<{ txid: string; n: number }>(
+      'select txid, count(*)::int as n from received_pix where txid = any($1) group by txid',
+      [txids],
+    );
+    assert.equal(rows.length, count, 'a received Pix for every charge');
+    assert.ok(
+      rows.every((r) => r.n === 1),
+      'none twice',
+    );
+    for (const txid of txids.slice(0, 3)) {
+      const read = await call('GET', `/v2/cobr/${txid}`);
+      assert.equal(read.body.tentativas[0].status, 'PAGA');
+      const pix = await call('GET', `/v2/pix/${read.body.pix[0].endToEndId}`);
+      assert.equal(pix.body.txid, txid);
+    }
+    assert.equal(Number(await saldo()), before + 2 * count, 'the balance moved by every amount');
+    await assertLedgerBalanced(db);
+    await assertBalanceMatchesLines(db, party.accountId, await saldo());
+  });
+
   it('fails a charge above 10.00 and retries it at most 3 times within 7 days under PERMITE_3R_7D', async () => {
     const idRec = await approvedRec({ politicaRetentativa: 'PERMITE_3R_7D', valor: { valorMinimoRecebedor: '5.00' } });
     const due = await businessDayIn(2);

@@ -4,6 +4,7 @@ import { hasError, isDynamicPix, isStaticPix, parsePix } from 'pix-utils';
 import {
   MERCHANT_CITY_MAX_CHARS,
   MERCHANT_NAME_MAX_CHARS,
+  compositeBrCode,
   crc16Ccitt,
   dynamicBrCode,
   formatAmountCents,
@@ -85,6 +86,41 @@ describe('dynamicBrCode', () => {
         return true;
       },
     );
+  });
+});
+
+describe('compositeBrCode', () => {
+  // The Bacen API Pix 2.9.0 standard's own examples of dadosQR (recResponse3 and recResponse6).
+  const JOURNEY_2 =
+    '00020126180014br.gov.bcb.pix5204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***80800014br.gov.bcb.pix2558pix.example.com/qr/v2/rec/2353c790eefb11eaadc10242ac120002630462C9';
+  const JOURNEY_3 =
+    '00020101021226760014br.gov.bcb.pix2554pix.example.com/qr/v2/8b3da2f39a4140d1a91abd93113bd4415204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***80800014br.gov.bcb.pix2558pix.example.com/qr/v2/rec/94ed2badcbc04c15b0bb7fa35319489063047741';
+  const merchant = { merchantName: 'Fulano de Tal', merchantCity: 'BRASILIA' };
+
+  it('reproduces the standard examples of journeys 2 and 3 byte for byte', () => {
+    assert.equal(
+      compositeBrCode({
+        recurrenceLocationUrl: 'pix.example.com/qr/v2/rec/2353c790eefb11eaadc10242ac120002',
+        ...merchant,
+      }),
+      JOURNEY_2,
+    );
+    assert.equal(
+      compositeBrCode({
+        recurrenceLocationUrl: 'https://pix.example.com/qr/v2/rec/94ed2badcbc04c15b0bb7fa353194890',
+        chargeLocationUrl: 'pix.example.com/qr/v2/8b3da2f39a4140d1a91abd93113bd441',
+        ...merchant,
+      }),
+      JOURNEY_3,
+    );
+  });
+
+  it('parses ID 80 as the recurrence account', () => {
+    const parsed = parseBrCode(JOURNEY_3);
+    assert.ok(parsed.valid);
+    assert.equal(parsed.recurrenceAccount.get('25'), 'pix.example.com/qr/v2/rec/94ed2badcbc04c15b0bb7fa353194890');
+    assert.equal(parsed.merchantAccount.get('25'), 'pix.example.com/qr/v2/8b3da2f39a4140d1a91abd93113bd441');
+    assert.equal(parseBrCode(JOURNEY_2).merchantAccount.get('25'), undefined);
   });
 });
 

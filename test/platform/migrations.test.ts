@@ -32,6 +32,8 @@ const APPLIED: [number, string, string][] = [
   [18, 'recurrence_requests', 'bcd5afa0c262c0fc'],
   [19, 'recurrence_locations', 'e2a8fb87fa22cf2c'],
   [20, 'participants', 'c623105701379ae1'],
+  [21, 'recurrences_journey_txid', '98718330a334ca75'],
+  [22, 'outbox_topic_pending', 'a5cf5e6c02930496'],
 ];
 
 describe('migrations', () => {

@@ -15,7 +15,11 @@ export const dayStart = (date: string) => new Date(`${date}T03:00:00.000Z`);
 
 /** Bacen CobRCompleta of a row. */
 export async function cobrView(sql: Sql, row: CobrRow): Promise<CobrCompleta> {
-  const account = await findAccount(sql, row.account_id);
+  return cobrViewOf(row, await findAccount(sql, row.account_id));
+}
+
+/** Bacen CobRCompleta of a row whose receiving account was read already (the batched settlement reads it with the row). */
+export function cobrViewOf(row: CobrRow, account: { nome: string; documento: string } | undefined): CobrCompleta {
   const documento = account?.documento ?? '';
   const paid = row.tentativas.find((t) => t.status === 'PAGA');
   return {

@@ -18,10 +18,21 @@ import type { Database, Sql } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
 import { brasiliaDate } from '../cobv/calendar.ts';
-import { receivePix } from '../payments/engine.ts';
+import { isUniqueViolation } from '../../platform/db/errors.ts';
+import { receivePix, receivedRow, type IncomingPix } from '../payments/engine.ts';
+import { pixEventJob } from '../received/events.ts';
+import { keyRefusal } from '../settings/receiving.ts';
+import { accountEventJob } from '../webhook/events.ts';
 import { PaymentRefused } from '../payments/refusal.ts';
-import { findRec } from '../rec/store.ts';
-import { saveCobr, withAttemptStatus, withStatus } from './events.ts';
+import { findRec, type RecRow } from '../rec/store.ts';
+import { cobrViewOf, saveCobr, withAttemptStatus, withStatus } from './events.ts';
+import { ledgerAccountIds, ledgerCode } from '../../platform/ledger/ledger.ts';
+import {
+  cobrSettlementBatcherFor,
+  cobrSettlementReaderFor,
+  type CobrForSettlement,
+  type CobrSettlement,
+} from './settlement-store.ts';
 import { findCobrById, settlementKey, type CobrRow } from './store.ts';
 
 type Job = { cobrId: number; accountId: number };
@@ -104,9 +115,85 @@ function pendingAttempt(row: CobrRow | undefined, index: number) {
   return tentativa?.status === 'AGENDADA' ? tentativa : undefined;
 }
 
+/** Who pays a recurring charge: the payer recorded at approval, else the recurrence's debtor. */
+function payerOf(rec: Pick<RecRow, 'pagador' | 'body'>): IncomingPix['payer'] {
+  const pagador = rec.pagador;
+  const devedor = rec.body.vinculo.devedor;
+  const cpf = pagador?.cpf ?? devedor.cpf;
+  const cnpj = pagador?.cnpj ?? devedor.cnpj;
+  return { nome: pagador?.nome ?? devedor.nome, ...(cpf && { cpf }), ...(cnpj && { cnpj }) };
+}
+
+/**
+ * The two ledger accounts a paid attempt moves money between, as read with the charge; a receiver's first
+ * payment creates its balance account first (empty, so creating it outside the write changes nothing).
+ */
+async function ledgerIds(db: Database, row: CobrForSettlement): Promise<CobrSettlement['ledger']> {
+  if (row.external_ledger_id && row.available_ledger_id)
+    return { externalId: row.external_ledger_id, availableId: row.available_ledger_id };
+  const available = ledgerCode.available(row.account_id);
+  const ids = await ledgerAccountIds(db, [ledgerCode.externalPix, available]);
+  return { externalId: ids.get(ledgerCode.externalPix)!, availableId: ids.get(available)! };
+}
+
+/**
+ * The common case of a due attempt, batched: read without locks, decide, and submit the whole settlement to
+ * the group commit, so attempts falling due together (a day's charges, when the clock passes 00:00) share
+ * statements instead of queueing one by one on the receiver's balance. Returns false when this path does not
+ * apply (the recurrence is no longer approved, the attempt is to fail, a split, settings that may refuse, no
+ * ledger account yet) or the charge changed meanwhile: the locked path below then decides, with the same rules.
+ * A recurrence cancelled while its charge is being settled is ordered after the payment.
+ */
+async function settleBatched(db: Database, clock: Clock, job: AttemptJob): Promise<boolean> {
+  const row = await cobrSettlementReaderFor(db).submit(job.cobrId);
+  const tentativa = pendingAttempt(row, job.tentativa);
+  if (!row || !tentativa) return false;
+  if (row.amount_cents > LIMITS.cobrSandboxPaidMaxCents || row.rec_status !== 'APROVADA') return false;
+  if (!row.chave || row.split) return false;
+  const ledger = await ledgerIds(db, row);
+  const now = clock.forAccount(row.account_id).now();
+  const rec = { pagador: row.rec_pagador, body: row.rec_body };
+  const payer = payerOf(rec);
+  const chave = row.chave;
+  const refusal = keyRefusal(row.key_settings, {
+    accountId: row.account_id,
+    chave,
+    txid: row.txid,
+    payer,
+    fromStaticQrCode: false,
+  });
+  if (refusal) return false;
+  const paid: CobrRow = {
+    ...withStatus(row, 'CONCLUIDA', now),
+    tentativas: row.tentativas.map((t, i) => (i === job.tentativa ? withAttemptStatus(t, 'PAGA', now) : t)),
+  };
+  const pix = receivedRow(
+    { target: { kind: 'key', chave, txid: row.txid }, payer, origin: 'sandbox_auto', endToEndId: tentativa.endToEndId },
+    now,
+    { accountId: row.account_id, chargeId: null, txid: row.txid, chave },
+    row.amount_cents,
+    undefined,
+  );
+  const view = cobrViewOf(paid, { nome: row.account_nome, documento: row.account_documento });
+  try {
+    const settled = await cobrSettlementBatcherFor(db).submit({
+      charge: { id: row.id, version: row.version, atualizacao: paid.atualizacao, tentativas: paid.tentativas },
+      pix,
+      ledger,
+      events: [pixEventJob(pix, [], now), accountEventJob('cobr', row.account_id, view, row.txid, now)],
+    });
+    return settled !== undefined;
+  } catch (error) {
+    // The same end-to-end id already received (a delivery racing another): the locked path sees it settled.
+    if (isUniqueViolation(error)) return false;
+    throw error;
+  }
+}
+
 function attemptHandler(db: Database, clock: Clock) {
   return async (job: OutboxJob<AttemptJob>): Promise<JobOutcome> => {
     const index = job.payload.tentativa;
+    if (await settleBatched(db, clock, job.payload)) return DONE;
     try {
       await db.tx(async (sql) => {
         const row = await findCobrById(sql, job.payload.cobrId, true);
@@ -136,19 +223,10 @@ function attemptHandler(db: Database, clock: Clock) {
           throw new AttemptRefused('AM02', 'Saldo insuficiente do pagador (sandbox: valor acima de 10.00).');
         const chave = await settlementKey(sql, row.account_id);
         if (!chave) throw new AttemptRefused('AC06', 'A conta recebedora não tem chave ativa para o recebimento.');
-        const pagador = rec.pagador;
         await receivePix(sql, now, {
           target: { kind: 'key', chave, txid: row.txid },
           amountCents: row.amount_cents,
-          payer: {
-            nome: pagador?.nome ?? rec.body.vinculo.devedor.nome,
-            ...((pagador?.cpf ?? rec.body.vinculo.devedor.cpf) && {
-              cpf: pagador?.cpf ?? rec.body.vinculo.devedor.cpf,
-            }),
-            ...((pagador?.cnpj ?? rec.body.vinculo.devedor.cnpj) && {
-              cnpj: pagador?.cnpj ?? rec.body.vinculo.devedor.cnpj,
-            }),
-          },
+          payer: payerOf(rec),
           origin: 'sandbox_auto',
           endToEndId: tentativa.endToEndId,
         });

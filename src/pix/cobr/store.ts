@@ -30,9 +30,11 @@ export interface CobrRow {
   politica_retentativa: 'NAO_PERMITE' | 'PERMITE_3R_7D';
 }
 
-const SELECT = `select c.id, c.account_id, c.recurrence_id, c.txid, c.status, c.body, c.amount_cents::int as amount_cents,
-  c.due_date, c.atualizacao, c.tentativas, c.encerramento, c.created_at, c.updated_at, r.id_rec, r.politica_retentativa
-  from recurring_charges c join recurrences r on r.id = c.recurrence_id`;
+/** A CobrRow's columns and the join they come from (`c` the charge, `r` its recurrence). */
+export const COBR_COLUMNS = `c.id, c.account_id, c.recurrence_id, c.txid, c.status, c.body, c.amount_cents::int as amount_cents,
+  c.due_date, c.atualizacao, c.tentativas, c.encerramento, c.created_at, c.updated_at, r.id_rec, r.politica_retentativa`;
+export const COBR_FROM = 'recurring_charges c join recurrences r on r.id = c.recurrence_id';
+const SELECT = `select ${COBR_COLUMNS} from ${COBR_FROM}`;
 
 export async function insertCobr(
   sql: Sql,

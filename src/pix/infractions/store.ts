@@ -1,4 +1,4 @@
-/** Storage of MED infractions (migration 020). */
+/** Storage of MED infractions (migration 015). */
 import type { Sql } from '../../platform/db/database.ts';
 
 export type InfractionStatus = 'ABERTA' | 'EM_DEFESA' | 'ACEITA' | 'REJEITADA' | 'CANCELADA_EFI';

@@ -1,7 +1,7 @@
 /**
  * Locations of recurrences (Bacen /locrec): creation, reads, lists, unlinking the recurrence, and the link a
  * recurrence takes on creation or revision (`rec.loc`). No HTTP here. The public payload at the location (the
- * signed recurrence for the payer's institution) is not served yet (docs/automatic-pix.md).
+ * signed recurrence for the payer's institution) is src/pix/payload/rec.ts.
  */
 import type { Sql } from '../../platform/db/database.ts';
 import { invalid, notFound } from '../../platform/errors.ts';

@@ -69,3 +69,16 @@ export async function listRecLocations(
 export function recLocationAddress(publicUrl: string, token: string): string {
   return `${publicUrl.replace(/^https:\/\//, '')}/qr/v2/rec/${token}`;
 }
+
+/** The recurrence a location serves, found by its token (any account: the token is the capability). */
+export async function findRecByLocationToken(
+  sql: Sql,
+  token: string,
+): Promise<{ account_id: number; id_rec: string | null } | undefined> {
+  const { rows } = await sql.query<{ account_id: number; id_rec: string | null }>(
+    `select l.account_id, r.id_rec from recurrence_locations l left join recurrences r on r.location_id = l.id
+     where l.token = $1`,
+    [token],
+  );
+  return rows[0];
+}

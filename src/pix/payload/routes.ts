@@ -9,6 +9,7 @@ import type { AppContext } from '../../platform/context.ts';
 import { VISUALIZATION_PATH, locationPage } from '../loc/service.ts';
 import { JWKS_PATH, payloadSigner } from './signer.ts';
 import { PAYLOAD_INVALID, chargePayload } from './service.ts';
+import { REC_PAYLOAD_INVALID, recPayload } from './rec.ts';
 
 const TokenParams = Type.Object({ token: Type.String() });
 /** Unknown parameters are ignored: payer apps add their own (the official SDK's reader always sends DPP). */
@@ -31,6 +32,7 @@ export const payloadRoutes =
       const { payload } = await chargePayload(ctx.db, {
         token: request.params.token,
         now: (accountId) => ctx.clock.forAccount(accountId).now(),
+        publicUrl: ctx.config.publicUrl,
         ...request.query,
       });
       // Presentation time is part of the payload, so no cache may replay it.
@@ -55,6 +57,26 @@ export const payloadRoutes =
       '/qr/v2/cobv/:token',
       { ...options, schema: { ...options.schema, summary: 'Payload (JWS) of the due charge served by a location' } },
       serve,
+    );
+
+    // Bacen GET /rec/{recUrlAccessToken}: the recurrence behind ID 80 of a composite code (journeys 2-4).
+    // It has no query parameters of its own; any sent is ignored, as on the charge payloads.
+    app.get(
+      '/qr/v2/rec/:token',
+      {
+        config: { invalidRequest: REC_PAYLOAD_INVALID },
+        schema: {
+          tags,
+          summary: 'Payload (JWS) of the recurrence served by a location of recurrences',
+          params: TokenParams,
+          produces: ['application/jose'],
+        },
+      },
+      async (request, reply) =>
+        reply
+          .type('application/jose')
+          .header('cache-control', 'no-store')
+          .send(await signer.sign(await recPayload(ctx.db, request.params.token))),
     );
 
     app.get(

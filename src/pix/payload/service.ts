@@ -15,6 +15,7 @@ import type { CobVBody } from '../cobv/schemas.ts';
 import { findLocationByToken, type TipoCob } from '../loc/store.ts';
 import { unpayableReason } from '../payments/engine.ts';
 import type { StatusCobranca } from '../shared/schemas.ts';
+import { journeyRecurrence } from './rec.ts';
 
 export const PAYLOAD_NOT_FOUND = 'CobPayloadNaoEncontrado';
 export const PAYLOAD_INVALID = 'CobPayloadOperacaoInvalida';
@@ -22,6 +23,8 @@ export const PAYLOAD_INVALID = 'CobPayloadOperacaoInvalida';
 export interface PayloadRequest {
   token: string;
   now: Date;
+  /** The service's public URL, for the address of a paired recurrence's payload (journey 3). */
+  publicUrl: string;
   /** Data de pagamento pretendida (cobv), YYYY-MM-DD; default: today in Brasília. Ignored for cob. */
   DPP?: string;
   /** IBGE municipality code of the payer; its format is checked by the route, nothing else depends on it. */
@@ -111,6 +114,13 @@ async function cobvPayload({
   };
 }
 
+/** Bacen CobPayload, plus the recurrence a composite code (journey 3) pairs the charge with. */
+async function cobPayload(source: PayloadSource<CobBody>): Promise<Record<string, unknown>> {
+  const { sql, charge, request } = source;
+  const recorrencia = await journeyRecurrence(sql, charge.account_id, charge.txid, request.publicUrl);
+  return { ...basePayload(source), ...(recorrencia && { recorrencia }) };
+}
+
 async function keyRemovedAt(sql: Sql, accountId: number, chave: string): Promise<Date | null> {
   const { rows } = await sql.query<{ removed_at: Date | null }>(
     'select removed_at from pix_keys where chave = $1 and account_id = $2',
@@ -149,7 +159,7 @@ export async function chargePayload(
   const source = { sql, status, payable: !refused, request };
   const payload =
     location.tipo_cob === 'cob'
-      ? basePayload({ ...source, charge: charge as ChargeRow<CobBody> })
+      ? await cobPayload({ ...source, charge: charge as ChargeRow<CobBody> })
       : await cobvPayload({ ...source, charge: charge as ChargeRow<CobVBody> });
   return { tipoCob: location.tipo_cob, payload };
 }

@@ -164,7 +164,8 @@ function chargeAmountPaid(
   return { amountCents, components: due.components };
 }
 
-function receivedRow(
+/** The received Pix row a payment writes (every path, and the recurring charges' batched settlement). */
+export function receivedRow(
   incoming: IncomingPix,
   now: Date,
   to: { accountId: number; chargeId: number | null; txid: string | null; chave: string | null },

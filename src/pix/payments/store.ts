@@ -99,6 +99,28 @@ export async function readChargeForSettlement(
   return row;
 }
 
+/**
+ * The ledger part of a settlement statement, shared by the charges' (below) and the recurring charges' writes:
+ * for each row of `input` (end_to_end_id, account_id, amount_cents, received_at, external_id, available_id)
+ * whose Pix the statement inserted (CTE `pix`, returning end_to_end_id), a `pix_recebido` entry shaped as
+ * `post()` writes it (two lines summing to zero) and the receivers' posted totals, one update per ledger account.
+ */
+export const PIX_RECEIVED_POSTING = `entry as (
+       insert into journal_entries (kind, reference, account_id, created_at)
+       select 'pix_recebido', i.end_to_end_id, i.account_id, i.received_at
+       from input i join pix on pix.end_to_end_id = i.end_to_end_id
+       returning id, reference),
+     lines as (
+       insert into journal_lines (entry_id, ledger_account_id, amount_cents)
+       select entry.id, l.ledger_account_id, l.amount_cents
+       from entry join input i on i.end_to_end_id = entry.reference,
+         lateral (values (i.external_id, -i.amount_cents), (i.available_id, i.amount_cents)) as l(ledger_account_id, amount_cents)),
+     totals as (
+       update ledger_accounts a set balance_cents = a.balance_cents + d.delta_cents
+       from (select i.available_id, sum(i.amount_cents) as delta_cents
+               from input i join pix on pix.end_to_end_id = i.end_to_end_id group by i.available_id) d
+       where a.id = d.available_id and a.balance_cents is not null)`;
+
 export interface Settlement {
   charge: Pick<ChargeForSettlement, 'id' | 'version'>;
   pix: Omit<ReceivedPixRow, 'id'>;
@@ -135,21 +157,8 @@ export async function writeSettlements(sql: Sql, list: Settlement[]): Promise<(R
        select i.end_to_end_id, i.account_id, i.charge_id, i.txid, i.chave, i.amount_cents, i.received_at, i.pagador_cpf,
          i.pagador_cnpj, i.pagador_nome, i.info_pagador, i.components, i.origin
        from input i join paid on paid.id = i.charge_id
-       returning id, charge_id),
-     entry as (
-       insert into journal_entries (kind, reference, account_id, created_at)
-       select 'pix_recebido', i.end_to_end_id, i.account_id, i.received_at from input i join pix on pix.charge_id = i.charge_id
-       returning id, reference),
-     lines as (
-       insert into journal_lines (entry_id, ledger_account_id, amount_cents)
-       select entry.id, l.ledger_account_id, l.amount_cents
-       from entry join input i on i.end_to_end_id = entry.reference,
-         lateral (values (i.external_id, -i.amount_cents), (i.available_id, i.amount_cents)) as l(ledger_account_id, amount_cents)),
-     totals as (
-       update ledger_accounts a set balance_cents = a.balance_cents + d.delta_cents
-       from (select i.available_id, sum(i.amount_cents) as delta_cents
-               from input i join pix on pix.charge_id = i.charge_id group by i.available_id) d
-       where a.id = d.available_id and a.balance_cents is not null),
+       returning id, charge_id, end_to_end_id),
+     ${PIX_RECEIVED_POSTING},
      -- The event is due now on the receiver's clock: stored on the service's, as enqueue does (no lock on the
      -- clock's row: a move only brings pending jobs forward, and this one is due already).
      job as (

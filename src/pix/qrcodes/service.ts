@@ -106,6 +106,6 @@ export async function detailQrCode(sql: Sql, caller: Caller, { pixCopiaECola }: 
       `O BR Code dinâmico aponta para ${url}, que não é uma location deste serviço.`,
       [{ property, reason: 'location de outra instituição.', value: url }],
     );
-  const { tipoCob, payload } = await chargePayload(sql, { token, now: caller.now });
+  const { tipoCob, payload } = await chargePayload(sql, { token, now: caller.now, publicUrl: caller.publicUrl });
   return { tipo: 'dinamico' as const, tipoCob, ...payload };
 }

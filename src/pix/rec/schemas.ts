@@ -137,6 +137,13 @@ export const RecCompleta = Type.Object({
     tipoJornada: Type.String(),
     dadosJornada: Type.Optional(Type.Object({ txid: Type.String() })),
   }),
+  /** The composite QR code of the journey asked by `?txid=` (GET /rec/{idRec} only). */
+  dadosQR: Type.Optional(
+    Type.Object({
+      jornada: Type.Union([Type.Literal('JORNADA_2'), Type.Literal('JORNADA_3'), Type.Literal('JORNADA_4')]),
+      pixCopiaECola: Type.String({ maxLength: 512 }),
+    }),
+  ),
 });
 export type RecCompleta = Static<typeof RecCompleta>;
 

@@ -10,7 +10,7 @@ import { invalid, notFound, type Violation } from '../../platform/errors.ts';
 import { randomAlphanumeric } from '../../platform/ids.ts';
 import { RECEIVER_ISPB } from '../../platform/institution.ts';
 import { LIMITS } from '../../platform/limits.ts';
-import { findCharge } from '../charges/store.ts';
+import { findCharge, type ChargeRow } from '../charges/store.ts';
 import { brasiliaDate } from '../cobv/calendar.ts';
 import type { Caller } from '../shared/caller.ts';
 import { paginacao } from '../shared/schemas.ts';
@@ -18,6 +18,7 @@ import { enqueueAccountEvent } from '../webhook/events.ts';
 import type { DadosPagador, RecCompleta, RecCreate, RecListQuery, RecPatch, RecStatus } from './schemas.ts';
 import { linkLocationToRec, recLocationView } from '../locrec/service.ts';
 import { findRecLocation } from '../locrec/store.ts';
+import { recQrData } from './qr.ts';
 import { findRec, insertRec, latestRec, listRecs, updateRec, type RecEncerramento, type RecRow } from './store.ts';
 
 export const REC_INVALID = 'RecOperacaoInvalida';
@@ -48,11 +49,16 @@ export function newRecId(politica: RecRow['politica_retentativa'], now: Date): s
   return `R${politica === 'PERMITE_3R_7D' ? 'R' : 'N'}${RECEIVER_ISPB}${day}${randomAlphanumeric(11)}`;
 }
 
+/** The receiver of a recurrence is its account: CPF or CNPJ by the document's length, and its name. */
+export async function recReceiver(sql: Sql, row: RecRow): Promise<{ cpf?: string; cnpj?: string; nome: string }> {
+  const account = await findAccount(sql, row.account_id);
+  const documento = account?.documento ?? '';
+  return { ...(documento.length === 11 ? { cpf: documento } : { cnpj: documento }), nome: account?.nome ?? '' };
+}
+
 /** Bacen RecCompleta of a row; the receiver is the account. */
 export async function recView(sql: Sql, row: RecRow, publicUrl: string): Promise<RecCompleta> {
-  const account = await findAccount(sql, row.account_id);
   const location = row.location_id ? await findRecLocation(sql, row.account_id, row.location_id) : undefined;
-  const documento = account?.documento ?? '';
   const { vinculo, calendario, valor, recebedor } = row.body;
   return {
     idRec: row.id_rec,
@@ -60,8 +66,7 @@ export async function recView(sql: Sql, row: RecRow, publicUrl: string): Promise
     calendario,
     ...(valor && { valor }),
     recebedor: {
-      ...(documento.length === 11 ? { cpf: documento } : { cnpj: documento }),
-      nome: account?.nome ?? '',
+      ...(await recReceiver(sql, row)),
       ...(recebedor?.convenio !== undefined && { convenio: recebedor.convenio }),
     },
     ...(row.pagador && { pagador: row.pagador }),
@@ -175,9 +180,11 @@ export async function ownRec(sql: Sql, accountId: number, idRec: string, lock = 
 
 export async function readRec(sql: Sql, caller: Caller, idRec: string, txid?: string): Promise<RecCompleta> {
   const row = await ownRec(sql, caller.accountId, idRec);
+  let charge: ChargeRow<unknown> | undefined;
   if (txid !== undefined) {
-    const isCob = await findCharge(sql, caller.accountId, 'cob', txid);
-    const isCobv = !isCob && (await findCharge(sql, caller.accountId, 'cobv', txid));
+    const isCob = await findCharge<unknown>(sql, caller.accountId, 'cob', txid);
+    const isCobv = isCob ? undefined : await findCharge<unknown>(sql, caller.accountId, 'cobv', txid);
+    charge = isCob ?? isCobv;
     const violation: Violation | undefined =
       !isCob && !isCobv
         ? { property: 'txid', reason: `O txid ${txid} não corresponde a uma cobrança.`, value: txid }
@@ -190,7 +197,8 @@ export async function readRec(sql: Sql, caller: Caller, idRec: string, txid?: st
           : undefined;
     if (violation) throw invalid(REC_QUERY_INVALID, 'Parâmetros de consulta inválidos.', [violation]);
   }
-  return recView(sql, row, caller.publicUrl);
+  const dadosQR = await recQrData(sql, row, charge, caller.publicUrl);
+  return { ...(await recView(sql, row, caller.publicUrl)), ...(dadosQR && { dadosQR }) };
 }
 
 export interface RecChange {

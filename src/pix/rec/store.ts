@@ -69,6 +69,23 @@ export async function findRec(sql: Sql, accountId: number, idRec: string, lock =
   return rows[0];
 }
 
+/**
+ * The recurrence an immediate charge is paired with (journey 3: `ativacao.dadosJornada.txid`), with its
+ * location's token; the most recent if several name it.
+ */
+export async function findRecByJourneyTxid(
+  sql: Sql,
+  accountId: number,
+  txid: string,
+): Promise<{ id_rec: string; loc_token: string | null } | undefined> {
+  const { rows } = await sql.query<{ id_rec: string; loc_token: string | null }>(
+    `select r.id_rec, l.token as loc_token from recurrences r left join recurrence_locations l on l.id = r.location_id
+     where r.account_id = $1 and r.txid = $2 order by r.id desc limit 1`,
+    [accountId, txid],
+  );
+  return rows[0];
+}
+
 /** Writes the mutable part of a recurrence back (the service decided the change). */
 export async function updateRec(
   sql: Sql,

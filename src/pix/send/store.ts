@@ -1,4 +1,4 @@
-/** Storage of sent Pix (migration 020). */
+/** Storage of sent Pix (migration 015). */
 import type { Sql } from '../../platform/db/database.ts';
 import type { PaymentTarget, unpayableReason } from '../payments/engine.ts';
 

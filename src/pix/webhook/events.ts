@@ -6,7 +6,7 @@
  * (or a Pix not notified): the job is done with no attempt recorded.
  */
 import type { Sql } from '../../platform/db/database.ts';
-import { defineTopic, enqueue, type JobHandler, type OutboxJob } from '../../platform/outbox/jobs.ts';
+import { defineTopic, enqueue, type JobHandler, type NewJob, type OutboxJob } from '../../platform/outbox/jobs.ts';
 import { attemptDelivery, type DeliveryDeps } from '../../platform/webhooks/delivery.ts';
 import { NO_RETRY, PIX_RETRY_SCHEDULE, type RetrySchedule } from '../../platform/webhooks/schedule.ts';
 import { webhookSettings } from '../../platform/webhooks/settings.ts';
@@ -51,15 +51,25 @@ export async function enqueueAccountEvent(
   orderingRef: string,
   now: Date,
 ): Promise<number> {
-  const payload: AccountEventPayload = { accountId, kind, body: accountEventBody(kind, item) };
-  return enqueue(sql, {
+  return enqueue(sql, accountEventJob(kind, accountId, item, orderingRef, now));
+}
+
+/** The job `enqueueAccountEvent` writes, for a statement that writes it among other rows (a batched settlement). */
+export function accountEventJob(
+  kind: AccountWebhookKind,
+  accountId: number,
+  item: Record<string, unknown>,
+  orderingRef: string,
+  now: Date,
+): NewJob<AccountEventPayload> {
+  return {
     topic: WEBHOOK_TOPICS[kind],
     orderingKey: `${kind}:${accountId}:${orderingRef}`,
-    payload,
+    payload: { accountId, kind, body: accountEventBody(kind, item) },
     accountId,
     availableAt: now,
     now,
-  });
+  };
 }
 
 /** A resend job: no ordering key, since it is one extra attempt of something already delivered or given up. */

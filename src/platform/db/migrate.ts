@@ -34,6 +34,8 @@ export const MIGRATION_FILES = [
   'pix/solicrec/migrations/018_recurrence_requests.sql',
   'pix/locrec/migrations/019_recurrence_locations.sql',
   'pix/dict/migrations/020_participants.sql',
+  'pix/rec/migrations/021_recurrences_journey_txid.sql',
+  'platform/db/migrations/022_outbox_topic_pending.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

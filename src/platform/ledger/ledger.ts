@@ -50,8 +50,9 @@ const BALANCE_NOT_NEGATIVE = 'ledger_accounts_balance_not_negative';
 /**
  * Ids of the ledger accounts, created on first use. Resolving never locks an existing account: an
  * upsert would lock `external:pix` for the whole transaction and make every payment queue behind it.
+ * Exported for the batched settlements, which resolve them before their one statement.
  */
-async function ledgerAccountIds(sql: Sql, codes: string[]): Promise<Map<string, number>> {
+export async function ledgerAccountIds(sql: Sql, codes: string[]): Promise<Map<string, number>> {
   const unique = [...new Set(codes)];
   const select = async () => {
     const { rows } = await sql.query<{ id: number; code: string }>(

@@ -295,13 +295,19 @@ export class OutboxWorker {
       created_at: Date;
       account_id: string | number | null;
     }>(
+      // Topic by topic, each in the order its jobs fell due (index outbox_topic_pending), then the earliest
+      // written first: a claim reads only what it can take. Ordered by id over all topics, the plan walked
+      // the primary key past every pending job of other topics (a day's due recurring charges made each
+      // webhook lane's claim read 10,000 rows it could not take); jobs of one ordering key still run in id order.
       `with ready as (
-           select o.id from outbox o
-           where o.done_at is null and o.topic = any($1) and o.available_at <= $2
-             and (o.locked_until is null or o.locked_until <= $3)
-             and (o.ordering_key is null or not exists (
-               select 1 from outbox p where p.ordering_key = o.ordering_key and p.id < o.id and p.done_at is null))
-           order by o.id limit $4 for update skip locked)
+           select c.id from unnest($1::text[]) as t(topic) cross join lateral (
+             select o.id from outbox o
+             where o.topic = t.topic and o.done_at is null and o.available_at <= $2
+               and (o.locked_until is null or o.locked_until <= $3)
+               and (o.ordering_key is null or not exists (
+                 select 1 from outbox p where p.ordering_key = o.ordering_key and p.id < o.id and p.done_at is null))
+             order by o.available_at, o.id limit $4 for update of o skip locked) c
+           order by c.id limit $4)
          update outbox set locked_until = $5, locked_by = $6, attempts = attempts + 1
          from ready where outbox.id = ready.id
          returning outbox.id, outbox.topic, outbox.payload, outbox.attempts, outbox.created_at, outbox.account_id`,

@@ -1,0 +1,164 @@
+/**
+ * The batched settlement of recurring charges, as the charges' settlement path does it (src/pix/payments/store.ts):
+ * one read of everything a paid attempt depends on, then one data-modifying statement for many attempts at once
+ * (the group commit of `cobrSettlementBatcherFor`). The write is a compare-and-set on the charge row: it settles
+ * only the version the read saw and only while ATIVA, so no lock is held between the two; an attempt whose charge
+ * changed in between writes nothing and is decided again under the charge's lock (settlement.ts).
+ */
+import type { Sql } from '../../platform/db/database.ts';
+import { GroupCommit, perDatabase } from '../../platform/db/group-commit.ts';
+import { availableCodeSql, ledgerCode } from '../../platform/ledger/ledger.ts';
+import { LIMITS } from '../../platform/limits.ts';
+import { accountOffset, jobsEnqueued, outboxRowValues, type NewJob } from '../../platform/outbox/jobs.ts';
+import { PIX_RECEIVED_POSTING } from '../payments/store.ts';
+import type { ReceivedPixRow } from '../received/store.ts';
+import type { AccountEventPayload, PixEventPayload } from '../webhook/payloads.ts';
+import { keySettingsJsonOf, keySettingsOf, type KeySettings } from '../settings/store.ts';
+import type { RecRow } from '../rec/store.ts';
+import { COBR_COLUMNS, COBR_FROM, type CobrRow, type TentativaRow } from './store.ts';
+
+/**
+ * A due charge with everything its paid attempt is decided on, read in one statement without locks: the charge
+ * and its version, its recurrence, the receiving account, the key the Pix lands on and that key's settings,
+ * whether a split applies, and the ledger accounts.
+ */
+export interface CobrForSettlement extends CobrRow {
+  /** The charge row's version (`xmin`): the write settles only this version. */
+  version: string;
+  rec_status: RecRow['status'];
+  rec_pagador: RecRow['pagador'];
+  rec_body: RecRow['body'];
+  account_nome: string;
+  account_documento: string;
+  /** The account's oldest active key, where the Pix lands; null: none (the attempt fails, on the locked path). */
+  chave: string | null;
+  key_settings: KeySettings;
+  /** A split configuration applies to the charge's txid: the locked path divides the payment. */
+  split: boolean;
+  external_ledger_id: number | null;
+  available_ledger_id: number | null;
+}
+
+/** Many due charges in one statement (`cobrSettlementReaderFor` coalesces the attempts falling due together). */
+export async function readCobrsForSettlement(sql: Sql, ids: number[]): Promise<(CobrForSettlement | undefined)[]> {
+  const { rows } = await sql.query<CobrForSettlement>(
+    `select ${COBR_COLUMNS}, c.xmin::text as version, r.status as rec_status, r.pagador as rec_pagador,
+       r.body as rec_body, a.nome as account_nome, a.documento as account_documento, k.chave,
+       ${keySettingsJsonOf('c.account_id', 'k.chave')} as key_settings,
+       exists (select 1 from split_configs s where s.account_id = c.account_id and s.txid = c.txid and s.status = 'ATIVA') as split,
+       (select l.id from ledger_accounts l where l.code = $2) as external_ledger_id,
+       (select l.id from ledger_accounts l where l.code = ${availableCodeSql('c.account_id')}) as available_ledger_id
+     from ${COBR_FROM} join accounts a on a.id = c.account_id
+       left join lateral (select p.chave from pix_keys p where p.account_id = c.account_id and p.removed_at is null
+         order by p.created_at, p.chave limit 1) k on true
+     where c.id = any($1::bigint[])`,
+    [ids, ledgerCode.externalPix],
+  );
+  const byId = new Map(rows.map((row) => [Number(row.id), { ...row, key_settings: keySettingsOf(row.key_settings) }]));
+  return ids.map((id) => byId.get(id));
+}
+
+/**
+ * The reads of attempts falling due together, coalesced as the writes are: one statement for the batch the
+ * outbox claimed instead of one per job (the read takes no lock, so sharing it changes nothing).
+ */
+export const cobrSettlementReaderFor = perDatabase(
+  (sql) =>
+    new GroupCommit<number, CobrForSettlement | undefined>({
+      write: (ids) => readCobrsForSettlement(sql, ids),
+      statementsInFlight: LIMITS.settlementStatementsInFlight,
+      batchMax: LIMITS.settlementBatchMax,
+    }),
+);
+
+export interface CobrSettlement {
+  charge: Pick<CobrRow, 'id' | 'atualizacao' | 'tentativas'> & { version: string };
+  pix: Omit<ReceivedPixRow, 'id'>;
+  ledger: { externalId: number; availableId: number };
+  /** The received Pix's webhook event and the charge's `/cobr` event. */
+  events: [NewJob<PixEventPayload>, NewJob<AccountEventPayload>];
+}
+
+/**
+ * Settles many attempts in one statement, atomic by itself: each charge CONCLUIDA with its attempt PAGA (only
+ * the version read, only if still ATIVA), its received Pix, the `pix_recebido` entry and posted totals, and its
+ * webhook events. A charge no longer the version read writes nothing: undefined in its place. The caller gives
+ * each charge at most once per call.
+ */
+export async function writeCobrSettlements(sql: Sql, list: CobrSettlement[]): Promise<(number | undefined)[]> {
+  const column = <T>(value: (s: CobrSettlement) => T) => list.map(value);
+  const { rows } = await sql.query<{ cobr_id: number; id: number }>(
+    `with input as (
+       select * from unnest($1::bigint[], $2::text[], $3::jsonb[], $4::jsonb[], $5::text[], $6::bigint[], $7::text[],
+         $8::text[], $9::bigint[], $10::timestamptz[], $11::text[], $12::text[], $13::text[], $14::text[], $15::bigint[],
+         $16::bigint[], $17::jsonb[])
+         as i(cobr_id, version, atualizacao, tentativas, end_to_end_id, account_id, txid, chave, amount_cents,
+           received_at, pagador_cpf, pagador_cnpj, pagador_nome, origin, external_id, available_id, jobs)),
+     paid as (
+       update recurring_charges c set status = 'CONCLUIDA', atualizacao = i.atualizacao, tentativas = i.tentativas,
+         updated_at = i.received_at
+       from input i where c.id = i.cobr_id and c.status = 'ATIVA' and c.xmin = i.version::xid
+       returning c.id),
+     pix as (
+       insert into received_pix (end_to_end_id, account_id, txid, chave, amount_cents, received_at, pagador_cpf,
+         pagador_cnpj, pagador_nome, origin)
+       select i.end_to_end_id, i.account_id, i.txid, i.chave, i.amount_cents, i.received_at, i.pagador_cpf,
+         i.pagador_cnpj, i.pagador_nome, i.origin
+       from input i join paid on paid.id = i.cobr_id
+       returning id, end_to_end_id),
+     ${PIX_RECEIVED_POSTING},
+     -- Due now on the receiver's clock, stored on the service's, as enqueue does.
+     job as (
+       insert into outbox (topic, ordering_key, payload, available_at, created_at, account_id)
+       select j.topic, j.ordering_key, j.payload, j.available_at - ${accountOffset('j.account_id')}, j.created_at,
+         j.account_id
+       from input i join pix on pix.end_to_end_id = i.end_to_end_id,
+         jsonb_to_recordset(i.jobs) as j(topic text, ordering_key text, payload jsonb, available_at timestamptz,
+           created_at timestamptz, account_id bigint))
+     select i.cobr_id, pix.id from input i join pix on pix.end_to_end_id = i.end_to_end_id`,
+    [
+      column((s) => s.charge.id),
+      column((s) => s.charge.version),
+      column((s) => JSON.stringify(s.charge.atualizacao)),
+      column((s) => JSON.stringify(s.charge.tentativas satisfies TentativaRow[])),
+      column((s) => s.pix.end_to_end_id),
+      column((s) => s.pix.account_id),
+      column((s) => s.pix.txid),
+      column((s) => s.pix.chave),
+      column((s) => s.pix.amount_cents),
+      column((s) => s.pix.received_at),
+      column((s) => s.pix.pagador_cpf),
+      column((s) => s.pix.pagador_cnpj),
+      column((s) => s.pix.pagador_nome),
+      column((s) => s.pix.origin),
+      column((s) => s.ledger.externalId),
+      column((s) => s.ledger.availableId),
+      column((s) => JSON.stringify([jobRecord(s.events[0]), jobRecord(s.events[1])])),
+    ],
+  );
+  const ids = new Map(rows.map((r) => [Number(r.cobr_id), r.id]));
+  const outcomes = list.map((s) => ids.get(s.charge.id));
+  const settled = list.find((_, n) => outcomes[n] !== undefined);
+  if (settled) {
+    jobsEnqueued(sql, settled.events[0].topic);
+    jobsEnqueued(sql, settled.events[1].topic);
+  }
+  return outcomes;
+}
+
+/** An outbox row as `jsonb_to_recordset` reads it in the write above. */
+function jobRecord<P>(job: NewJob<P>) {
+  const [topic, ordering_key, payload, available_at, created_at, account_id] = outboxRowValues(job);
+  return { topic, ordering_key, payload: JSON.parse(payload) as unknown, available_at, created_at, account_id };
+}
+
+/** Group commit of recurring charges' settlements: attempts falling due together share statements. */
+export const cobrSettlementBatcherFor = perDatabase(
+  (sql) =>
+    new GroupCommit<CobrSettlement, number | undefined>({
+      write: (settlements) => writeCobrSettlements(sql, settlements),
+      statementsInFlight: LIMITS.settlementStatementsInFlight,
+      batchMax: LIMITS.settlementBatchMax,
+      keyOf: (settlement) => settlement.charge.id,
+    }),
+);

@@ -221,6 +221,7 @@ export function startupSummary(service: RunningService): string {
     `    -u '${c.clientId}:${c.clientSecret}' -H 'Content-Type: application/json' \\`,
     `    -d '{"grant_type":"client_credentials"}' ${c.baseUrl}/oauth/token`,
     `API reference: ${c.baseUrl}/docs`,
-    `pages (checkout, QR codes; no client certificate asked): ${service.ctx.pages.url}`,
+    `console (open in a browser; no client certificate asked): ${service.ctx.pages.url}/console`,
+    `pages (checkout, QR codes) on the same listener: ${service.ctx.pages.url}`,
   ].join('\n');
 }

@@ -44,6 +44,7 @@ import { billingChargeRoutes } from './billing/charges/routes.ts';
 import { billingNotificationRoutes } from './billing/notifications/routes.ts';
 import { paymentTokenPublicRoutes, paymentTokenRoutes } from './billing/tokens/routes.ts';
 import { webRoutes } from './web/routes.ts';
+import { consoleRoutes } from './console/routes.ts';
 import { documentRoute, SECURITY_SCHEMES } from './platform/openapi.ts';
 
 const API_DESCRIPTION = [
@@ -258,5 +259,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     ),
   );
   await app.register(family(ctx, { format: 'billing', pages: true }, paymentTokenPublicRoutes(ctx), webRoutes(ctx)));
+  // The web console (docs/console.md): its own sessions and HTML error pages; browsers open it on the pages listener.
+  await app.register(family(ctx, { format: 'named', pages: true }, consoleRoutes(ctx)));
   return app;
 }

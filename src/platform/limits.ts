@@ -283,4 +283,14 @@ export const LIMITS = {
   dictEmailKeyMaxChars: 77,
   /** Special refund request details (DICT: 2000 characters). */
   dictRefundDetailsMaxChars: 2_000,
+  /** Console (docs/console.md): a signed-in session lasts this long without use; sessions held per node. */
+  consoleSessionIdleSeconds: 8 * 3600,
+  consoleSessionsMax: 1_000,
+  /** Console lists: rows per page (keyset paging, so a page costs the same whatever the account holds). */
+  consolePageSize: 25,
+  /** Console live updates: how often an open page's event stream looks for a change in its account. */
+  consoleLivePollMs: 1_000,
+  /** Console webhook page: deliveries shown, and request/response text shown before it is cut. */
+  consoleDeliveriesShown: 50,
+  consoleBodyShownMaxChars: 2_000,
 } as const;

@@ -38,7 +38,20 @@ function subjectOf(payload: Record<string, unknown>): string | undefined {
   return conta?.identificador;
 }
 
-export async function recentDeliveries(sql: Sql, accountId: number, topics: string[], limit: number) {
+/** Narrows the list (the console): one charge's deliveries, or those created in a period. */
+export interface DeliveryFilter {
+  txid?: string;
+  createdFrom?: Date;
+  createdTo?: Date;
+}
+
+export async function recentDeliveries(
+  sql: Sql,
+  accountId: number,
+  topics: string[],
+  limit: number,
+  filter: DeliveryFilter = {},
+) {
   // Sandbox-sized: walks the outbox backwards by id; the account filter is on the payload every webhook topic carries.
   const { rows } = await sql.query<DeliveryRow>(
     // `available_at` is stored on the service's time: shown on the account's own clock, like the attempts.
@@ -46,8 +59,11 @@ export async function recentDeliveries(sql: Sql, accountId: number, topics: stri
             available_at + coalesce((select offset_ms from sandbox_clocks where account_id = $2::text::bigint), 0)
                            * interval '1 millisecond' as available_at
        from outbox
-     where topic = any($1) and payload->>'accountId' = $2 order by id desc limit $3`,
-    [topics, String(accountId), limit],
+     where topic = any($1) and payload->>'accountId' = $2
+       and ($4::text is null or payload->>'txid' = $4)
+       and ($5::timestamptz is null or created_at >= $5) and ($6::timestamptz is null or created_at < $6)
+     order by id desc limit $3`,
+    [topics, String(accountId), limit, filter.txid ?? null, filter.createdFrom ?? null, filter.createdTo ?? null],
   );
   const attempts = await attemptsOf(
     sql,

@@ -1,0 +1,181 @@
+/**
+ * Charges: the list (search by txid, status, creation date, payer document; keyset pages, newest first)
+ * and one charge's page. The charge is read through the same services as `GET /v2/cob/:txid` and
+ * `GET /v2/gn/split/...`, for the session's current account only: another account's txid is not found.
+ */
+import type { AppContext } from '../platform/context.ts';
+import { parseAmount } from '../platform/money.ts';
+import { LIMITS } from '../platform/limits.ts';
+import { readSplitCob, readSplitCobV } from '../pix/split/links.ts';
+import { readCob } from '../pix/cob/service.ts';
+import { readCobV } from '../pix/cobv/service.ts';
+import { qrImageDataUrl } from '../pix/qrcodes/image.ts';
+import { WEBHOOK_TOPICS } from '../pix/webhook/events.ts';
+import { recentDeliveries } from '../platform/webhooks/inspection.ts';
+import type { Caller } from '../pix/shared/caller.ts';
+import type { TipoCob } from '../pix/loc/store.ts';
+import { chargePage, type ChargeSearch } from './store.ts';
+import { badge, brl, empty, html, when, type Html } from './render.ts';
+import { deliveryTable } from './webhooks.ts';
+import type { Session } from './session.ts';
+
+export const CHARGE_KINDS: TipoCob[] = ['cob', 'cobv'];
+const STATUSES = ['ATIVA', 'CONCLUIDA', 'REMOVIDA_PELO_USUARIO_RECEBEDOR', 'REMOVIDA_PELO_PSP'];
+
+export interface ChargeQuery {
+  kind?: string;
+  txid?: string;
+  status?: string;
+  from?: string;
+  to?: string;
+  doc?: string;
+  before?: string;
+}
+
+const DAY_MS = 86_400_000;
+
+/** The query string as typed by a person: anything unusable is dropped, never an error page. */
+function searchOf(q: ChargeQuery): ChargeSearch {
+  const date = (text: string | undefined, plusDays = 0) => {
+    if (!text || !/^\d{4}-\d{2}-\d{2}$/.test(text)) return undefined;
+    const at = new Date(`${text}T00:00:00Z`);
+    return Number.isNaN(at.getTime()) ? undefined : new Date(at.getTime() + plusDays * DAY_MS);
+  };
+  const [cursorAt, cursorId] = (q.before ?? '').split('_');
+  const before =
+    cursorAt && /^\d+$/.test(cursorId ?? '') && !Number.isNaN(new Date(cursorAt).getTime())
+      ? { createdAt: new Date(cursorAt), id: Number(cursorId) }
+      : undefined;
+  const document = q.doc?.replace(/\D/g, '');
+  return {
+    kind: (CHARGE_KINDS as string[]).includes(q.kind ?? '') ? (q.kind as TipoCob) : 'cob',
+    txid: q.txid?.trim() || undefined,
+    status: STATUSES.includes(q.status ?? '') ? q.status : undefined,
+    from: date(q.from),
+    to: date(q.to, 1),
+    document: document || undefined,
+    before,
+  };
+}
+
+function link(search: ChargeSearch, q: ChargeQuery, before?: string): string {
+  const params = new URLSearchParams();
+  params.set('kind', search.kind);
+  for (const name of ['txid', 'status', 'from', 'to', 'doc'] as const) if (q[name]) params.set(name, q[name]!);
+  if (before) params.set('before', before);
+  return `/console/charges?${params}`;
+}
+
+export async function chargeListPage(ctx: AppContext, accountId: number, q: ChargeQuery): Promise<Html> {
+  const search = searchOf(q);
+  const { rows, more } = await chargePage(ctx.db, accountId, search, LIMITS.consolePageSize);
+  const last = rows.at(-1);
+  const next = more && last ? link(search, q, `${last.created_at.toISOString()}_${last.id}`) : undefined;
+  const filtered = Boolean(
+    search.txid || search.status || search.from || search.to || search.document || search.before,
+  );
+  const tabs = html`<nav class="tabs" aria-label="Tipo de cobrança">${CHARGE_KINDS.map(
+    (kind) =>
+      html`<a href="/console/charges?kind=${kind}"${kind === search.kind ? html` aria-current="page"` : ''}>${kind}</a>`,
+  )}</nav>`;
+  const form = html`<form class="search" method="get" action="/console/charges" role="search">
+  <input type="hidden" name="kind" value="${search.kind}">
+  <label>txid <input name="txid" value="${q.txid ?? ''}" autocomplete="off"></label>
+  <label>Status <select name="status"><option value="">todos</option>${STATUSES.map(
+    (s) => html`<option${s === search.status ? html` selected` : ''}>${s}</option>`,
+  )}</select></label>
+  <label>De <input type="date" name="from" value="${q.from ?? ''}"></label>
+  <label>Até <input type="date" name="to" value="${q.to ?? ''}"></label>
+  <label>CPF/CNPJ do pagador <input name="doc" value="${q.doc ?? ''}" inputmode="numeric"></label>
+  <button type="submit">Buscar</button></form>`;
+  const table = rows.length
+    ? html`<div class="scroll"><table><caption class="sr">Cobranças ${search.kind}, mais recentes primeiro</caption>
+<thead><tr><th scope="col">Criada</th><th scope="col">txid</th><th scope="col">Status</th><th scope="col" class="num">Valor</th><th scope="col">Pagador</th></tr></thead>
+<tbody>${rows.map(
+        (r) => html`<tr><td>${when(r.created_at)}</td>
+<td><a href="/console/charges/${r.kind}/${encodeURIComponent(r.txid)}"><code>${r.txid}</code></a></td>
+<td>${badge(r.status)}</td><td class="num">${brl(r.amount_cents)}</td>
+<td>${r.devedor_nome ?? ''}${r.devedor_documento ? html` <span class="muted">${r.devedor_documento}</span>` : ''}</td></tr>`,
+      )}</tbody></table></div>
+${next || search.before ? html`<p class="pager">${search.before ? html`<a href="${link(search, q)}">Mais recentes</a>` : ''} ${next ? html`<a href="${next}" rel="next">Mais antigas →</a>` : ''}</p>` : ''}`
+    : filtered
+      ? empty(
+          'Nenhuma cobrança corresponde a esta busca.',
+          html`<a href="/console/charges?kind=${search.kind}">Limpar a busca</a>`,
+        )
+      : empty(
+          `Nenhuma cobrança ${search.kind} nesta conta ainda.`,
+          html`Crie uma com <code>PUT /v2/${search.kind}/:txid</code> (veja a <a href="/docs">referência da API</a>); ela aparece aqui sozinha.`,
+        );
+  return html`${tabs}${form}${table}`;
+}
+
+interface PixShown {
+  endToEndId: string;
+  valor: string;
+  horario: string;
+  pagador?: { nome?: string; cpf?: string; cnpj?: string };
+  devolucoes?: { id: string; rtrId: string; valor: string; status: string; horario: { solicitacao: string } }[];
+}
+
+function receivedPix(pix: PixShown[] | undefined): Html {
+  if (!pix?.length) return empty('Nenhum Pix recebido por esta cobrança.');
+  return html`<ul class="cards">${pix.map(
+    (p) => html`<li><p><strong>${brl(parseAmount(p.valor))}</strong> em ${when(p.horario)}</p>
+<p><code>${p.endToEndId}</code>${p.pagador?.nome ? html` · ${p.pagador.nome}` : ''}</p>
+${p.devolucoes?.length ? html`<p>Devoluções:</p><ul>${p.devolucoes.map((d) => html`<li>${brl(parseAmount(d.valor))} ${badge(d.status)} ${when(d.horario.solicitacao)} <code>${d.rtrId}</code></li>`)}</ul>` : html`<p class="muted">Sem devoluções.</p>`}</li>`,
+  )}</ul>`;
+}
+
+export async function chargeDetailPage(
+  ctx: AppContext,
+  caller: Caller,
+  session: Session,
+  kind: TipoCob,
+  txid: string,
+): Promise<Html> {
+  // Throws the API's own 404 (CobNaoEncontrado) when the txid is not the current account's.
+  const view = (
+    kind === 'cob' ? await readSplitCob(ctx.db, caller, txid) : await readSplitCobV(ctx.db, caller, txid)
+  ) as {
+    revisao: number;
+    status: string;
+    valor: { original: string };
+    pixCopiaECola?: string;
+    calendario: Record<string, unknown>;
+    devedor?: { nome?: string; cpf?: string; cnpj?: string };
+    pix?: PixShown[];
+    config?: { splitConfigId: string; revisao?: number };
+  };
+  const readRevision = kind === 'cob' ? readCob : readCobV;
+  const revisions: { revisao: number; status: string; valor: { original: string } }[] = [];
+  for (let revisao = 0; revisao <= view.revisao; revisao++)
+    revisions.push((await readRevision(ctx.db, caller, txid, revisao)) as (typeof revisions)[number]);
+  const deliveries = await recentDeliveries(
+    ctx.db,
+    caller.accountId,
+    [WEBHOOK_TOPICS.pix.name, WEBHOOK_TOPICS.pixResend.name],
+    LIMITS.consoleDeliveriesShown,
+    { txid },
+  );
+  const qr = view.pixCopiaECola
+    ? html`<figure class="qr"><img src="${await qrImageDataUrl(view.pixCopiaECola)}" width="220" height="220" alt="QR Code da cobrança ${txid}">
+<figcaption><label for="brcode">Pix Copia e Cola</label>
+<textarea id="brcode" readonly rows="4">${view.pixCopiaECola}</textarea>
+<button type="button" data-copy="brcode">Copiar código</button></figcaption></figure>`
+    : empty('Esta cobrança não tem QR Code (sem location).');
+  return html`<div class="grid">
+<section aria-labelledby="summary"><h2 id="summary">Resumo</h2>
+<dl><dt>txid</dt><dd><code>${txid}</code></dd><dt>Tipo</dt><dd>${kind}</dd><dt>Status</dt><dd>${badge(view.status)}</dd>
+<dt>Valor</dt><dd>${brl(parseAmount(view.valor.original))}</dd>
+<dt>Criação</dt><dd>${when(String(view.calendario.criacao))}</dd>
+<dt>Pagador</dt><dd>${view.devedor?.nome ?? '—'} ${view.devedor?.cpf ?? view.devedor?.cnpj ?? ''}</dd>
+<dt>Split</dt><dd>${view.config ? html`configuração <code>${view.config.splitConfigId}</code>` : 'sem split'}</dd></dl></section>
+<section aria-labelledby="qr-title"><h2 id="qr-title">QR Code</h2>${qr}</section></div>
+<section aria-labelledby="revisions"><h2 id="revisions">Revisões</h2><ol start="0">${revisions.map(
+    (r) =>
+      html`<li>revisão ${r.revisao}: ${badge(r.status)} ${brl(parseAmount(r.valor.original))}${r.revisao === view.revisao ? ' (atual)' : ''}</li>`,
+  )}</ol></section>
+<section aria-labelledby="pix-title"><h2 id="pix-title">Pix recebidos</h2>${receivedPix(view.pix)}</section>
+<section aria-labelledby="wh-title"><h2 id="wh-title">Entregas de webhook</h2>${deliveryTable({ ...caller, session }, deliveries)}</section>`;
+}

@@ -1,0 +1,61 @@
+/**
+ * Live updates: each open console page holds one server-sent event stream. The stream polls its account's
+ * live mark (console/store.ts: the newest charge, received Pix and webhook attempt) and sends `change` when
+ * it moves, whichever node made the change; the page then reloads its list region. A comment line keeps
+ * proxies from closing an idle stream. Streams end when the node closes.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../platform/context.ts';
+import { LIMITS } from '../platform/limits.ts';
+import { liveMark } from './store.ts';
+import type { Session } from './session.ts';
+
+/** Polls between keep-alive comments. */
+const POLLS_PER_KEEPALIVE = 15;
+
+export class LiveStreams {
+  private readonly open_ = new Set<() => void>();
+
+  constructor(private readonly ctx: AppContext) {}
+
+  open(request: FastifyRequest, reply: FastifyReply, session: Session): void {
+    const raw = reply.raw;
+    raw.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+    });
+    raw.write('retry: 2000\n\n');
+    let last: string | undefined;
+    let polls = 0;
+    let busy = false;
+    const account = session.current;
+    const tick = async () => {
+      if (busy) return;
+      busy = true;
+      try {
+        const mark = await liveMark(this.ctx.db, account);
+        if (last !== undefined && mark !== last) raw.write('event: change\ndata: {}\n\n');
+        else if (++polls % POLLS_PER_KEEPALIVE === 0) raw.write(': keep-alive\n\n');
+        last = mark;
+      } catch (error) {
+        request.log.warn({ err: error }, 'console live poll failed');
+      } finally {
+        busy = false;
+      }
+    };
+    const timer = setInterval(() => void tick(), LIMITS.consoleLivePollMs);
+    void tick();
+    const close = () => {
+      clearInterval(timer);
+      this.open_.delete(close);
+      raw.end();
+    };
+    this.open_.add(close);
+    request.raw.on('close', close);
+  }
+
+  closeAll(): void {
+    for (const close of [...this.open_]) close();
+  }
+}

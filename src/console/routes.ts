@@ -1,0 +1,260 @@
+/**
+ * The web console (docs/console.md): server-rendered pages under /console, served on the pages listener (no
+ * client certificate asked) and the main one. Sign-in with the operator secret, or straight in to the demo
+ * account in a sandbox reached over loopback. Every change is a POST carrying the session's CSRF token (403
+ * without it); every read and change goes through the services the API uses, for the session's current account.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { AppContext } from '../platform/context.ts';
+import { ApiError } from '../platform/errors.ts';
+import { readJsonFile } from '../platform/state-files.ts';
+import { operatorSecretValid } from '../operator/secret.ts';
+import type { Caller } from '../pix/shared/caller.ts';
+import type { TipoCob } from '../pix/loc/store.ts';
+import { accountOfApplication, consoleAccounts } from './store.ts';
+import {
+  SESSION_COOKIE,
+  SIGNIN_COOKIE,
+  SessionStore,
+  cookiesOf,
+  newSigninToken,
+  sameToken,
+  setCookie,
+  type Session,
+} from './session.ts';
+import { bareLayout, html, layout, type Html } from './render.ts';
+import { overviewPage } from './overview.ts';
+import { CHARGE_KINDS, chargeDetailPage, chargeListPage, type ChargeQuery } from './charges.ts';
+import { failedPixIn, replay, webhooksPage } from './webhooks.ts';
+import { LiveStreams } from './live.ts';
+import { refusalText, type ConsoleKit, type Form } from './kit.ts';
+
+const HTML = 'text/html; charset=utf-8';
+const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+function errorPage(status: number, detail: string): Html {
+  const title = status === 404 ? 'Não encontrado' : status === 403 ? 'Recusado' : 'Erro';
+  return bareLayout(title, html`<p>${detail}</p><p><a href="/console">Voltar ao console</a></p>`);
+}
+
+export const consoleRoutes =
+  (ctx: AppContext): FastifyPluginAsync =>
+  async (app) => {
+    const sessions = new SessionStore();
+    const live = new LiveStreams(ctx);
+    const sandbox = ctx.config.environment === 'sandbox';
+    const assets = path.join(path.dirname(new URL(import.meta.url).pathname), 'assets');
+    const asset = (name: string) => fs.readFileSync(path.join(assets, name), 'utf8');
+    const css = asset('console.css');
+    const js = asset('console.js');
+
+    app.addHook('preClose', async () => live.closeAll());
+    app.setErrorHandler(async (error: Error & { statusCode?: number }, request, reply) => {
+      const status = error instanceof ApiError ? error.statusCode : (error.statusCode ?? 500);
+      if (status >= 500) request.log.error({ err: error }, 'console page failed');
+      const detail = error instanceof ApiError ? error.detail : status < 500 ? error.message : 'Falha interna.';
+      return reply
+        .status(status)
+        .type(HTML)
+        .send(String(errorPage(status, detail)));
+    });
+
+    const callerOf = (session: Session): Caller => ({
+      accountId: session.current,
+      now: ctx.clock.forAccount(session.current).now(),
+      publicUrl: ctx.config.publicUrl,
+      chargeCreated: ctx.chargeCreatedHooks,
+    });
+    const kit: ConsoleKit = {
+      ctx,
+      callerOf,
+      async render(reply, session, frame, body) {
+        const accounts = await consoleAccounts(ctx.db, session.accountIds === 'all' ? undefined : session.accountIds);
+        const flash = session.flash;
+        session.flash = undefined;
+        const page = layout({ ...frame, session, accounts, sandbox, flash }, body);
+        return reply.type(HTML).header('cache-control', 'no-store').send(String(page));
+      },
+      guarded: (handler) => async (request, reply) => {
+        const session = sessions.find(cookiesOf(request)[SESSION_COOKIE]);
+        const form = (request.body ?? {}) as Form;
+        if (request.method !== 'GET') {
+          if (!session || !sameToken(form._csrf, session.csrf))
+            throw new ApiError(403, 'csrf', 'Pedido sem o token CSRF desta sessão: recusado. Recarregue a página.');
+        } else if (!session) return reply.redirect('/console/signin');
+        return handler(request, reply, session!, form);
+      },
+      done(reply, session, to, flash) {
+        session.flash = flash;
+        return reply.redirect(to, 303);
+      },
+    };
+
+    app.get('/console/assets/console.css', async (_r, reply) => reply.type('text/css; charset=utf-8').send(css));
+    app.get('/console/assets/console.js', async (_r, reply) => reply.type('text/javascript; charset=utf-8').send(js));
+
+    const demoAllowed = (request: FastifyRequest) => sandbox && LOOPBACK.has(request.socket.remoteAddress ?? '');
+
+    app.get('/console/signin', async (request, reply) => {
+      const token = newSigninToken();
+      setCookie(reply, SIGNIN_COOKIE, token);
+      const field = html`<input type="hidden" name="_csrf" value="${token}">`;
+      const body = html`${demoAllowed(request) ? html`<form method="post" action="/console/signin">${field}<input type="hidden" name="mode" value="demo"><button type="submit" class="primary">Entrar na conta demo (sandbox local)</button></form><p class="muted">ou, como operador:</p>` : ''}
+<form method="post" action="/console/signin" class="stack">${field}
+<label for="secret">Segredo de operador</label>
+<input id="secret" name="secret" type="password" autocomplete="current-password" required>
+<p class="muted">Está em <code>operator.json</code> no diretório de dados do pixd.</p>
+<button type="submit">Entrar</button></form>`;
+      return reply.type(HTML).send(String(bareLayout('Entrar no console', body)));
+    });
+
+    app.post('/console/signin', async (request, reply) => {
+      const form = (request.body ?? {}) as Form;
+      if (!sameToken(form._csrf, cookiesOf(request)[SIGNIN_COOKIE] ?? ''))
+        throw new ApiError(403, 'csrf', 'Formulário de entrada sem o token CSRF: recarregue a página.');
+      let session: Session;
+      if (form.mode === 'demo') {
+        if (!demoAllowed(request))
+          throw new ApiError(403, 'demo', 'A conta demo só entra direto no sandbox, por loopback.');
+        const credentials = readJsonFile<{ clientId: string }>(path.join(ctx.config.dataDir, 'credentials.json'));
+        const demo = credentials && (await accountOfApplication(ctx.db, credentials.clientId));
+        if (!demo) throw new ApiError(404, 'demo', 'Este nó não tem conta demo (credentials.json).');
+        session = sessions.create('sandbox', [demo], demo);
+      } else {
+        if (!form.secret || !(await operatorSecretValid(ctx.db, form.secret)))
+          throw new ApiError(401, 'segredo', 'Segredo de operador inválido.');
+        const all = await consoleAccounts(ctx.db);
+        if (!all.length) throw new ApiError(404, 'contas', 'Nenhuma conta ainda: crie uma com `pixd account create`.');
+        session = sessions.create('operator', 'all', all[0].id);
+      }
+      setCookie(reply, SIGNIN_COOKIE, '', 0);
+      setCookie(reply, SESSION_COOKIE, session.id);
+      return reply.redirect('/console', 303);
+    });
+
+    app.post(
+      '/console/signout',
+      kit.guarded(async (_request, reply, session) => {
+        sessions.end(session.id);
+        setCookie(reply, SESSION_COOKIE, '', 0);
+        return reply.redirect('/console/signin', 303);
+      }),
+    );
+
+    app.post(
+      '/console/account',
+      kit.guarded(async (request, reply, session, form) => {
+        const id = Number(form.account);
+        // Only an account this session was given: a forged number is refused, never switched to.
+        const allowed =
+          session.accountIds === 'all'
+            ? (await consoleAccounts(ctx.db, [id])).length === 1
+            : session.accountIds.includes(id);
+        if (!allowed) throw new ApiError(404, 'conta', 'Conta não encontrada.');
+        session.current = id;
+        const back = String(request.headers.referer ?? '');
+        const to = back.includes('/console/charges/') ? '/console/charges' : '/console';
+        return kit.done(reply, session, to, { kind: 'ok', text: `Conta ${id} selecionada.` });
+      }),
+    );
+
+    app.get(
+      '/console',
+      kit.guarded(async (_request, reply, session) =>
+        kit.render(
+          reply,
+          session,
+          { title: 'Visão geral', section: 'overview', live: true },
+          await overviewPage(ctx, callerOf(session)),
+        ),
+      ),
+    );
+
+    app.get(
+      '/console/charges',
+      kit.guarded(async (request, reply, session) =>
+        kit.render(
+          reply,
+          session,
+          { title: 'Cobranças', section: 'charges', live: true },
+          await chargeListPage(ctx, session.current, request.query as ChargeQuery),
+        ),
+      ),
+    );
+
+    app.get(
+      '/console/charges/:kind/:txid',
+      kit.guarded(async (request, reply, session) => {
+        const { kind, txid } = request.params as { kind: string; txid: string };
+        if (!(CHARGE_KINDS as string[]).includes(kind))
+          throw new ApiError(404, 'tipo', 'Tipo de cobrança desconhecido.');
+        const body = await chargeDetailPage(ctx, callerOf(session), session, kind as TipoCob, txid);
+        return kit.render(reply, session, { title: `Cobrança ${txid}`, section: 'charges', live: true }, body);
+      }),
+    );
+
+    app.get(
+      '/console/webhooks',
+      kit.guarded(async (_request, reply, session) =>
+        kit.render(
+          reply,
+          session,
+          { title: 'Webhooks', section: 'webhooks', live: true },
+          await webhooksPage(ctx, callerOf(session), session),
+        ),
+      ),
+    );
+
+    app.post(
+      '/console/webhooks/replay',
+      kit.guarded(async (request, reply, session, form) => {
+        const back = String(request.headers.referer ?? '/console/webhooks');
+        try {
+          await replay(ctx, callerOf(session), [String(form.e2eid ?? '')]);
+          return kit.done(reply, session, back, { kind: 'ok', text: `Reenvio de ${form.e2eid} pedido.` });
+        } catch (error) {
+          return kit.done(reply, session, back, { kind: 'bad', text: refusalText(error) });
+        }
+      }),
+    );
+
+    app.post(
+      '/console/webhooks/replay-failed',
+      kit.guarded(async (_request, reply, session, form) => {
+        const from = new Date(`${form.from}T00:00:00Z`);
+        const to = new Date(new Date(`${form.to}T00:00:00Z`).getTime() + 86_400_000);
+        if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime()))
+          return kit.done(reply, session, '/console/webhooks', { kind: 'bad', text: 'Informe o período (datas).' });
+        const e2eids = await failedPixIn(ctx, session.current, from, to);
+        if (!e2eids.length)
+          return kit.done(reply, session, '/console/webhooks', {
+            kind: 'ok',
+            text: 'Nenhuma entrega falhou nesse período.',
+          });
+        try {
+          const { reenvios } = await replay(ctx, callerOf(session), e2eids);
+          return kit.done(reply, session, '/console/webhooks', {
+            kind: 'ok',
+            text: `${reenvios} reenvio(s) pedido(s).`,
+          });
+        } catch (error) {
+          return kit.done(reply, session, '/console/webhooks', { kind: 'bad', text: refusalText(error) });
+        }
+      }),
+    );
+
+    app.get(
+      '/console/events',
+      kit.guarded(async (request, reply, session) => {
+        reply.hijack();
+        live.open(request, reply, session);
+      }),
+    );
+
+    if (sandbox) {
+      // Loaded only in the sandbox: a production node never loads a module of src/sandbox/.
+      const { sandboxConsoleTools } = await import('../sandbox/console.ts');
+      sandboxConsoleTools.register(app, kit);
+    }
+  };

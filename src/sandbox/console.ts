@@ -1,0 +1,87 @@
+/**
+ * The console's sandbox tools page (loaded by src/console/routes.ts in the sandbox only): pay a charge or a
+ * BR Code as the fictitious payer (`POST /sandbox/pix/pay`'s `sandboxPay`, the same engine as every Pix)
+ * and move the account's clock (`POST /sandbox/clock/advance`'s `advanceAccountClock`).
+ */
+import { refusalText, type ConsoleTools } from '../console/kit.ts';
+import { csrfField, html, when, brl } from '../console/render.ts';
+import { AMOUNT_PATTERN } from '../platform/money.ts';
+import { sandboxPay } from './pay.ts';
+import { SANDBOX_AUTOPAY, FICTITIOUS_PAYER } from './settlement.ts';
+import { CLOCK_ADVANCE_MAX_SECONDS, advanceAccountClock, resetAccountClock } from './clock.ts';
+
+const PAGE = '/console/sandbox';
+const UNIT_SECONDS: Record<string, number> = { minutos: 60, horas: 3600, dias: 86_400 };
+
+export const sandboxConsoleTools: ConsoleTools = {
+  register(app, kit) {
+    const { ctx } = kit;
+    app.get(
+      PAGE,
+      kit.guarded(async (_request, reply, session) => {
+        const now = kit.callerOf(session).now;
+        const body = html`<section aria-labelledby="pay"><h2 id="pay">Pagar como o pagador fictício</h2>
+<div class="rules"><p>Regras de valor do sandbox:</p><ul>
+<li>Cobranças de ${brl(SANDBOX_AUTOPAY.minCents)} a ${brl(SANDBOX_AUTOPAY.maxCents)} são pagas sozinhas um instante depois de criadas.</li>
+<li>Acima disso ficam ATIVA até você pagar aqui. Sem valor informado, paga-se o que a cobrança pede (com juros, multa e descontos da cobrança com vencimento).</li>
+<li>Um BR Code estático com valor fixo só aceita esse valor; uma cobrança só aceita outro valor se permitir alteração.</li></ul>
+<p class="muted">Pagador: ${FICTITIOUS_PAYER.nome}, CPF ${FICTITIOUS_PAYER.cpf}.</p></div>
+<form method="post" action="${PAGE}/pay" class="stack">${csrfField(session)}
+<label for="target">txid da cobrança ou BR Code (Pix Copia e Cola)</label>
+<textarea id="target" name="target" rows="3" required></textarea>
+<label for="valor">Valor (opcional, ex.: 12.34)</label>
+<input id="valor" name="valor" pattern="${AMOUNT_PATTERN}" inputmode="decimal">
+<button type="submit" class="primary">Pagar</button></form></section>
+<section aria-labelledby="clock"><h2 id="clock">Relógio da conta</h2>
+<p>Agora, no relógio desta conta: ${when(now)}. Avançar move vencimentos, expirações e os trabalhos pendentes da conta.</p>
+<form method="post" action="${PAGE}/clock" class="search">${csrfField(session)}
+<label>Quanto <input name="amount" type="number" min="1" value="1" required></label>
+<label>Unidade <select name="unit"><option>minutos</option><option>horas</option><option selected>dias</option></select></label>
+<button type="submit">Avançar</button></form>
+<form method="post" action="${PAGE}/clock/reset">${csrfField(session)}<button type="submit">Voltar ao tempo real</button></form></section>`;
+        return kit.render(reply, session, { title: 'Ferramentas do sandbox', section: 'sandbox' }, body);
+      }),
+    );
+
+    app.post(
+      `${PAGE}/pay`,
+      kit.guarded(async (_request, reply, session, form) => {
+        const target = String(form.target ?? '').trim();
+        const isBrCode = target.startsWith('000201');
+        try {
+          const pix = await ctx.db.tx((sql) =>
+            sandboxPay(sql, session.current, ctx.clock, {
+              ...(isBrCode ? { pixCopiaECola: target } : { txid: target }),
+              ...(form.valor ? { valor: form.valor } : {}),
+            }),
+          );
+          return kit.done(reply, session, PAGE, {
+            kind: 'ok',
+            text: `Pago: ${pix.valor} (endToEndId ${pix.endToEndId}).`,
+          });
+        } catch (error) {
+          return kit.done(reply, session, PAGE, { kind: 'bad', text: refusalText(error) });
+        }
+      }),
+    );
+
+    app.post(
+      `${PAGE}/clock`,
+      kit.guarded(async (_request, reply, session, form) => {
+        const seconds = Number(form.amount) * (UNIT_SECONDS[String(form.unit)] ?? 0);
+        if (!Number.isInteger(seconds) || seconds <= 0 || seconds > CLOCK_ADVANCE_MAX_SECONDS)
+          return kit.done(reply, session, PAGE, { kind: 'bad', text: 'Avanço inválido (de 1 minuto a 5 anos).' });
+        await advanceAccountClock(ctx.db, ctx.clock, session.current, seconds);
+        return kit.done(reply, session, PAGE, { kind: 'ok', text: `Relógio avançado ${form.amount} ${form.unit}.` });
+      }),
+    );
+
+    app.post(
+      `${PAGE}/clock/reset`,
+      kit.guarded(async (_request, reply, session) => {
+        await resetAccountClock(ctx.db, ctx.clock, session.current);
+        return kit.done(reply, session, PAGE, { kind: 'ok', text: 'Relógio de volta ao tempo real.' });
+      }),
+    );
+  },
+};

@@ -17,6 +17,7 @@ import type { TipoCob } from '../pix/loc/store.ts';
 import { chargePage, type ChargeSearch } from './store.ts';
 import { badge, brl, empty, html, when, type Html } from './render.ts';
 import { deliveryTable } from './webhooks.ts';
+import { cobrListPage } from './cobr.ts';
 import type { Session } from './session.ts';
 
 export const CHARGE_KINDS: TipoCob[] = ['cob', 'cobv'];
@@ -66,18 +67,28 @@ function link(search: ChargeSearch, q: ChargeQuery, before?: string): string {
   return `/console/charges?${params}`;
 }
 
-export async function chargeListPage(ctx: AppContext, accountId: number, q: ChargeQuery): Promise<Html> {
+/** The list tabs: the two kinds with a QR Code, then the recurring charges (console/cobr.ts). */
+function kindTabs(current: string): Html {
+  return html`<nav class="tabs" aria-label="Tipo de cobrança">${[...CHARGE_KINDS, 'cobr'].map(
+    (kind) =>
+      html`<a href="/console/charges?kind=${kind}"${kind === current ? html` aria-current="page"` : ''}>${kind}</a>`,
+  )}</nav>`;
+}
+
+export async function chargeListPage(
+  ctx: AppContext,
+  caller: Caller,
+  q: ChargeQuery & { page?: string },
+): Promise<Html> {
+  if (q.kind === 'cobr') return cobrListPage(ctx, caller, q, kindTabs('cobr'));
   const search = searchOf(q);
-  const { rows, more } = await chargePage(ctx.db, accountId, search, LIMITS.consolePageSize);
+  const { rows, more } = await chargePage(ctx.db, caller.accountId, search, LIMITS.consolePageSize);
   const last = rows.at(-1);
   const next = more && last ? link(search, q, `${last.created_at.toISOString()}_${last.id}`) : undefined;
   const filtered = Boolean(
     search.txid || search.status || search.from || search.to || search.document || search.before,
   );
-  const tabs = html`<nav class="tabs" aria-label="Tipo de cobrança">${CHARGE_KINDS.map(
-    (kind) =>
-      html`<a href="/console/charges?kind=${kind}"${kind === search.kind ? html` aria-current="page"` : ''}>${kind}</a>`,
-  )}</nav>`;
+  const tabs = kindTabs(search.kind);
   const form = html`<form class="search" method="get" action="/console/charges" role="search">
   <input type="hidden" name="kind" value="${search.kind}">
   <label>txid <input name="txid" value="${q.txid ?? ''}" autocomplete="off"></label>

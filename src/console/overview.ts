@@ -21,7 +21,7 @@ function chart(title: string, points: { at: Date; cents: number }[], end: Date, 
   const height = 120;
   const bar = width / count;
   const total = values.reduce((a, b) => a + b, 0);
-  return html`<figure class="chart"><svg viewBox="0 0 ${width} ${height}" width="100%" height="${height}" role="img" aria-label="${title}: total ${brl(total)}">
+  return html`<figure class="chart"><svg viewBox="0 0 ${width} ${height}" preserveAspectRatio="none" width="100%" height="${height}" role="img" aria-label="${title}: total ${brl(total)}">
 ${values.map((v, i) => {
   const h = Math.round((v / max) * (height - 4));
   return html`<rect x="${(i * bar + 1).toFixed(1)}" y="${height - h}" width="${(bar - 2).toFixed(1)}" height="${h}"><title>${new Date(start + i * stepMs).toISOString().slice(0, 16).replace('T', ' ')} UTC: ${brl(v)}</title></rect>`;

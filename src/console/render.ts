@@ -88,6 +88,7 @@ export interface PageFrame {
 const NAV: [string, string, boolean][] = [
   ['overview', 'Visão geral', false],
   ['charges', 'Cobranças', false],
+  ['pix', 'Pix', false],
   ['webhooks', 'Webhooks', false],
   ['sandbox', 'Sandbox', true],
 ];

@@ -29,6 +29,8 @@ import { overviewPage } from './overview.ts';
 import { CHARGE_KINDS, chargeDetailPage, chargeListPage, type ChargeQuery } from './charges.ts';
 import { failedPixIn, replay, webhooksPage } from './webhooks.ts';
 import { LiveStreams } from './live.ts';
+import { pixPage, type PixQuery } from './pix.ts';
+import { cobrDetailPage } from './cobr.ts';
 import { refusalText, type ConsoleKit, type Form } from './kit.ts';
 
 const HTML = 'text/html; charset=utf-8';
@@ -50,6 +52,10 @@ export const consoleRoutes =
     const js = asset('console.js');
 
     app.addHook('preClose', async () => live.closeAll());
+    // Pages for people, not API operations: kept out of the OpenAPI document.
+    app.addHook('onRoute', (route) => {
+      route.schema = { ...route.schema, hide: true };
+    });
     app.setErrorHandler(async (error: Error & { statusCode?: number }, request, reply) => {
       const status = error instanceof ApiError ? error.statusCode : (error.statusCode ?? 500);
       if (status >= 500) request.log.error({ err: error }, 'console page failed');
@@ -178,7 +184,7 @@ export const consoleRoutes =
           reply,
           session,
           { title: 'Cobranças', section: 'charges', live: true },
-          await chargeListPage(ctx, session.current, request.query as ChargeQuery),
+          await chargeListPage(ctx, callerOf(session), request.query as ChargeQuery),
         ),
       ),
     );
@@ -192,6 +198,18 @@ export const consoleRoutes =
         const body = await chargeDetailPage(ctx, callerOf(session), session, kind as TipoCob, txid);
         return kit.render(reply, session, { title: `Cobrança ${txid}`, section: 'charges', live: true }, body);
       }),
+    );
+
+    app.get(
+      '/console/pix',
+      kit.guarded(async (request, reply, session) =>
+        kit.render(
+          reply,
+          session,
+          { title: 'Pix', section: 'pix', live: true },
+          await pixPage(ctx, callerOf(session), request.query as PixQuery),
+        ),
+      ),
     );
 
     app.get(

@@ -17,6 +17,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { startTestService, type Party, type TestService } from '../helpers/service.ts';
 import { Receiver, webhookApi, type WebhookApi } from '../helpers/receiver.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { startupSummary } from '../../src/runtime.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -58,10 +59,11 @@ async function newContext(): Promise<BrowserContext> {
   return browser.newContext({ ignoreHTTPSErrors: true, viewport: VIEWPORTS.desktop });
 }
 
-async function signInDemo(context: BrowserContext): Promise<Page> {
+async function signInDemo(context: BrowserContext, photograph = false): Promise<Page> {
   const page = await context.newPage();
   await page.goto(console_);
   assert.match(page.url(), /\/console\/signin$/);
+  if (photograph) await shoot(page, 'signin');
   await page.click('text=Entrar na conta demo');
   await page.waitForURL(console_);
   return page;
@@ -102,7 +104,7 @@ describe('web console (headless Chromium)', () => {
   it('journey: live charge, sandbox payment, CONCLUIDA, webhook delivery, replay seen as a second attempt', async () => {
     await demoApi.registerPix(receiver.url);
     const context = await newContext();
-    const page = await signInDemo(context);
+    const page = await signInDemo(context, true);
     const [cookie] = (await context.cookies()).filter((c) => c.name === 'pixd_console');
     assert.deepEqual([cookie.httpOnly, cookie.secure, cookie.sameSite], [true, true, 'Strict']);
     await assertAccessible(page, 'overview');
@@ -154,6 +156,11 @@ describe('web console (headless Chromium)', () => {
     });
     assert.match(await page.innerText('.deliveries'), /webhook\.pix\.resend/);
 
+    await page.goto(`${console_}/pix`);
+    assert.match(await page.innerText('#received + *'), /R\$ 1\.234,56/);
+    await assertAccessible(page, 'pix');
+    await shoot(page, 'pix');
+
     await page.goto(`${console_}/webhooks`);
     assert.match(await page.innerText('#live-region'), new RegExp(receiver.url.replace(/[.]/g, '\\.')));
     await assertAccessible(page, 'webhooks');
@@ -162,6 +169,12 @@ describe('web console (headless Chromium)', () => {
     assert.match(await page.innerText('.tiles'), /R\$ 1\.234,56/);
     await shoot(page, 'overview');
     await context.close();
+  });
+
+  it('the start banner names the console URL', () => {
+    assert.ok(
+      startupSummary(svc.service).includes(`console (open in a browser; no client certificate asked): ${console_}`),
+    );
   });
 
   it('refuses a change without the CSRF token (403) and with a wrong one', async () => {
@@ -230,6 +243,10 @@ describe('web console (headless Chromium)', () => {
     assert.match(await page.innerText('.empty'), /PUT \/v2\/cob/);
     await page.goto(`${console_}/webhooks`);
     assert.match(await page.innerText('.empty >> nth=0'), /PUT \/v2\/webhook/);
+    await page.goto(`${console_}/charges?kind=cobr`);
+    assert.match(await page.innerText('.empty'), /PUT \/v2\/cobr/);
+    await page.goto(`${console_}/pix`);
+    assert.match(await page.innerText('#live-region'), /Nenhum Pix recebido no período/);
 
     const txids: string[] = [];
     for (let i = 0; i < 27; i++) txids.push(await createCob(fresh, `${20 + i}.00`));

@@ -1,7 +1,10 @@
 // pixd console: local times, copy buttons and live updates. No framework, nothing fetched from elsewhere.
 (function () {
   'use strict';
-  var format = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'medium' });
+  var format = new Intl.DateTimeFormat(document.documentElement.lang || undefined, {
+    dateStyle: 'short',
+    timeStyle: 'medium',
+  });
   function localTimes(root) {
     root.querySelectorAll('time[datetime]').forEach(function (el) {
       var at = new Date(el.getAttribute('datetime'));

@@ -90,6 +90,7 @@ const NAV: [string, string, boolean][] = [
   ['charges', 'Cobranças', false],
   ['pix', 'Pix', false],
   ['webhooks', 'Webhooks', false],
+  ['account', 'Conta', false],
   ['sandbox', 'Sandbox', true],
 ];
 

@@ -31,6 +31,8 @@ import { failedPixIn, replay, webhooksPage } from './webhooks.ts';
 import { LiveStreams } from './live.ts';
 import { pixPage, type PixQuery } from './pix.ts';
 import { cobrDetailPage } from './cobr.ts';
+import { accountPage } from './account.ts';
+import { readReport } from '../pix/reports/service.ts';
 import { refusalText, type ConsoleKit, type Form } from './kit.ts';
 
 const HTML = 'text/html; charset=utf-8';
@@ -210,6 +212,26 @@ export const consoleRoutes =
           await pixPage(ctx, callerOf(session), request.query as PixQuery),
         ),
       ),
+    );
+
+    app.get(
+      '/console/account',
+      kit.guarded(async (_request, reply, session) =>
+        kit.render(reply, session, { title: 'Conta', section: 'account' }, await accountPage(ctx, callerOf(session))),
+      ),
+    );
+
+    app.get(
+      '/console/reports/:id',
+      kit.guarded(async (request, reply, session) => {
+        const { id } = request.params as { id: string };
+        const report = await readReport(ctx.db, callerOf(session), id);
+        if (!report.ready) throw new ApiError(409, 'relatorio', 'O relatório ainda não está pronto.');
+        return reply
+          .type('text/csv; charset=utf-8')
+          .header('content-disposition', `attachment; filename="${report.file.name}"`)
+          .send(report.file.body);
+      }),
     );
 
     app.get(

@@ -161,6 +161,28 @@ describe('web console (headless Chromium)', () => {
     await assertAccessible(page, 'pix');
     await shoot(page, 'pix');
 
+    // A reconciliation report requested through the API downloads from the account page.
+    const dataMovimento = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
+    const report = await demoApi.call('POST', '/v2/gn/relatorios/extrato-conciliacao', {
+      dataMovimento,
+      tipoRegistros: { pixRecebido: true },
+    });
+    assert.equal(report.status, 201, report.text);
+    const file = await waitFor(async () => {
+      const res = await demoApi.call('GET', `/v2/gn/relatorios/${report.body.id}`);
+      return res.status === 200 && res;
+    }, 'report file');
+    await page.goto(`${console_}/account`);
+    assert.match(await page.innerText('#keys + *'), new RegExp(svc.demo.chaves[0]));
+    await assertAccessible(page, 'account');
+    await shoot(page, 'account');
+    const download = await page.request.get(
+      await page.getAttribute('a[download]', 'href').then((h) => `${svc.service.ctx.pages.url}${h}`),
+    );
+    assert.equal(download.status(), 200);
+    assert.match(download.headers()['content-type'], /^text\/csv/);
+    assert.equal(await download.text(), file.text);
+
     await page.goto(`${console_}/webhooks`);
     assert.match(await page.innerText('#live-region'), new RegExp(receiver.url.replace(/[.]/g, '\\.')));
     await assertAccessible(page, 'webhooks');

@@ -208,3 +208,12 @@ export async function movementPage(
   const last = rows[rows.length - 1];
   return { movements, scanned: rows.length, next: last && { entryId: last.entry_id, lineId: last.line_id } };
 }
+
+/** The account's latest report requests, newest first (the console's list; the API reads one by id). */
+export async function recentReports(sql: Sql, accountId: number, limit: number): Promise<ReportRow[]> {
+  const { rows } = await sql.query<ReportRow>(
+    `select ${COLUMNS} from reports where account_id = $1 order by requested_at desc, id desc limit $2`,
+    [accountId, limit],
+  );
+  return rows;
+}

@@ -218,3 +218,12 @@ export async function wasDistributed(sql: Sql, receivedPixId: number): Promise<b
   const { rows } = await sql.query('select 1 from split_distributions where received_pix_id = $1', [receivedPixId]);
   return rows.length > 0;
 }
+
+/** The account's split configurations, latest first (the console's list; the API reads one by id). */
+export async function recentSplitConfigIds(sql: Sql, accountId: number, limit: number): Promise<string[]> {
+  const { rows } = await sql.query<{ config_id: string }>(
+    'select config_id from split_configs where account_id = $1 order by updated_at desc, id desc limit $2',
+    [accountId, limit],
+  );
+  return rows.map((r) => r.config_id);
+}

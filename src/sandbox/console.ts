@@ -1,16 +1,23 @@
 /**
  * The console's sandbox tools page (loaded by src/console/routes.ts in the sandbox only): pay a charge or a
  * BR Code as the fictitious payer (`POST /sandbox/pix/pay`'s `sandboxPay`, the same engine as every Pix)
- * and move the account's clock (`POST /sandbox/clock/advance`'s `advanceAccountClock`).
+ * and move the account's clock (`POST /sandbox/clock/advance`'s `advanceAccountClock`); open a MED
+ * infraction (`POST /sandbox/infracoes`' `openInfraction`) and confirm an approved card charge
+ * (`POST /sandbox/billing/charge/:id/settle`'s `settleNow`).
  */
 import { refusalText, type ConsoleTools } from '../console/kit.ts';
 import { csrfField, html, when, brl } from '../console/render.ts';
 import { AMOUNT_PATTERN } from '../platform/money.ts';
 import { sandboxPay } from './pay.ts';
+import { openInfraction } from '../pix/infractions/service.ts';
+import { OpenRequest } from '../pix/infractions/schemas.ts';
+import { settleNow } from '../billing/charges/service.ts';
 import { SANDBOX_AUTOPAY, FICTITIOUS_PAYER } from './settlement.ts';
 import { CLOCK_ADVANCE_MAX_SECONDS, advanceAccountClock, resetAccountClock } from './clock.ts';
 
 const PAGE = '/console/sandbox';
+/** `POST /sandbox/infracoes`' own bound on `motivo`, from its schema. */
+const MOTIVO_MAX_CHARS = OpenRequest.properties.motivo.maxLength as number;
 const UNIT_SECONDS: Record<string, number> = { minutos: 60, horas: 3600, dias: 86_400 };
 
 export const sandboxConsoleTools: ConsoleTools = {
@@ -38,7 +45,18 @@ export const sandboxConsoleTools: ConsoleTools = {
 <label>Quanto <input name="amount" type="number" min="1" value="1" required></label>
 <label>Unidade <select name="unit"><option>minutos</option><option>horas</option><option selected>dias</option></select></label>
 <button type="submit">Avançar</button></form>
-<form method="post" action="${PAGE}/clock/reset">${csrfField(session)}<button type="submit">Voltar ao tempo real</button></form></section>`;
+<form method="post" action="${PAGE}/clock/reset">${csrfField(session)}<button type="submit">Voltar ao tempo real</button></form></section>
+<section aria-labelledby="med"><h2 id="med">Abrir uma infração (MED)</h2>
+<p>O pagador contesta um Pix que esta conta recebeu: o valor fica bloqueado até a decisão (docs/infractions.md).</p>
+<form method="post" action="${PAGE}/infraction" class="stack">${csrfField(session)}
+<label for="e2e">endToEndId do Pix recebido</label><input id="e2e" name="endToEndId" required autocomplete="off">
+<label for="motivo">Motivo</label><input id="motivo" name="motivo" required maxlength="${MOTIVO_MAX_CHARS}" value="Golpe relatado pelo pagador">
+<button type="submit">Abrir infração</button></form></section>
+<section aria-labelledby="card"><h2 id="card">Confirmar uma cobrança de cartão</h2>
+<p>Uma cobrança de cartão aprovada é paga sozinha uma hora depois no relógio do sandbox; aqui, agora.</p>
+<form method="post" action="${PAGE}/card-settle" class="search">${csrfField(session)}
+<label>charge_id <input name="chargeId" type="number" min="1" required></label>
+<button type="submit">Confirmar pagamento</button></form></section>`;
         return kit.render(reply, session, { title: 'Ferramentas do sandbox', section: 'sandbox' }, body);
       }),
     );
@@ -73,6 +91,44 @@ export const sandboxConsoleTools: ConsoleTools = {
           return kit.done(reply, session, PAGE, { kind: 'bad', text: 'Avanço inválido (de 1 minuto a 5 anos).' });
         await advanceAccountClock(ctx.db, ctx.clock, session.current, seconds);
         return kit.done(reply, session, PAGE, { kind: 'ok', text: `Relógio avançado ${form.amount} ${form.unit}.` });
+      }),
+    );
+
+    app.post(
+      `${PAGE}/infraction`,
+      kit.guarded(async (_request, reply, session, form) => {
+        const motivo = String(form.motivo ?? '').trim();
+        if (!motivo || motivo.length > MOTIVO_MAX_CHARS)
+          return kit.done(reply, session, PAGE, {
+            kind: 'bad',
+            text: `Informe o motivo (até ${MOTIVO_MAX_CHARS} caracteres).`,
+          });
+        try {
+          const opened = await ctx.db.tx((sql) =>
+            openInfraction(sql, kit.callerOf(session), { endToEndId: String(form.endToEndId ?? '').trim(), motivo }),
+          );
+          return kit.done(reply, session, PAGE, {
+            kind: 'ok',
+            text: `Infração ${opened.idInfracao} aberta; ${opened.valor} bloqueado.`,
+          });
+        } catch (error) {
+          return kit.done(reply, session, PAGE, { kind: 'bad', text: refusalText(error) });
+        }
+      }),
+    );
+
+    app.post(
+      `${PAGE}/card-settle`,
+      kit.guarded(async (_request, reply, session, form) => {
+        const id = Number(form.chargeId);
+        if (!Number.isSafeInteger(id) || id < 1)
+          return kit.done(reply, session, PAGE, { kind: 'bad', text: 'Informe o charge_id (número).' });
+        try {
+          await ctx.db.tx((sql) => settleNow(sql, kit.callerOf(session), id));
+          return kit.done(reply, session, PAGE, { kind: 'ok', text: `Cobrança de cartão ${id} paga.` });
+        } catch (error) {
+          return kit.done(reply, session, PAGE, { kind: 'bad', text: refusalText(error) });
+        }
       }),
     );
 

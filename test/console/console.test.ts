@@ -18,6 +18,7 @@ import { startTestService, type Party, type TestService } from '../helpers/servi
 import { Receiver, webhookApi, type WebhookApi } from '../helpers/receiver.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { startupSummary } from '../../src/runtime.ts';
+import { billingApi, CARDS, cardPayment, items, paymentToken } from '../billing/helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -190,6 +191,37 @@ describe('web console (headless Chromium)', () => {
     await page.goto(console_);
     assert.match(await page.innerText('.tiles'), /R\$ 1\.234,56/);
     await shoot(page, 'overview');
+    await context.close();
+  });
+
+  it('sandbox tools: opens an infraction on a received Pix and confirms an approved card charge', async () => {
+    const paid = await demoApi.payNewCharge('15.00');
+    const billing = billingApi(svc.anonymous, svc.demo);
+    const charge = await billing.ok('POST', '/v1/charge', { items });
+    const chargeId = charge.data.charge_id as number;
+    const token = await paymentToken(svc.anonymous, svc.demo.payeeCode, CARDS.approved);
+    await billing.ok('POST', `/v1/charge/${chargeId}/pay`, cardPayment(token));
+    const statusOf = async () => (await billing.ok('GET', `/v1/charge/${chargeId}`)).data.status as string;
+    await waitFor(async () => (await statusOf()) === 'approved', 'card charge approved');
+
+    const context = await newContext();
+    const page = await signInDemo(context);
+    await page.goto(`${console_}/sandbox`);
+    await page.fill('#e2e', paid.endToEndId);
+    await page.click('button:has-text("Abrir infração")');
+    await page.waitForSelector('.flash');
+    assert.match(await page.innerText('.flash'), /Infração .* aberta; 15\.00 bloqueado/);
+    await page.fill('input[name="chargeId"]', String(chargeId));
+    await page.click('button:has-text("Confirmar pagamento")');
+    await page.waitForSelector('.flash');
+    assert.match(await page.innerText('.flash'), new RegExp(`Cobrança de cartão ${chargeId} paga`));
+    assert.equal(await statusOf(), 'paid');
+    // A second confirmation is refused with the service's reason, not an error page.
+    await page.fill('input[name="chargeId"]', String(chargeId));
+    await page.click('button:has-text("Confirmar pagamento")');
+    await page.waitForSelector('.flash.bad');
+    await page.goto(`${console_}/pix`);
+    assert.match(await page.innerText('#med + *'), new RegExp(paid.endToEndId));
     await context.close();
   });
 

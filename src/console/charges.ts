@@ -18,6 +18,7 @@ import { chargePage, type ChargeSearch } from './store.ts';
 import { badge, brl, empty, html, when, type Html } from './render.ts';
 import { deliveryTable } from './webhooks.ts';
 import { cobrListPage } from './cobr.ts';
+import { CARD_KIND, cardListPage } from './card.ts';
 import type { Session } from './session.ts';
 
 export const CHARGE_KINDS: TipoCob[] = ['cob', 'cobv'];
@@ -67,9 +68,9 @@ function link(search: ChargeSearch, q: ChargeQuery, before?: string): string {
   return `/console/charges?${params}`;
 }
 
-/** The list tabs: the two kinds with a QR Code, then the recurring charges (console/cobr.ts). */
+/** The list tabs: the two kinds with a QR Code, then recurring (console/cobr.ts) and card charges (console/card.ts). */
 function kindTabs(current: string): Html {
-  return html`<nav class="tabs" aria-label="Tipo de cobrança">${[...CHARGE_KINDS, 'cobr'].map(
+  return html`<nav class="tabs" aria-label="Tipo de cobrança">${[...CHARGE_KINDS, 'cobr', CARD_KIND].map(
     (kind) =>
       html`<a href="/console/charges?kind=${kind}"${kind === current ? html` aria-current="page"` : ''}>${kind}</a>`,
   )}</nav>`;
@@ -81,6 +82,7 @@ export async function chargeListPage(
   q: ChargeQuery & { page?: string },
 ): Promise<Html> {
   if (q.kind === 'cobr') return cobrListPage(ctx, caller, q, kindTabs('cobr'));
+  if (q.kind === CARD_KIND) return cardListPage(ctx, caller, q, kindTabs(CARD_KIND));
   const search = searchOf(q);
   const { rows, more } = await chargePage(ctx.db, caller.accountId, search, LIMITS.consolePageSize);
   const last = rows.at(-1);
@@ -167,7 +169,7 @@ export async function chargeDetailPage(
     caller.accountId,
     [WEBHOOK_TOPICS.pix.name, WEBHOOK_TOPICS.pixResend.name],
     LIMITS.consoleDeliveriesShown,
-    { txid },
+    { payload: { field: 'txid', value: txid } },
   );
   const qr = view.pixCopiaECola
     ? html`<figure class="qr"><img src="${await qrImageDataUrl(view.pixCopiaECola)}" width="220" height="220" alt="QR Code da cobrança ${txid}">

@@ -31,6 +31,7 @@ import { failedPixIn, replay, webhooksPage } from './webhooks.ts';
 import { LiveStreams } from './live.ts';
 import { pixPage, type PixQuery } from './pix.ts';
 import { cobrDetailPage } from './cobr.ts';
+import { CARD_KIND, cardDetailPage } from './card.ts';
 import { accountPage } from './account.ts';
 import { readReport } from '../pix/reports/service.ts';
 import { refusalText, type ConsoleKit, type Form } from './kit.ts';
@@ -195,9 +196,13 @@ export const consoleRoutes =
       '/console/charges/:kind/:txid',
       kit.guarded(async (request, reply, session) => {
         const { kind, txid } = request.params as { kind: string; txid: string };
-        if (!(CHARGE_KINDS as string[]).includes(kind))
-          throw new ApiError(404, 'tipo', 'Tipo de cobrança desconhecido.');
-        const body = await chargeDetailPage(ctx, callerOf(session), session, kind as TipoCob, txid);
+        const caller = callerOf(session);
+        let body: Html;
+        if (kind === 'cobr') body = await cobrDetailPage(ctx, caller, txid);
+        else if (kind === CARD_KIND) body = await cardDetailPage(ctx, caller, txid);
+        else if ((CHARGE_KINDS as string[]).includes(kind))
+          body = await chargeDetailPage(ctx, caller, session, kind as TipoCob, txid);
+        else throw new ApiError(404, 'tipo', 'Tipo de cobrança desconhecido.');
         return kit.render(reply, session, { title: `Cobrança ${txid}`, section: 'charges', live: true }, body);
       }),
     );

@@ -11,11 +11,13 @@ import { WEBHOOK_TOPICS } from '../pix/webhook/events.ts';
 import { findAccountWebhook, listPixWebhooks } from '../pix/webhook/store.ts';
 import { requestResend } from '../pix/webhook/resend.ts';
 import { OPENING_TOPIC } from '../opening/events.ts';
+import { NOTIFICATION_TOPIC } from '../billing/notifications/delivery.ts';
 import type { Caller } from '../pix/shared/caller.ts';
 import type { Session } from './session.ts';
 import { badge, csrfField, empty, html, when, type Html } from './render.ts';
 
-const ALL_TOPICS = [...Object.values(WEBHOOK_TOPICS), OPENING_TOPIC].map((t) => t.name);
+// Pix, recurrence and account-opening webhooks, and card billing's notifications.
+const ALL_TOPICS = [...Object.values(WEBHOOK_TOPICS), OPENING_TOPIC, NOTIFICATION_TOPIC].map((t) => t.name);
 const PIX_TOPICS = new Set([WEBHOOK_TOPICS.pix.name, WEBHOOK_TOPICS.pixResend.name]);
 
 type Delivery = Awaited<ReturnType<typeof recentDeliveries>>[number];

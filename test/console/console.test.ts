@@ -199,6 +199,7 @@ describe('web console (headless Chromium)', () => {
     const billing = billingApi(svc.anonymous, svc.demo);
     const charge = await billing.ok('POST', '/v1/charge', { items });
     const chargeId = charge.data.charge_id as number;
+    await billing.ok('PUT', `/v1/charge/${chargeId}/metadata`, { notification_url: `${receiver.url}/billing` });
     const token = await paymentToken(svc.anonymous, svc.demo.payeeCode, CARDS.approved);
     await billing.ok('POST', `/v1/charge/${chargeId}/pay`, cardPayment(token));
     const statusOf = async () => (await billing.ok('GET', `/v1/charge/${chargeId}`)).data.status as string;
@@ -222,6 +223,22 @@ describe('web console (headless Chromium)', () => {
     await page.waitForSelector('.flash.bad');
     await page.goto(`${console_}/pix`);
     assert.match(await page.innerText('#med + *'), new RegExp(paid.endToEndId));
+
+    // The card charge in its tab, and its page with the notifications sent to its URL.
+    await page.goto(`${console_}/charges?kind=cartao`);
+    assert.match(
+      await page.locator('tbody tr', { has: page.locator(`a[href$="/cartao/${chargeId}"]`) }).innerText(),
+      /paid/,
+    );
+    await page.goto(`${console_}/charges/cartao/${chargeId}`);
+    assert.match(await page.innerText('#summary + dl'), /R\$ 119,80/);
+    // Billing notifications stay pending until the receiver queries the token (docs/billing.md): the attempt shows.
+    await page.waitForSelector('#notif + * tr.attempt', { timeout: 15_000 });
+    assert.match(await page.innerText('#notif + *'), /billing\.notification[\s\S]*\/billing\s+200/);
+    await assertAccessible(page, 'card charge');
+    assert.equal((await page.goto(`${console_}/charges/cartao/999999999`))!.status(), 404);
+    assert.equal((await page.goto(`${console_}/charges/cobr/naoexiste0000000000000000000`))!.status(), 404);
+    assert.equal((await page.goto(`${console_}/charges/outro/x`))!.status(), 404);
     await context.close();
   });
 

@@ -234,3 +234,18 @@ export async function accountsByPayeeCode(sql: Sql, codes: string[]): Promise<Ma
   );
   return new Map(rows.map((r) => [r.payee_code, r.id]));
 }
+
+/** The account's card charges, newest first, before a charge id (keyset; the console's list). */
+export async function chargePageBefore(
+  sql: Sql,
+  accountId: number,
+  beforeId: number | undefined,
+  limit: number,
+): Promise<{ rows: ChargeRow[]; more: boolean }> {
+  const { rows } = await sql.query<ChargeRow>(
+    `select ${COLUMNS} from billing_charges where account_id = $1 and ($2::bigint is null or id < $2)
+      order by id desc limit $3`,
+    [accountId, beforeId ?? null, limit + 1],
+  );
+  return { rows: rows.slice(0, limit), more: rows.length > limit };
+}

@@ -38,9 +38,9 @@ function subjectOf(payload: Record<string, unknown>): string | undefined {
   return conta?.identificador;
 }
 
-/** Narrows the list (the console): one charge's deliveries, or those created in a period. */
+/** Narrows the list (the console): one charge's deliveries (a payload field's value), or those created in a period. */
 export interface DeliveryFilter {
-  txid?: string;
+  payload?: { field: 'txid' | 'chargeId'; value: string };
   createdFrom?: Date;
   createdTo?: Date;
 }
@@ -60,10 +60,18 @@ export async function recentDeliveries(
                            * interval '1 millisecond' as available_at
        from outbox
      where topic = any($1) and payload->>'accountId' = $2
-       and ($4::text is null or payload->>'txid' = $4)
+       and ($4::text is null or payload->>$4::text = $7::text)
        and ($5::timestamptz is null or created_at >= $5) and ($6::timestamptz is null or created_at < $6)
      order by id desc limit $3`,
-    [topics, String(accountId), limit, filter.txid ?? null, filter.createdFrom ?? null, filter.createdTo ?? null],
+    [
+      topics,
+      String(accountId),
+      limit,
+      filter.payload?.field ?? null,
+      filter.createdFrom ?? null,
+      filter.createdTo ?? null,
+      filter.payload?.value ?? null,
+    ],
   );
   const attempts = await attemptsOf(
     sql,

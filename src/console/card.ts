@@ -1,0 +1,68 @@
+/**
+ * Card billing charges: a keyset list (newest first) and one charge's page through `GET /v1/charge/:id`'s
+ * service (`chargeDetail`), with its history, payment, refunds and its notifications to the
+ * notification URL (each delivery with its attempts).
+ */
+import type { AppContext } from '../platform/context.ts';
+import { LIMITS } from '../platform/limits.ts';
+import { recentDeliveries } from '../platform/webhooks/inspection.ts';
+import { chargePageBefore } from '../billing/charges/store.ts';
+import { chargeDetail } from '../billing/charges/service.ts';
+import { NOTIFICATION_TOPIC } from '../billing/notifications/delivery.ts';
+import type { Caller } from '../pix/shared/caller.ts';
+import { badge, brl, empty, html, when, type Html } from './render.ts';
+import { deliveryTable } from './webhooks.ts';
+
+export const CARD_KIND = 'cartao';
+
+export async function cardListPage(ctx: AppContext, caller: Caller, q: { before?: string }, tabs: Html): Promise<Html> {
+  const before = /^\d{1,18}$/.test(q.before ?? '') ? Number(q.before) : undefined;
+  const { rows, more } = await chargePageBefore(ctx.db, caller.accountId, before, LIMITS.consolePageSize);
+  const last = rows.at(-1);
+  const body = rows.length
+    ? html`<div class="scroll"><table><caption class="sr">Cobranças de cartão, mais recentes primeiro</caption>
+<thead><tr><th scope="col">Criada</th><th scope="col">charge_id</th><th scope="col">Status</th><th scope="col" class="num">Total</th><th scope="col">custom_id</th></tr></thead>
+<tbody>${rows.map(
+        (
+          c,
+        ) => html`<tr><td>${when(c.created_at)}</td><td><a href="/console/charges/${CARD_KIND}/${c.id}">${c.id}</a></td>
+<td>${badge(c.status)}</td><td class="num">${brl(Number(c.total_cents))}</td><td>${c.custom_id ?? ''}</td></tr>`,
+      )}</tbody></table></div>
+<p class="pager">${before ? html`<a href="/console/charges?kind=${CARD_KIND}">Mais recentes</a>` : html`<span></span>`}${more && last ? html`<a href="/console/charges?kind=${CARD_KIND}&before=${last.id}" rel="next">Mais antigas →</a>` : ''}</p>`
+    : empty(
+        'Nenhuma cobrança de cartão nesta conta.',
+        html`Crie uma com <code>POST /v1/charge</code> (docs/billing.md).`,
+      );
+  return html`${tabs}${body}`;
+}
+
+export async function cardDetailPage(ctx: AppContext, caller: Caller, id: string): Promise<Html> {
+  // Not a number, or another account's: the API's own 404.
+  const c = await chargeDetail(ctx.db, caller, /^\d{1,18}$/.test(id) ? Number(id) : 0);
+  const deliveries = await recentDeliveries(
+    ctx.db,
+    caller.accountId,
+    [NOTIFICATION_TOPIC.name],
+    LIMITS.consoleDeliveriesShown,
+    {
+      payload: { field: 'chargeId', value: String(c.charge_id) },
+    },
+  );
+  return html`<section aria-labelledby="summary"><h2 id="summary">Resumo</h2>
+<dl><dt>charge_id</dt><dd>${c.charge_id}</dd><dt>Status</dt><dd>${badge(c.status)}${c.reason ? html` <span class="muted">${c.reason}</span>` : ''}</dd>
+<dt>Total</dt><dd>${brl(c.total)}</dd><dt>Criada</dt><dd>${c.created_at} (Brasília)</dd>
+<dt>Pagamento</dt><dd>${c.payment ? `${c.payment.credit_card.brand} ${c.payment.credit_card.mask} em ${c.payment.credit_card.installments}x` : '—'}</dd>
+<dt>Devolvido</dt><dd>${brl(c.refunded)}</dd><dt>URL de notificação</dt><dd>${c.notification_url ? html`<code>${c.notification_url}</code>` : 'nenhuma'}</dd></dl></section>
+<section aria-labelledby="items"><h2 id="items">Itens</h2><ul>${(
+    c.items as { name: string; value: number; amount?: number }[]
+  ).map((i) => html`<li>${i.amount ?? 1} × ${i.name} · ${brl(i.value)}</li>`)}</ul></section>
+<section aria-labelledby="history"><h2 id="history">Histórico</h2><ol>${c.history.map((h) => html`<li>${h.created_at} · ${h.message}</li>`)}</ol></section>
+<section aria-labelledby="notif"><h2 id="notif">Notificações</h2>${
+    deliveries.length
+      ? deliveryTable(caller, deliveries)
+      : empty(
+          'Nenhuma notificação enviada.',
+          html`Informe <code>notification_url</code> em <code>metadata</code> da cobrança.`,
+        )
+  }</section>`;
+}

@@ -5,6 +5,7 @@ import { ApiError } from '../platform/errors.ts';
 import type { Caller } from '../pix/shared/caller.ts';
 import type { Html, PageFrame } from './render.ts';
 import type { Session } from './session.ts';
+import type { Scope } from '../platform/auth/scopes.ts';
 
 export type Form = Record<string, string | undefined>;
 
@@ -19,9 +20,13 @@ export interface ConsoleKit {
     frame: Pick<PageFrame, 'title' | 'section' | 'live'>,
     body: Html,
   ): Promise<FastifyReply>;
-  /** A GET handler for signed-in people, or a POST one whose form carried the CSRF token. */
+  /**
+   * A GET handler for signed-in people, or a POST one whose form carried the CSRF token; with a scope, only for
+   * sessions holding it (the scope the API route doing the same thing requires).
+   */
   guarded(
     handler: (request: FastifyRequest, reply: FastifyReply, session: Session, form: Form) => Promise<unknown>,
+    scope?: Scope,
   ): (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
   /** After a change: back to `to` with a message shown once. */
   done(reply: FastifyReply, session: Session, to: string, flash: NonNullable<Session['flash']>): FastifyReply;
@@ -36,4 +41,10 @@ export function refusalText(error: unknown): string {
   if (!(error instanceof ApiError)) throw error;
   const reasons = error.violations.map((v) => v.reason).join(' ');
   return `${error.detail}${reasons ? ` ${reasons}` : ''}`;
+}
+
+/** Scopes are the console's roles: the operator holds every one, the sandbox's demo session its application's. */
+export function requireScope(session: Session, scope: Scope): void {
+  if (session.scopes === 'all' || session.scopes.includes(scope)) return;
+  throw new ApiError(403, 'escopo', `Esta sessão não tem o escopo ${scope}, que a API exige para isto.`);
 }

@@ -13,7 +13,9 @@ import { readJsonFile } from '../platform/state-files.ts';
 import { operatorSecretValid } from '../operator/secret.ts';
 import type { Caller } from '../pix/shared/caller.ts';
 import type { TipoCob } from '../pix/loc/store.ts';
-import { accountOfApplication, consoleAccounts } from './store.ts';
+import { consoleAccounts } from './store.ts';
+import { findApplication } from '../accounts/store.ts';
+import type { Scope } from '../platform/auth/scopes.ts';
 import {
   SESSION_COOKIE,
   SIGNIN_COOKIE,
@@ -34,10 +36,18 @@ import { cobrDetailPage } from './cobr.ts';
 import { CARD_KIND, cardDetailPage } from './card.ts';
 import { accountPage } from './account.ts';
 import { readReport } from '../pix/reports/service.ts';
-import { refusalText, type ConsoleKit, type Form } from './kit.ts';
+import { refusalText, requireScope, type ConsoleKit, type Form } from './kit.ts';
 
 const HTML = 'text/html; charset=utf-8';
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+/** The read scope of each charge kind's API (`GET /v2/cob`, `/v2/cobv`, `/v2/cobr`, `/v1/charge`). */
+const KIND_SCOPES: Record<string, Scope> = {
+  cob: 'cob.read',
+  cobv: 'cobv.read',
+  cobr: 'cobr.read',
+  [CARD_KIND]: 'charge.read',
+};
+
 function errorPage(status: number, detail: string): Html {
   const title = status === 404 ? 'Não encontrado' : status === 403 ? 'Recusado' : 'Erro';
   return bareLayout(title, html`<p>${detail}</p><p><a href="/console">Voltar ao console</a></p>`);
@@ -85,13 +95,14 @@ export const consoleRoutes =
         const page = layout({ ...frame, session, accounts, sandbox, flash }, body);
         return reply.type(HTML).header('cache-control', 'no-store').send(String(page));
       },
-      guarded: (handler) => async (request, reply) => {
+      guarded: (handler, scope) => async (request, reply) => {
         const session = sessions.find(cookiesOf(request)[SESSION_COOKIE]);
         const form = (request.body ?? {}) as Form;
         if (request.method !== 'GET') {
           if (!session || !sameToken(form._csrf, session.csrf))
             throw new ApiError(403, 'csrf', 'Pedido sem o token CSRF desta sessão: recusado. Recarregue a página.');
         } else if (!session) return reply.redirect('/console/signin');
+        if (scope) requireScope(session!, scope);
         return handler(request, reply, session!, form);
       },
       done(reply, session, to, flash) {
@@ -127,15 +138,16 @@ export const consoleRoutes =
         if (!demoAllowed(request))
           throw new ApiError(403, 'demo', 'A conta demo só entra direto no sandbox, por loopback.');
         const credentials = readJsonFile<{ clientId: string }>(path.join(ctx.config.dataDir, 'credentials.json'));
-        const demo = credentials && (await accountOfApplication(ctx.db, credentials.clientId));
-        if (!demo) throw new ApiError(404, 'demo', 'Este nó não tem conta demo (credentials.json).');
-        session = sessions.create('sandbox', [demo], demo);
+        const application = credentials && (await findApplication(ctx.db, credentials.clientId));
+        if (!application) throw new ApiError(404, 'demo', 'Este nó não tem conta demo (credentials.json).');
+        const demo = Number(application.account_id);
+        session = sessions.create('sandbox', [demo], demo, application.scopes);
       } else {
         if (!form.secret || !(await operatorSecretValid(ctx.db, form.secret)))
           throw new ApiError(401, 'segredo', 'Segredo de operador inválido.');
         const all = await consoleAccounts(ctx.db);
         if (!all.length) throw new ApiError(404, 'contas', 'Nenhuma conta ainda: crie uma com `pixd account create`.');
-        session = sessions.create('operator', 'all', all[0].id);
+        session = sessions.create('operator', 'all', all[0].id, 'all');
       }
       setCookie(reply, SIGNIN_COOKIE, '', 0);
       setCookie(reply, SESSION_COOKIE, session.id);
@@ -170,32 +182,34 @@ export const consoleRoutes =
 
     app.get(
       '/console',
-      kit.guarded(async (_request, reply, session) =>
-        kit.render(
-          reply,
-          session,
-          { title: 'Visão geral', section: 'overview', live: true },
-          await overviewPage(ctx, callerOf(session)),
-        ),
+      kit.guarded(
+        async (_request, reply, session) =>
+          kit.render(
+            reply,
+            session,
+            { title: 'Visão geral', section: 'overview', live: true },
+            await overviewPage(ctx, callerOf(session)),
+          ),
+        'gn.balance.read',
       ),
     );
 
     app.get(
       '/console/charges',
-      kit.guarded(async (request, reply, session) =>
-        kit.render(
-          reply,
-          session,
-          { title: 'Cobranças', section: 'charges', live: true },
-          await chargeListPage(ctx, callerOf(session), request.query as ChargeQuery),
-        ),
-      ),
+      kit.guarded(async (request, reply, session) => {
+        const query = request.query as ChargeQuery;
+        requireScope(session, KIND_SCOPES[query.kind ?? 'cob'] ?? 'cob.read');
+        const body = await chargeListPage(ctx, callerOf(session), query);
+        return kit.render(reply, session, { title: 'Cobranças', section: 'charges', live: true }, body);
+      }),
     );
 
     app.get(
       '/console/charges/:kind/:txid',
       kit.guarded(async (request, reply, session) => {
         const { kind, txid } = request.params as { kind: string; txid: string };
+        if (!KIND_SCOPES[kind]) throw new ApiError(404, 'tipo', 'Tipo de cobrança desconhecido.');
+        requireScope(session, KIND_SCOPES[kind]);
         const caller = callerOf(session);
         let body: Html;
         if (kind === 'cobr') body = await cobrDetailPage(ctx, caller, txid);
@@ -209,20 +223,24 @@ export const consoleRoutes =
 
     app.get(
       '/console/pix',
-      kit.guarded(async (request, reply, session) =>
-        kit.render(
-          reply,
-          session,
-          { title: 'Pix', section: 'pix', live: true },
-          await pixPage(ctx, callerOf(session), request.query as PixQuery),
-        ),
+      kit.guarded(
+        async (request, reply, session) =>
+          kit.render(
+            reply,
+            session,
+            { title: 'Pix', section: 'pix', live: true },
+            await pixPage(ctx, callerOf(session), request.query as PixQuery),
+          ),
+        'pix.read',
       ),
     );
 
     app.get(
       '/console/account',
-      kit.guarded(async (_request, reply, session) =>
-        kit.render(reply, session, { title: 'Conta', section: 'account' }, await accountPage(ctx, callerOf(session))),
+      kit.guarded(
+        async (_request, reply, session) =>
+          kit.render(reply, session, { title: 'Conta', section: 'account' }, await accountPage(ctx, callerOf(session))),
+        'gn.settings.read',
       ),
     );
 
@@ -236,18 +254,20 @@ export const consoleRoutes =
           .type('text/csv; charset=utf-8')
           .header('content-disposition', `attachment; filename="${report.file.name}"`)
           .send(report.file.body);
-      }),
+      }, 'gn.reports.read'),
     );
 
     app.get(
       '/console/webhooks',
-      kit.guarded(async (_request, reply, session) =>
-        kit.render(
-          reply,
-          session,
-          { title: 'Webhooks', section: 'webhooks', live: true },
-          await webhooksPage(ctx, callerOf(session), session),
-        ),
+      kit.guarded(
+        async (_request, reply, session) =>
+          kit.render(
+            reply,
+            session,
+            { title: 'Webhooks', section: 'webhooks', live: true },
+            await webhooksPage(ctx, callerOf(session), session),
+          ),
+        'webhook.read',
       ),
     );
 
@@ -261,7 +281,7 @@ export const consoleRoutes =
         } catch (error) {
           return kit.done(reply, session, back, { kind: 'bad', text: refusalText(error) });
         }
-      }),
+      }, 'webhook.write'),
     );
 
     app.post(
@@ -286,7 +306,7 @@ export const consoleRoutes =
         } catch (error) {
           return kit.done(reply, session, '/console/webhooks', { kind: 'bad', text: refusalText(error) });
         }
-      }),
+      }, 'webhook.write'),
     );
 
     app.get(

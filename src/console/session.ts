@@ -20,6 +20,8 @@ export interface Session {
   role: Role;
   /** The accounts this person may look at (`all`: the operator, every account, as they are created). */
   accountIds: number[] | 'all';
+  /** What this person may do (API scopes as roles): `all` for the operator. */
+  scopes: readonly string[] | 'all';
   current: number;
   lastUsedMs: number;
   /** A message shown once, on the page a change redirects to. */
@@ -62,11 +64,19 @@ export class SessionStore {
 
   constructor(private readonly nowMs: () => number = Date.now) {}
 
-  create(role: Role, accountIds: number[] | 'all', current: number): Session {
+  create(role: Role, accountIds: number[] | 'all', current: number, scopes: readonly string[] | 'all'): Session {
     this.sweep();
     // Oldest first in a Map: the one unused longest makes room.
     if (this.sessions.size >= LIMITS.consoleSessionsMax) this.sessions.delete(this.sessions.keys().next().value!);
-    const session = { id: randomToken(), csrf: randomToken(), role, accountIds, current, lastUsedMs: this.nowMs() };
+    const session = {
+      id: randomToken(),
+      csrf: randomToken(),
+      role,
+      accountIds,
+      current,
+      scopes,
+      lastUsedMs: this.nowMs(),
+    };
     this.sessions.set(session.id, session);
     return session;
   }

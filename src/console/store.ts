@@ -19,14 +19,6 @@ export async function consoleAccounts(sql: Sql, ids?: number[]): Promise<Console
   return rows.map((r) => ({ id: Number(r.id), nome: r.nome }));
 }
 
-export async function accountOfApplication(sql: Sql, clientId: string): Promise<number | undefined> {
-  const { rows } = await sql.query<{ id: string | number }>(
-    'select account_id as id from applications where client_id = $1',
-    [clientId],
-  );
-  return rows[0] && Number(rows[0].id);
-}
-
 export interface ChargeSearch {
   kind: TipoCob;
   txid?: string;

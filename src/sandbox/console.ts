@@ -58,7 +58,7 @@ export const sandboxConsoleTools: ConsoleTools = {
 <label>charge_id <input name="chargeId" type="number" min="1" required></label>
 <button type="submit">Confirmar pagamento</button></form></section>`;
         return kit.render(reply, session, { title: 'Ferramentas do sandbox', section: 'sandbox' }, body);
-      }),
+      }, 'sandbox.write'),
     );
 
     app.post(
@@ -80,7 +80,7 @@ export const sandboxConsoleTools: ConsoleTools = {
         } catch (error) {
           return kit.done(reply, session, PAGE, { kind: 'bad', text: refusalText(error) });
         }
-      }),
+      }, 'sandbox.write'),
     );
 
     app.post(
@@ -91,7 +91,7 @@ export const sandboxConsoleTools: ConsoleTools = {
           return kit.done(reply, session, PAGE, { kind: 'bad', text: 'Avanço inválido (de 1 minuto a 5 anos).' });
         await advanceAccountClock(ctx.db, ctx.clock, session.current, seconds);
         return kit.done(reply, session, PAGE, { kind: 'ok', text: `Relógio avançado ${form.amount} ${form.unit}.` });
-      }),
+      }, 'sandbox.write'),
     );
 
     app.post(
@@ -114,7 +114,7 @@ export const sandboxConsoleTools: ConsoleTools = {
         } catch (error) {
           return kit.done(reply, session, PAGE, { kind: 'bad', text: refusalText(error) });
         }
-      }),
+      }, 'sandbox.write'),
     );
 
     app.post(
@@ -129,7 +129,7 @@ export const sandboxConsoleTools: ConsoleTools = {
         } catch (error) {
           return kit.done(reply, session, PAGE, { kind: 'bad', text: refusalText(error) });
         }
-      }),
+      }, 'charge.write'),
     );
 
     app.post(
@@ -137,7 +137,7 @@ export const sandboxConsoleTools: ConsoleTools = {
       kit.guarded(async (_request, reply, session) => {
         await resetAccountClock(ctx.db, ctx.clock, session.current);
         return kit.done(reply, session, PAGE, { kind: 'ok', text: 'Relógio de volta ao tempo real.' });
-      }),
+      }, 'sandbox.write'),
     );
   },
 };

@@ -242,6 +242,31 @@ describe('web console (headless Chromium)', () => {
     await context.close();
   });
 
+  it("scopes are roles: a demo session acts only with its application's scopes", async () => {
+    // The demo application loses the resend and sandbox scopes for this sign-in only (sessions keep what they got).
+    const db = svc.service.ctx.db;
+    const { rows } = await db.query<{ scopes: string[] }>('select scopes from applications where client_id = $1', [
+      svc.demo.clientId,
+    ]);
+    const narrowed = rows[0].scopes.filter((s) => s !== 'webhook.write' && s !== 'sandbox.write');
+    await db.query('update applications set scopes = $2 where client_id = $1', [svc.demo.clientId, narrowed]);
+    const context = await newContext();
+    let page: Page;
+    try {
+      page = await signInDemo(context);
+    } finally {
+      await db.query('update applications set scopes = $2 where client_id = $1', [svc.demo.clientId, rows[0].scopes]);
+    }
+    assert.equal((await page.goto(`${console_}/webhooks`))!.status(), 200);
+    assert.equal((await page.goto(`${console_}/sandbox`))!.status(), 403);
+    assert.match(await page.innerText('main'), /sandbox\.write/);
+    await page.goto(`${console_}/webhooks`);
+    const csrf = await page.getAttribute('meta[name="csrf-token"]', 'content');
+    const replay = await page.request.post(`${console_}/webhooks/replay`, { form: { e2eid: 'E1', _csrf: csrf! } });
+    assert.equal(replay.status(), 403);
+    await context.close();
+  });
+
   it('the start banner names the console URL', () => {
     assert.ok(
       startupSummary(svc.service).includes(`console (open in a browser; no client certificate asked): ${console_}`),

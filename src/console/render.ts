@@ -102,7 +102,7 @@ function switcher(frame: PageFrame): Html {
   const { session, accounts } = frame;
   const name = accounts.find((a) => a.id === session.current)?.nome ?? `conta ${session.current}`;
   if (accounts.length < 2) return html`<span class="account">${name}</span>`;
-  return html`<form method="post" action="/console/account" class="switcher">${csrfField(session)}
+  return html`<form method="post" action="/console/switch" class="switcher">${csrfField(session)}
     <label for="account-switch">Conta</label>
     <select id="account-switch" name="account">${accounts.map(
       (a) =>

@@ -164,7 +164,7 @@ export const consoleRoutes =
     );
 
     app.post(
-      '/console/account',
+      '/console/switch',
       kit.guarded(async (request, reply, session, form) => {
         const id = Number(form.account);
         // Only an account this session was given: a forged number is refused, never switched to.

@@ -236,6 +236,7 @@ describe('web console (headless Chromium)', () => {
     await page.waitForSelector('#notif + * tr.attempt', { timeout: 15_000 });
     assert.match(await page.innerText('#notif + *'), /billing\.notification[\s\S]*\/billing\s+200/);
     await assertAccessible(page, 'card charge');
+    await shoot(page, 'card');
     assert.equal((await page.goto(`${console_}/charges/cartao/999999999`))!.status(), 404);
     assert.equal((await page.goto(`${console_}/charges/cobr/naoexiste0000000000000000000`))!.status(), 404);
     assert.equal((await page.goto(`${console_}/charges/outro/x`))!.status(), 404);
@@ -264,6 +265,22 @@ describe('web console (headless Chromium)', () => {
     const csrf = await page.getAttribute('meta[name="csrf-token"]', 'content');
     const replay = await page.request.post(`${console_}/webhooks/replay`, { form: { e2eid: 'E1', _csrf: csrf! } });
     assert.equal(replay.status(), 403);
+    await context.close();
+  });
+
+  it('is keyboard navigable: a skip link first, then the sections, followed with Enter', async () => {
+    const context = await newContext();
+    const page = await signInDemo(context);
+    const focused = () => page.evaluate(() => document.activeElement?.textContent?.trim());
+    await page.keyboard.press('Tab');
+    assert.equal(await focused(), 'Pular para o conteúdo');
+    await page.keyboard.press('Tab');
+    assert.equal(await focused(), 'pixd');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    assert.equal(await focused(), 'Cobranças');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${console_}/charges`);
     await context.close();
   });
 
@@ -297,10 +314,11 @@ describe('web console (headless Chromium)', () => {
     await page.goto(console_);
     // Nor can the demo session switch to it: only the accounts the session was given.
     const csrf = await page.getAttribute('meta[name="csrf-token"]', 'content');
-    const forged = await page.request.post(`${console_}/account`, {
+    const forged = await page.request.post(`${console_}/switch`, {
       form: { account: String(other.accountId), _csrf: csrf! },
     });
     assert.equal(forged.status(), 404);
+    assert.match(await forged.text(), /Conta não encontrada/);
     await context.close();
 
     const operator = JSON.parse(fs.readFileSync(path.join(svc.config.dataDir, 'operator.json'), 'utf8')).secret;

@@ -19,7 +19,7 @@ import type { Scope } from '../platform/auth/scopes.ts';
 import {
   SESSION_COOKIE,
   SIGNIN_COOKIE,
-  SessionStore,
+  SessionCodec,
   cookiesOf,
   newSigninToken,
   sameToken,
@@ -56,7 +56,7 @@ function errorPage(status: number, detail: string): Html {
 export const consoleRoutes =
   (ctx: AppContext): FastifyPluginAsync =>
   async (app) => {
-    const sessions = new SessionStore();
+    const sessions = new SessionCodec(ctx.pki.tokenSigningKey);
     const live = new LiveStreams(ctx);
     const sandbox = ctx.config.environment === 'sandbox';
     const assets = path.join(path.dirname(new URL(import.meta.url).pathname), 'assets');
@@ -91,12 +91,17 @@ export const consoleRoutes =
       async render(reply, session, frame, body) {
         const accounts = await consoleAccounts(ctx.db, session.accountIds === 'all' ? undefined : session.accountIds);
         const flash = session.flash;
-        session.flash = undefined;
+        if (flash) {
+          session.flash = undefined;
+          sessions.write(reply, session);
+        }
         const page = layout({ ...frame, session, accounts, sandbox, flash }, body);
         return reply.type(HTML).header('cache-control', 'no-store').send(String(page));
       },
       guarded: (handler, scope) => async (request, reply) => {
-        const session = sessions.find(cookiesOf(request)[SESSION_COOKIE]);
+        const session = sessions.read(cookiesOf(request)[SESSION_COOKIE]);
+        // Every use starts the idle time again (the event stream writes its own headers: nothing to set there).
+        if (session) sessions.write(reply, session);
         const form = (request.body ?? {}) as Form;
         if (request.method !== 'GET') {
           if (!session || !sameToken(form._csrf, session.csrf))
@@ -107,6 +112,7 @@ export const consoleRoutes =
       },
       done(reply, session, to, flash) {
         session.flash = flash;
+        sessions.write(reply, session);
         return reply.redirect(to, 303);
       },
     };
@@ -150,14 +156,14 @@ export const consoleRoutes =
         session = sessions.create('operator', 'all', all[0].id, 'all');
       }
       setCookie(reply, SIGNIN_COOKIE, '', 0);
-      setCookie(reply, SESSION_COOKIE, session.id);
+      sessions.write(reply, session);
       return reply.redirect('/console', 303);
     });
 
     app.post(
       '/console/signout',
       kit.guarded(async (_request, reply, session) => {
-        sessions.end(session.id);
+        // The cookie is the session: gone from the browser, it is gone.
         setCookie(reply, SESSION_COOKIE, '', 0);
         return reply.redirect('/console/signin', 303);
       }),

@@ -1,7 +1,9 @@
 /**
- * Console sessions: who signed in, which accounts they may see, which one they look at, and the CSRF token
- * every change must carry. Held in this node's memory (a restart signs everyone out; behind a load balancer
- * the console needs sticky sessions, docs/console.md). The cookie carries only a random id.
+ * Console sessions: who signed in, which accounts they may see, which one they look at, what they may do,
+ * and the CSRF token every change must carry. The session travels in its cookie, signed with a key derived
+ * from the service's token signing key (the same on every node, kept in the database), so any node of a
+ * cluster reads it and a restart signs nobody out. Each request slides its idle expiry. The CSRF token is a
+ * MAC of the session's random id: never in the cookie, the same for the session's whole life.
  */
 import crypto from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -11,6 +13,8 @@ export const SESSION_COOKIE = 'pixd_console';
 /** Before sign-in: the sign-in form's own CSRF token (double submit), so nobody signs a browser in for it. */
 export const SIGNIN_COOKIE = 'pixd_console_signin';
 export const COOKIE_PATH = '/console';
+/** A flash message is cut to this many characters: it rides in the cookie. */
+const FLASH_MAX_CHARS = 400;
 
 export type Role = 'operator' | 'sandbox';
 
@@ -40,11 +44,18 @@ export function cookiesOf(request: FastifyRequest): Record<string, string> {
   const out: Record<string, string> = {};
   for (const part of header.split(';')) {
     const at = part.indexOf('=');
-    if (at > 0) out[part.slice(0, at).trim()] = decodeURIComponent(part.slice(at + 1).trim());
+    if (at > 0) {
+      try {
+        out[part.slice(0, at).trim()] = decodeURIComponent(part.slice(at + 1).trim());
+      } catch {
+        // A cookie that is not ours and not well encoded: ignored.
+      }
+    }
   }
   return out;
 }
 
+/** Sets (or, written again in the same response, replaces) a cookie of the console's path. */
 export function setCookie(reply: FastifyReply, name: string, value: string, maxAgeSeconds?: number): void {
   const attributes = [
     `${name}=${encodeURIComponent(value)}`,
@@ -55,54 +66,57 @@ export function setCookie(reply: FastifyReply, name: string, value: string, maxA
   ];
   if (maxAgeSeconds !== undefined) attributes.push(`Max-Age=${maxAgeSeconds}`);
   const existing = reply.getHeader('set-cookie');
-  const list = Array.isArray(existing) ? existing : existing ? [String(existing)] : [];
+  const list = (Array.isArray(existing) ? existing : existing ? [String(existing)] : []).filter(
+    (cookie) => !cookie.startsWith(`${name}=`),
+  );
   reply.header('set-cookie', [...list, attributes.join('; ')]);
 }
 
-export class SessionStore {
-  private readonly sessions = new Map<string, Session>();
+type Stored = Omit<Session, 'csrf'>;
 
-  constructor(private readonly nowMs: () => number = Date.now) {}
+export class SessionCodec {
+  private readonly key: Buffer;
+
+  constructor(
+    secret: Buffer,
+    private readonly nowMs: () => number = Date.now,
+  ) {
+    this.key = crypto.createHmac('sha256', secret).update('pixd console session v1').digest();
+  }
+
+  private mac(text: string): string {
+    return crypto.createHmac('sha256', this.key).update(text).digest('base64url');
+  }
 
   create(role: Role, accountIds: number[] | 'all', current: number, scopes: readonly string[] | 'all'): Session {
-    this.sweep();
-    // Oldest first in a Map: the one unused longest makes room.
-    if (this.sessions.size >= LIMITS.consoleSessionsMax) this.sessions.delete(this.sessions.keys().next().value!);
-    const session = {
-      id: randomToken(),
-      csrf: randomToken(),
-      role,
-      accountIds,
-      current,
-      scopes,
-      lastUsedMs: this.nowMs(),
-    };
-    this.sessions.set(session.id, session);
-    return session;
+    const id = randomToken();
+    return { id, csrf: this.mac(`csrf:${id}`), role, accountIds, current, scopes, lastUsedMs: this.nowMs() };
   }
 
-  find(id: string | undefined): Session | undefined {
-    if (!id) return undefined;
-    const session = this.sessions.get(id);
-    if (!session) return undefined;
-    if (this.nowMs() - session.lastUsedMs > LIMITS.consoleSessionIdleSeconds * 1000) {
-      this.sessions.delete(id);
+  /** The session a cookie carries, if its signature holds and it was used recently enough. */
+  read(cookie: string | undefined): Session | undefined {
+    if (!cookie) return undefined;
+    const dot = cookie.lastIndexOf('.');
+    if (dot < 0) return undefined;
+    const body = cookie.slice(0, dot);
+    if (!sameToken(cookie.slice(dot + 1), this.mac(body))) return undefined;
+    let stored: Stored;
+    try {
+      stored = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Stored;
+    } catch {
       return undefined;
     }
+    if (this.nowMs() - stored.lastUsedMs > LIMITS.consoleSessionIdleSeconds * 1000) return undefined;
+    return { ...stored, csrf: this.mac(`csrf:${stored.id}`) };
+  }
+
+  /** Writes the session into the response's cookie, its idle time starting again. */
+  write(reply: FastifyReply, session: Session): void {
     session.lastUsedMs = this.nowMs();
-    // Re-inserted: the Map stays ordered by last use.
-    this.sessions.delete(id);
-    this.sessions.set(id, session);
-    return session;
-  }
-
-  end(id: string): void {
-    this.sessions.delete(id);
-  }
-
-  private sweep(): void {
-    const oldest = this.nowMs() - LIMITS.consoleSessionIdleSeconds * 1000;
-    for (const [id, s] of this.sessions) if (s.lastUsedMs < oldest) this.sessions.delete(id);
+    if (session.flash) session.flash = { ...session.flash, text: session.flash.text.slice(0, FLASH_MAX_CHARS) };
+    const { csrf: _derived, ...stored } = session;
+    const body = Buffer.from(JSON.stringify(stored)).toString('base64url');
+    setCookie(reply, SESSION_COOKIE, `${body}.${this.mac(body)}`);
   }
 }
 

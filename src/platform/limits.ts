@@ -283,9 +283,8 @@ export const LIMITS = {
   dictEmailKeyMaxChars: 77,
   /** Special refund request details (DICT: 2000 characters). */
   dictRefundDetailsMaxChars: 2_000,
-  /** Console (docs/console.md): a signed-in session lasts this long without use; sessions held per node. */
+  /** Console (docs/console.md): a signed-in session lasts this long without use. */
   consoleSessionIdleSeconds: 8 * 3600,
-  consoleSessionsMax: 1_000,
   /** Console lists: rows per page (keyset paging, so a page costs the same whatever the account holds). */
   consolePageSize: 25,
   /** Console live updates: how often an open page's event stream looks for a change in its account. */

@@ -319,6 +319,16 @@ describe('web console (headless Chromium)', () => {
     });
     assert.equal(forged.status(), 404);
     assert.match(await forged.text(), /Conta não encontrada/);
+    // The session rides in its signed cookie: rewritten to name the other account, it is no session at all.
+    const [cookie] = (await context.cookies()).filter((c) => c.name === 'pixd_console');
+    const [body, mac] = decodeURIComponent(cookie.value).split('.');
+    const stored = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+    const rewritten = Buffer.from(
+      JSON.stringify({ ...stored, accountIds: [other.accountId], current: other.accountId }),
+    ).toString('base64url');
+    await context.addCookies([{ ...cookie, value: encodeURIComponent(`${rewritten}.${mac}`) }]);
+    await page.goto(`${console_}/charges/cob/${theirs}`);
+    assert.match(page.url(), /\/console\/signin$/);
     await context.close();
 
     const operator = JSON.parse(fs.readFileSync(path.join(svc.config.dataDir, 'operator.json'), 'utf8')).secret;
@@ -374,6 +384,18 @@ describe('web console (headless Chromium)', () => {
     assert.equal(await page.locator('tbody tr').count(), 1);
     await page.goto(`${console_}/charges?doc=123.456.789-09&status=CONCLUIDA`);
     assert.match(await page.innerText('.empty'), /Nenhuma cobrança corresponde/);
+    await context.close();
+  });
+  it('a session survives a restart of the node (any node with the same database reads it)', async () => {
+    const context = await newContext();
+    const page = await signInDemo(context);
+    await svc.close({ keepData: true });
+    svc = await startTestService({}, { reuse: svc.data });
+    console_ = `${svc.service.ctx.pages.url}/console`;
+    // Cookies belong to the host, not the port: the browser sends the session to the restarted node.
+    await page.goto(`${console_}/charges`);
+    assert.equal(page.url(), `${console_}/charges`);
+    assert.match(await page.innerText('h1'), /Cobranças/);
     await context.close();
   });
 });

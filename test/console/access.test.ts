@@ -1,0 +1,192 @@
+/**
+ * Who may see and do what in the console, in headless Chromium: POSTs without or with a wrong CSRF token are
+ * refused; a session gets 404 for another account's charge, cannot switch to it nor rewrite its cookie to;
+ * the operator signs in and switches; scopes act as roles; keyboard navigation; empty states, keyset paging
+ * and search; the start banner; a session survives a restart of the node.
+ */
+// suite: serial (a headless Chromium): run alone, after the concurrent files; see scripts/test.sh.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { startupSummary } from '../../src/runtime.ts';
+import { consoleUrl, createCob, demoSignIn, openContext, startRig, stopRig, type ConsoleRig } from './helpers.ts';
+
+let rig: ConsoleRig;
+let svc: TestService;
+let browser: Browser;
+let console_: string;
+
+before(async () => {
+  rig = await startRig();
+  ({ svc, browser } = rig);
+  console_ = consoleUrl(svc);
+});
+after(async () => {
+  rig.svc = svc;
+  await stopRig(rig);
+});
+
+const newContext = () => openContext(browser);
+const signInDemo = (context: BrowserContext, photograph = false) => demoSignIn(context, console_, photograph);
+
+describe('web console access (headless Chromium)', () => {
+  it("scopes are roles: a demo session acts only with its application's scopes", async () => {
+    // The demo application loses the resend and sandbox scopes for this sign-in only (sessions keep what they got).
+    const db = svc.service.ctx.db;
+    const { rows } = await db.query<{ scopes: string[] }>('select scopes from applications where client_id = $1', [
+      svc.demo.clientId,
+    ]);
+    const narrowed = rows[0].scopes.filter((s) => s !== 'webhook.write' && s !== 'sandbox.write');
+    await db.query('update applications set scopes = $2 where client_id = $1', [svc.demo.clientId, narrowed]);
+    const context = await newContext();
+    let page: Page;
+    try {
+      page = await signInDemo(context);
+    } finally {
+      await db.query('update applications set scopes = $2 where client_id = $1', [svc.demo.clientId, rows[0].scopes]);
+    }
+    assert.equal((await page.goto(`${console_}/webhooks`))!.status(), 200);
+    assert.equal((await page.goto(`${console_}/sandbox`))!.status(), 403);
+    assert.match(await page.innerText('main'), /sandbox\.write/);
+    await page.goto(`${console_}/webhooks`);
+    const csrf = await page.getAttribute('meta[name="csrf-token"]', 'content');
+    const replay = await page.request.post(`${console_}/webhooks/replay`, { form: { e2eid: 'E1', _csrf: csrf! } });
+    assert.equal(replay.status(), 403);
+    await context.close();
+  });
+
+  it('is keyboard navigable: a skip link first, then the sections, followed with Enter', async () => {
+    const context = await newContext();
+    const page = await signInDemo(context);
+    const focused = () => page.evaluate(() => document.activeElement?.textContent?.trim());
+    await page.keyboard.press('Tab');
+    assert.equal(await focused(), 'Pular para o conteúdo');
+    await page.keyboard.press('Tab');
+    assert.equal(await focused(), 'pixd');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    assert.equal(await focused(), 'Cobranças');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${console_}/charges`);
+    await context.close();
+  });
+
+  it('the start banner names the console URL', () => {
+    assert.ok(
+      startupSummary(svc.service).includes(`console (open in a browser; no client certificate asked): ${console_}`),
+    );
+  });
+
+  it('refuses a change without the CSRF token (403) and with a wrong one', async () => {
+    const context = await newContext();
+    const page = await signInDemo(context);
+    const bare = await page.request.post(`${console_}/sandbox/clock`, { form: { amount: '1', unit: 'dias' } });
+    assert.equal(bare.status(), 403);
+    const wrong = await page.request.post(`${console_}/sandbox/clock`, {
+      form: { amount: '1', unit: 'dias', _csrf: 'x'.repeat(32) },
+    });
+    assert.equal(wrong.status(), 403);
+    const signin = await page.request.post(`${console_}/signin`, { form: { mode: 'demo' } });
+    assert.equal(signin.status(), 403);
+    await context.close();
+  });
+
+  it("a session for one account gets 404 for another account's charge; the operator switches between accounts", async () => {
+    const other = await svc.newParty({ nome: 'Outra Conta Ltda' });
+    const theirs = await createCob(other, '77.00');
+    const context = await newContext();
+    const page = await signInDemo(context);
+    const refused = await page.goto(`${console_}/charges/cob/${theirs}`);
+    assert.equal(refused!.status(), 404);
+    await page.goto(console_);
+    // Nor can the demo session switch to it: only the accounts the session was given.
+    const csrf = await page.getAttribute('meta[name="csrf-token"]', 'content');
+    const forged = await page.request.post(`${console_}/switch`, {
+      form: { account: String(other.accountId), _csrf: csrf! },
+    });
+    assert.equal(forged.status(), 404);
+    assert.match(await forged.text(), /Conta não encontrada/);
+    // The session rides in its signed cookie: rewritten to name the other account, it is no session at all.
+    const [cookie] = (await context.cookies()).filter((c) => c.name === 'pixd_console');
+    const [body, mac] = decodeURIComponent(cookie.value).split('.');
+    const stored = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+    const rewritten = Buffer.from(
+      JSON.stringify({ ...stored, accountIds: [other.accountId], current: other.accountId }),
+    ).toString('base64url');
+    await context.addCookies([{ ...cookie, value: encodeURIComponent(`${rewritten}.${mac}`) }]);
+    await page.goto(`${console_}/charges/cob/${theirs}`);
+    assert.match(page.url(), /\/console\/signin$/);
+    await context.close();
+
+    const operator = JSON.parse(fs.readFileSync(path.join(svc.config.dataDir, 'operator.json'), 'utf8')).secret;
+    const opContext = await newContext();
+    const op = await opContext.newPage();
+    await op.goto(`${console_}/signin`);
+    await op.fill('#secret', 'wrong-secret');
+    await op.click('form.stack button');
+    assert.match(await op.innerText('main'), /inválido/);
+    await op.goto(`${console_}/signin`);
+    await op.fill('#secret', operator);
+    await op.click('form.stack button');
+    await op.waitForURL(console_);
+    await op.selectOption('#account-switch', String(other.accountId));
+    await op.click('button:has-text("Trocar")');
+    await op.goto(`${console_}/charges/cob/${theirs}`);
+    assert.match(await op.innerText('#live-region'), /R\$ 77,00/);
+    await op.selectOption('#account-switch', String(svc.demo.accountId));
+    await op.click('button:has-text("Trocar")');
+    assert.equal((await op.goto(`${console_}/charges/cob/${theirs}`))!.status(), 404);
+    await opContext.close();
+  });
+
+  it('shows empty states that say what to do, and keyset pages through the charges', async () => {
+    const fresh = await svc.newParty({ nome: 'Conta Vazia Ltda' });
+    const operator = JSON.parse(fs.readFileSync(path.join(svc.config.dataDir, 'operator.json'), 'utf8')).secret;
+    const context = await newContext();
+    const page = await context.newPage();
+    await page.goto(`${console_}/signin`);
+    await page.fill('#secret', operator);
+    await page.click('form.stack button');
+    await page.waitForURL(console_);
+    await page.selectOption('#account-switch', String(fresh.accountId));
+    await page.click('button:has-text("Trocar")');
+    await page.goto(`${console_}/charges`);
+    assert.match(await page.innerText('.empty'), /PUT \/v2\/cob/);
+    await page.goto(`${console_}/webhooks`);
+    assert.match(await page.innerText('.empty >> nth=0'), /PUT \/v2\/webhook/);
+    await page.goto(`${console_}/charges?kind=cobr`);
+    assert.match(await page.innerText('.empty'), /PUT \/v2\/cobr/);
+    await page.goto(`${console_}/pix`);
+    assert.match(await page.innerText('#live-region'), /Nenhum Pix recebido no período/);
+
+    const txids: string[] = [];
+    for (let i = 0; i < 27; i++) txids.push(await createCob(fresh, `${20 + i}.00`));
+    await page.goto(`${console_}/charges`);
+    const first = await page.locator('tbody tr').count();
+    assert.equal(first, 25);
+    await page.click('a[rel="next"]');
+    const rest = await page.locator('tbody a').allInnerTexts();
+    assert.deepEqual(rest.sort(), txids.slice(0, 2).sort());
+    await page.goto(`${console_}/charges?txid=${txids[5]}`);
+    assert.equal(await page.locator('tbody tr').count(), 1);
+    await page.goto(`${console_}/charges?doc=123.456.789-09&status=CONCLUIDA`);
+    assert.match(await page.innerText('.empty'), /Nenhuma cobrança corresponde/);
+    await context.close();
+  });
+
+  it('a session survives a restart of the node (any node with the same database reads it)', async () => {
+    const context = await newContext();
+    const page = await signInDemo(context);
+    await svc.close({ keepData: true });
+    svc = await startTestService({}, { reuse: svc.data });
+    console_ = `${svc.service.ctx.pages.url}/console`;
+    // Cookies belong to the host, not the port: the browser sends the session to the restarted node.
+    await page.goto(`${console_}/charges`);
+    assert.equal(page.url(), `${console_}/charges`);
+    assert.match(await page.innerText('h1'), /Cobranças/);
+    await context.close();
+  });
+});

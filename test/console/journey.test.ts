@@ -1,0 +1,190 @@
+/**
+ * The console's journey in headless Chromium, on the pages listener: straight in to the sandbox's demo
+ * account, a charge created through the API appears live, the sandbox tool pays it, the charge shows
+ * CONCLUIDA and its webhook delivery, a replay reaches the local receiver as a second attempt; the Pix,
+ * account (report download) and webhooks pages; the sandbox tools open an infraction and confirm a card
+ * charge. axe-core checks each page (no serious or critical violations).
+ */
+// suite: serial (a headless Chromium): run alone, after the concurrent files; see scripts/test.sh.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser, BrowserContext } from 'playwright-core';
+import type { TestService } from '../helpers/service.ts';
+import { webhookApi, type Receiver, type WebhookApi } from '../helpers/receiver.ts';
+import { waitFor } from '../helpers/wait.ts';
+import { billingApi, CARDS, cardPayment, items, paymentToken } from '../billing/helpers.ts';
+import {
+  assertAccessible,
+  consoleUrl,
+  createCob,
+  demoSignIn,
+  openContext,
+  shoot,
+  startRig,
+  stopRig,
+  type ConsoleRig,
+} from './helpers.ts';
+
+let rig: ConsoleRig;
+let svc: TestService;
+let browser: Browser;
+let receiver: Receiver;
+let console_: string;
+let demoApi: WebhookApi;
+
+before(async () => {
+  rig = await startRig();
+  ({ svc, browser, receiver } = rig);
+  console_ = consoleUrl(svc);
+  demoApi = webhookApi(svc.demo);
+});
+after(async () => {
+  rig.svc = svc;
+  await stopRig(rig);
+});
+
+const newContext = () => openContext(browser);
+const signInDemo = (context: BrowserContext, photograph = false) => demoSignIn(context, console_, photograph);
+
+describe('web console journey (headless Chromium)', () => {
+  it('journey: live charge, sandbox payment, CONCLUIDA, webhook delivery, replay seen as a second attempt', async () => {
+    await demoApi.registerPix(receiver.url);
+    const context = await newContext();
+    const page = await signInDemo(context, true);
+    const [cookie] = (await context.cookies()).filter((c) => c.name === 'pixd_console');
+    assert.deepEqual([cookie.httpOnly, cookie.secure, cookie.sameSite], [true, true, 'Strict']);
+    await assertAccessible(page, 'overview');
+
+    await page.goto(`${console_}/charges`);
+    await page.waitForSelector('#live[data-state="on"]');
+    // The page is not reloaded: a marker set now survives the live update.
+    await page.evaluate(() => ((window as any).stillHere = true));
+    const txid = await createCob(svc.demo, '1234.56');
+    const row = page.locator(`a[href="/console/charges/cob/${txid}"]`);
+    await row.waitFor({ timeout: 15_000 });
+    assert.equal(await page.evaluate(() => (window as any).stillHere), true);
+    const rowText = await page.locator('tbody tr', { has: row }).innerText();
+    assert.match(rowText, /R\$ 1\.234,56/);
+    assert.match(rowText, /ATIVA/);
+    // Dates in the browser's zone, UTC on hover.
+    assert.match((await page.locator('tbody time').first().getAttribute('title'))!, /UTC$/);
+    await assertAccessible(page, 'charges');
+    await shoot(page, 'charges');
+
+    await row.click();
+    await page.waitForSelector('img[alt^="QR Code"]');
+    assert.match(await page.inputValue('#brcode'), /^000201/);
+    await assertAccessible(page, 'charge');
+
+    await page.goto(`${console_}/sandbox`);
+    await assertAccessible(page, 'sandbox tools');
+    await shoot(page, 'sandbox');
+    await page.fill('#target', txid);
+    await page.click('button:has-text("Pagar")');
+    await page.waitForSelector('.flash.ok');
+    assert.match(await page.innerText('.flash'), /Pago: 1234\.56/);
+
+    await page.goto(`${console_}/charges/cob/${txid}`);
+    assert.match(await page.innerText('#live-region'), /CONCLUIDA/);
+    await receiver.waitForCalls(1);
+    // The delivery and its attempt appear live (the page keeps its event stream).
+    await page.waitForSelector('.deliveries .badge.ok', { timeout: 15_000 });
+    assert.equal(await page.locator('tr.attempt').count(), 1);
+    await shoot(page, 'charge');
+
+    const callsBefore = receiver.calls.length;
+    await page.click('button:has-text("Reenviar")');
+    await page.waitForSelector('.flash');
+    assert.match(await page.innerText('.flash'), /Reenvio de/);
+    await waitFor(async () => receiver.calls.length > callsBefore, 'the replayed webhook at the receiver');
+    await page.waitForFunction(() => document.querySelectorAll('tr.attempt').length === 2, undefined, {
+      timeout: 15_000,
+    });
+    assert.match(await page.innerText('.deliveries'), /webhook\.pix\.resend/);
+
+    await page.goto(`${console_}/pix`);
+    assert.match(await page.innerText('#received + *'), /R\$ 1\.234,56/);
+    await assertAccessible(page, 'pix');
+    await shoot(page, 'pix');
+
+    // A reconciliation report requested through the API downloads from the account page.
+    const dataMovimento = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
+    const report = await demoApi.call('POST', '/v2/gn/relatorios/extrato-conciliacao', {
+      dataMovimento,
+      tipoRegistros: { pixRecebido: true },
+    });
+    assert.equal(report.status, 201, report.text);
+    const file = await waitFor(async () => {
+      const res = await demoApi.call('GET', `/v2/gn/relatorios/${report.body.id}`);
+      return res.status === 200 && res;
+    }, 'report file');
+    await page.goto(`${console_}/account`);
+    assert.match(await page.innerText('#keys + *'), new RegExp(svc.demo.chaves[0]));
+    await assertAccessible(page, 'account');
+    await shoot(page, 'account');
+    const download = await page.request.get(
+      await page.getAttribute('a[download]', 'href').then((h) => `${svc.service.ctx.pages.url}${h}`),
+    );
+    assert.equal(download.status(), 200);
+    assert.match(download.headers()['content-type'], /^text\/csv/);
+    assert.equal(await download.text(), file.text);
+
+    await page.goto(`${console_}/webhooks`);
+    assert.match(await page.innerText('#live-region'), new RegExp(receiver.url.replace(/[.]/g, '\\.')));
+    await assertAccessible(page, 'webhooks');
+    await shoot(page, 'webhooks');
+    await page.goto(console_);
+    assert.match(await page.innerText('.tiles'), /R\$ 1\.234,56/);
+    await shoot(page, 'overview');
+    await context.close();
+  });
+
+  it('sandbox tools: opens an infraction on a received Pix and confirms an approved card charge', async () => {
+    const paid = await demoApi.payNewCharge('15.00');
+    const billing = billingApi(svc.anonymous, svc.demo);
+    const charge = await billing.ok('POST', '/v1/charge', { items });
+    const chargeId = charge.data.charge_id as number;
+    await billing.ok('PUT', `/v1/charge/${chargeId}/metadata`, { notification_url: `${receiver.url}/billing` });
+    const token = await paymentToken(svc.anonymous, svc.demo.payeeCode, CARDS.approved);
+    await billing.ok('POST', `/v1/charge/${chargeId}/pay`, cardPayment(token));
+    const statusOf = async () => (await billing.ok('GET', `/v1/charge/${chargeId}`)).data.status as string;
+    await waitFor(async () => (await statusOf()) === 'approved', 'card charge approved');
+
+    const context = await newContext();
+    const page = await signInDemo(context);
+    await page.goto(`${console_}/sandbox`);
+    await page.fill('#e2e', paid.endToEndId);
+    await page.click('button:has-text("Abrir infração")');
+    await page.waitForSelector('.flash');
+    assert.match(await page.innerText('.flash'), /Infração .* aberta; 15\.00 bloqueado/);
+    await page.fill('input[name="chargeId"]', String(chargeId));
+    await page.click('button:has-text("Confirmar pagamento")');
+    await page.waitForSelector('.flash');
+    assert.match(await page.innerText('.flash'), new RegExp(`Cobrança de cartão ${chargeId} paga`));
+    assert.equal(await statusOf(), 'paid');
+    // A second confirmation is refused with the service's reason, not an error page.
+    await page.fill('input[name="chargeId"]', String(chargeId));
+    await page.click('button:has-text("Confirmar pagamento")');
+    await page.waitForSelector('.flash.bad');
+    await page.goto(`${console_}/pix`);
+    assert.match(await page.innerText('#med + *'), new RegExp(paid.endToEndId));
+
+    // The card charge in its tab, and its page with the notifications sent to its URL.
+    await page.goto(`${console_}/charges?kind=cartao`);
+    assert.match(
+      await page.locator('tbody tr', { has: page.locator(`a[href$="/cartao/${chargeId}"]`) }).innerText(),
+      /paid/,
+    );
+    await page.goto(`${console_}/charges/cartao/${chargeId}`);
+    assert.match(await page.innerText('#summary + dl'), /R\$ 119,80/);
+    // Billing notifications stay pending until the receiver queries the token (docs/billing.md): the attempt shows.
+    await page.waitForSelector('#notif + * tr.attempt', { timeout: 15_000 });
+    assert.match(await page.innerText('#notif + *'), /billing\.notification[\s\S]*\/billing\s+200/);
+    await assertAccessible(page, 'card charge');
+    await shoot(page, 'card');
+    assert.equal((await page.goto(`${console_}/charges/cartao/999999999`))!.status(), 404);
+    assert.equal((await page.goto(`${console_}/charges/cobr/naoexiste0000000000000000000`))!.status(), 404);
+    assert.equal((await page.goto(`${console_}/charges/outro/x`))!.status(), 404);
+    await context.close();
+  });
+});

@@ -189,4 +189,27 @@ describe('web console access (headless Chromium)', () => {
     assert.match(await page.innerText('h1'), /Cobranças/);
     await context.close();
   });
+  it('in production: no demo entry, the operator secret signs in, no sandbox page', async () => {
+    const production = await startTestService({ PIXD_ENV: 'production' });
+    try {
+      const url = consoleUrl(production);
+      const context = await newContext();
+      const page = await context.newPage();
+      await page.goto(`${url}/signin`);
+      assert.equal(await page.locator('text=Entrar na conta demo').count(), 0);
+      const csrf = (await page.getAttribute('input[name="_csrf"]', 'value'))!;
+      const demo = await page.request.post(`${url}/signin`, { form: { mode: 'demo', _csrf: csrf } });
+      assert.equal(demo.status(), 403);
+      const secret = JSON.parse(fs.readFileSync(path.join(production.config.dataDir, 'operator.json'), 'utf8')).secret;
+      await page.goto(`${url}/signin`);
+      await page.fill('#secret', secret);
+      await page.click('form.stack button');
+      await page.waitForURL(url);
+      assert.equal(await page.locator('nav a[href="/console/sandbox"]').count(), 0);
+      assert.equal((await page.goto(`${url}/sandbox`))!.status(), 404);
+      await context.close();
+    } finally {
+      await production.close();
+    }
+  });
 });

@@ -46,6 +46,7 @@ export async function cardDetailPage(ctx: AppContext, caller: Caller, id: string
     LIMITS.consoleDeliveriesShown,
     {
       payload: { field: 'chargeId', value: String(c.charge_id) },
+      withEvent: true,
     },
   );
   return html`<section aria-labelledby="summary"><h2 id="summary">Resumo</h2>

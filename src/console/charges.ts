@@ -169,7 +169,7 @@ export async function chargeDetailPage(
     caller.accountId,
     [WEBHOOK_TOPICS.pix.name, WEBHOOK_TOPICS.pixResend.name],
     LIMITS.consoleDeliveriesShown,
-    { payload: { field: 'txid', value: txid } },
+    { payload: { field: 'txid', value: txid }, withEvent: true },
   );
   const qr = view.pixCopiaECola
     ? html`<figure class="qr"><img src="${await qrImageDataUrl(view.pixCopiaECola)}" width="220" height="220" alt="QR Code da cobrança ${txid}">

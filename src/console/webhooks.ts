@@ -38,6 +38,7 @@ export function deliveryTable(caller: Caller & { session?: Session }, deliveries
     ) => html`<li data-delivery="${d.id}"><p><strong>#${d.id}</strong> ${d.topico} ${badge(d.situacao)} criada ${when(d.criacao)}
 ${d.assunto ? html` · <code>${d.assunto}</code>` : ''}</p>
 ${d.ultimoErro ? html`<p class="muted">Último erro: ${cut(d.ultimoErro)}</p>` : ''}
+${'evento' in d ? html`<details><summary>Evento entregue (o corpo segue as configurações de notificação da chave)</summary><pre>${cut(JSON.stringify(d.evento, null, 2))}</pre></details>` : ''}
 ${
   d.tentativas.length
     ? html`<div class="scroll"><table><caption class="sr">Tentativas da entrega ${d.id}</caption><thead><tr><th scope="col">#</th><th scope="col">Horário</th><th scope="col">URL</th><th scope="col" class="num">HTTP</th><th scope="col" class="num">Latência</th><th scope="col">Erro</th></tr></thead>
@@ -60,7 +61,9 @@ export async function webhooksPage(ctx: AppContext, caller: Caller, session: Ses
   const accountHooks = (
     await Promise.all((['rec', 'cobr'] as const).map((kind) => findAccountWebhook(ctx.db, caller.accountId, kind)))
   ).filter((row) => row !== undefined);
-  const deliveries = await recentDeliveries(ctx.db, caller.accountId, ALL_TOPICS, LIMITS.consoleDeliveriesShown);
+  const deliveries = await recentDeliveries(ctx.db, caller.accountId, ALL_TOPICS, LIMITS.consoleDeliveriesShown, {
+    withEvent: true,
+  });
   const today = caller.now.toISOString().slice(0, 10);
   return html`<section aria-labelledby="reg"><h2 id="reg">Cadastros</h2>
 ${

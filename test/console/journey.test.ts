@@ -90,6 +90,8 @@ describe('web console journey (headless Chromium)', () => {
     // The delivery and its attempt appear live (the page keeps its event stream).
     await page.waitForSelector('.deliveries .badge.ok', { timeout: 15_000 });
     assert.equal(await page.locator('tr.attempt').count(), 1);
+    // The event the delivery carried, folded under the delivery.
+    assert.match((await page.locator('.deliveries details pre').first().textContent())!, /"endToEndId"/);
     await shoot(page, 'charge');
 
     const callsBefore = receiver.calls.length;

@@ -43,6 +43,16 @@ export interface DeliveryFilter {
   payload?: { field: 'txid' | 'chargeId'; value: string };
   createdFrom?: Date;
   createdTo?: Date;
+  /** Also return each delivery's event content (`evento`): what its body is built from. */
+  withEvent?: boolean;
+}
+
+/** The part of a job's payload its webhook body is built from (routing fields such as accountId left out). */
+function eventOf(payload: Record<string, unknown>): unknown {
+  if (payload.body !== undefined) return payload.body;
+  if (payload.pix !== undefined) return { pix: payload.pix };
+  const { accountId: _account, ...rest } = payload;
+  return rest;
 }
 
 export async function recentDeliveries(
@@ -88,6 +98,7 @@ export async function recentDeliveries(
       criacao: row.created_at.toISOString(),
       proximaTentativa: state === 'pendente' ? row.available_at.toISOString() : null,
       ultimoErro: row.last_error,
+      ...(filter.withEvent && { evento: eventOf(row.payload) }),
       tentativas: own.map((a) => ({
         numero: a.attempt,
         horario: a.attempted_at.toISOString(),

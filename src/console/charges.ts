@@ -7,6 +7,7 @@ import type { AppContext } from '../platform/context.ts';
 import { parseAmount } from '../platform/money.ts';
 import { LIMITS } from '../platform/limits.ts';
 import { readSplitCob, readSplitCobV } from '../pix/split/links.ts';
+import { distributionOfPix } from '../pix/split/store.ts';
 import { readCob } from '../pix/cob/service.ts';
 import { readCobV } from '../pix/cobv/service.ts';
 import { qrImageDataUrl } from '../pix/qrcodes/image.ts';
@@ -131,13 +132,17 @@ interface PixShown {
   devolucoes?: { id: string; rtrId: string; valor: string; status: string; horario: { solicitacao: string } }[];
 }
 
-function receivedPix(pix: PixShown[] | undefined): Html {
+type Shares = Map<string, { nome: string; conta: string; amount_cents: number }[]>;
+
+function receivedPix(pix: PixShown[] | undefined, shares: Shares): Html {
   if (!pix?.length) return empty('Nenhum Pix recebido por esta cobrança.');
-  return html`<ul class="cards">${pix.map(
-    (p) => html`<li><p><strong>${brl(parseAmount(p.valor))}</strong> em ${when(p.horario)}</p>
+  return html`<ul class="cards">${pix.map((p) => {
+    const split = shares.get(p.endToEndId) ?? [];
+    return html`<li><p><strong>${brl(parseAmount(p.valor))}</strong> em ${when(p.horario)}</p>
 <p><code>${p.endToEndId}</code>${p.pagador?.nome ? html` · ${p.pagador.nome}` : ''}</p>
-${p.devolucoes?.length ? html`<p>Devoluções:</p><ul>${p.devolucoes.map((d) => html`<li>${brl(parseAmount(d.valor))} ${badge(d.status)} ${when(d.horario.solicitacao)} <code>${d.rtrId}</code></li>`)}</ul>` : html`<p class="muted">Sem devoluções.</p>`}</li>`,
-  )}</ul>`;
+${split.length ? html`<p>Split: ${split.map((s, i) => html`${i ? '; ' : ''}${brl(s.amount_cents)} para ${s.nome} (conta ${s.conta})`)}</p>` : ''}
+${p.devolucoes?.length ? html`<p>Devoluções:</p><ul>${p.devolucoes.map((d) => html`<li>${brl(parseAmount(d.valor))} ${badge(d.status)} ${when(d.horario.solicitacao)} <code>${d.rtrId}</code></li>`)}</ul>` : html`<p class="muted">Sem devoluções.</p>`}</li>`;
+  })}</ul>`;
 }
 
 export async function chargeDetailPage(
@@ -158,12 +163,15 @@ export async function chargeDetailPage(
     calendario: Record<string, unknown>;
     devedor?: { nome?: string; cpf?: string; cnpj?: string };
     pix?: PixShown[];
-    config?: { splitConfigId: string; revisao?: number };
+    config?: { id: string; revisao: number; descricao?: string };
   };
   const readRevision = kind === 'cob' ? readCob : readCobV;
   const revisions: { revisao: number; status: string; valor: { original: string } }[] = [];
   for (let revisao = 0; revisao <= view.revisao; revisao++)
     revisions.push((await readRevision(ctx.db, caller, txid, revisao)) as (typeof revisions)[number]);
+  const shares: Shares = new Map();
+  for (const p of view.pix ?? [])
+    shares.set(p.endToEndId, await distributionOfPix(ctx.db, caller.accountId, p.endToEndId));
   const deliveries = await recentDeliveries(
     ctx.db,
     caller.accountId,
@@ -183,12 +191,12 @@ export async function chargeDetailPage(
 <dt>Valor</dt><dd>${brl(parseAmount(view.valor.original))}</dd>
 <dt>Criação</dt><dd>${when(String(view.calendario.criacao))}</dd>
 <dt>Pagador</dt><dd>${view.devedor?.nome ?? '—'} ${view.devedor?.cpf ?? view.devedor?.cnpj ?? ''}</dd>
-<dt>Split</dt><dd>${view.config ? html`configuração <code>${view.config.splitConfigId}</code>` : 'sem split'}</dd></dl></section>
+<dt>Split</dt><dd>${view.config ? html`configuração <code>${view.config.id}</code> (revisão ${view.config.revisao})` : 'sem split'}</dd></dl></section>
 <section aria-labelledby="qr-title"><h2 id="qr-title">QR Code</h2>${qr}</section></div>
 <section aria-labelledby="revisions"><h2 id="revisions">Revisões</h2><ol start="0">${revisions.map(
     (r) =>
       html`<li>revisão ${r.revisao}: ${badge(r.status)} ${brl(parseAmount(r.valor.original))}${r.revisao === view.revisao ? ' (atual)' : ''}</li>`,
   )}</ol></section>
-<section aria-labelledby="pix-title"><h2 id="pix-title">Pix recebidos</h2>${receivedPix(view.pix)}</section>
+<section aria-labelledby="pix-title"><h2 id="pix-title">Pix recebidos</h2>${receivedPix(view.pix, shares)}</section>
 <section aria-labelledby="wh-title"><h2 id="wh-title">Entregas de webhook</h2>${deliveryTable({ ...caller, session }, deliveries)}</section>`;
 }

@@ -12,6 +12,7 @@ import type { Browser, BrowserContext } from 'playwright-core';
 import type { TestService } from '../helpers/service.ts';
 import { webhookApi, type Receiver, type WebhookApi } from '../helpers/receiver.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { configBody, newBeneficiary } from '../pix/split-fixtures.ts';
 import { billingApi, CARDS, cardPayment, items, paymentToken } from '../billing/helpers.ts';
 import {
   assertAccessible,
@@ -187,6 +188,30 @@ describe('web console journey (headless Chromium)', () => {
     assert.equal((await page.goto(`${console_}/charges/cartao/999999999`))!.status(), 404);
     assert.equal((await page.goto(`${console_}/charges/cobr/naoexiste0000000000000000000`))!.status(), 404);
     assert.equal((await page.goto(`${console_}/charges/outro/x`))!.status(), 404);
+    await context.close();
+  });
+  it('a split charge shows its configuration and how the payment was divided', async () => {
+    const beneficiary = await newBeneficiary(svc, { nome: 'Parceiro Ltda' });
+    const config = await demoApi.call(
+      'POST',
+      '/v2/gn/split/config',
+      configBody('porcentagem', '60.00', [[beneficiary, '40.00']]),
+    );
+    assert.equal(config.status, 201, config.text);
+    const txid = await createCob(svc.demo, '100.00');
+    const linked = await demoApi.call('PUT', `/v2/gn/split/cob/${txid}/vinculo/${config.body.id}`);
+    assert.equal(linked.status, 204, linked.text);
+    assert.equal((await demoApi.call('POST', '/sandbox/pix/pay', { txid })).status, 201);
+    const context = await newContext();
+    const page = await signInDemo(context);
+    await page.goto(`${console_}/charges/cob/${txid}`);
+    assert.match(await page.innerText('#summary + dl'), new RegExp(`configuração ${config.body.id} \\(revisão 0\\)`));
+    assert.match(
+      await page.innerText('#pix-title + *'),
+      new RegExp(
+        `Split: R\\$ 60,00 para Pixd Demo Ltda \\(conta \\d+\\); R\\$ 40,00 para Parceiro Ltda \\(conta ${beneficiary.conta}\\)`,
+      ),
+    );
     await context.close();
   });
 });

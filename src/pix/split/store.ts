@@ -227,3 +227,20 @@ export async function recentSplitConfigIds(sql: Sql, accountId: number, limit: n
   );
   return rows.map((r) => r.config_id);
 }
+
+/** How a received Pix of this account was divided: each beneficiary's name, account number and amount. */
+export async function distributionOfPix(
+  sql: Sql,
+  accountId: number,
+  endToEndId: string,
+): Promise<{ nome: string; conta: string; amount_cents: number }[]> {
+  const { rows } = await sql.query<{ nome: string; conta: string; amount_cents: string | number }>(
+    `select a.nome, a.conta, s.amount_cents from split_distribution_shares s
+       join split_distributions d on d.id = s.distribution_id
+       join received_pix p on p.id = d.received_pix_id
+       join accounts a on a.id = s.account_id
+      where p.account_id = $1 and p.end_to_end_id = $2 order by s.position`,
+    [accountId, endToEndId],
+  );
+  return rows.map((r) => ({ ...r, amount_cents: Number(r.amount_cents) }));
+}

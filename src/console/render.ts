@@ -128,7 +128,7 @@ export function layout(frame: PageFrame, body: Html): Html {
       html`<li><a href="/console${id === 'overview' ? '' : `/${id}`}"${id === frame.section ? html` aria-current="page"` : ''}>${label}</a></li>`,
   )}</ul></nav>
 <div class="who">${switcher(frame)}
-<span id="live" class="live" data-state="off" role="status" aria-live="polite">ao vivo</span>
+${frame.live ? html`<span id="live" class="live" data-state="off" role="status" aria-live="polite">conectando</span>` : ''}
 <form method="post" action="/console/signout">${csrfField(frame.session)}<button type="submit" class="link">Sair</button></form></div>
 </header>
 <main id="main"${frame.live ? html` data-live="1"` : ''}>

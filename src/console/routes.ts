@@ -48,6 +48,28 @@ const KIND_SCOPES: Record<string, Scope> = {
   [CARD_KIND]: 'charge.read',
 };
 
+/** Where a form came from, as a path of the console (never another site's address), or `fallback`. */
+function consolePathOf(referer: string | undefined, fallback: string): string {
+  try {
+    const url = new URL(referer ?? '');
+    return url.pathname.startsWith('/console') ? `${url.pathname}${url.search}` : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+/**
+ * Every console response: scripts, styles and requests only from pixd (the QR Code is a data: image), never
+ * framed (no clickjacking of the replay or payment buttons), forms posted only here.
+ */
+const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+};
+
 function errorPage(status: number, detail: string): Html {
   const title = status === 404 ? 'Não encontrado' : status === 403 ? 'Recusado' : 'Erro';
   return bareLayout(title, html`<p>${detail}</p><p><a href="/console">Voltar ao console</a></p>`);
@@ -65,6 +87,9 @@ export const consoleRoutes =
     const js = asset('console.js');
 
     app.addHook('preClose', async () => live.closeAll());
+    app.addHook('onRequest', async (_request, reply) => {
+      reply.headers(SECURITY_HEADERS);
+    });
     // Pages for people, not API operations: kept out of the OpenAPI document.
     app.addHook('onRoute', (route) => {
       route.schema = { ...route.schema, hide: true };
@@ -280,7 +305,7 @@ export const consoleRoutes =
     app.post(
       '/console/webhooks/replay',
       kit.guarded(async (request, reply, session, form) => {
-        const back = String(request.headers.referer ?? '/console/webhooks');
+        const back = consolePathOf(request.headers.referer, '/console/webhooks');
         try {
           await replay(ctx, callerOf(session), [String(form.e2eid ?? '')]);
           return kit.done(reply, session, back, { kind: 'ok', text: `Reenvio de ${form.e2eid} pedido.` });

@@ -83,6 +83,11 @@ describe('web console access (headless Chromium)', () => {
   it('refuses a change without the CSRF token (403) and with a wrong one', async () => {
     const context = await newContext();
     const page = await signInDemo(context);
+    // Never framed, scripts only from pixd (the page above worked under this policy).
+    const headers = (await page.request.get(console_)).headers();
+    assert.match(headers['content-security-policy'], /frame-ancestors 'none'/);
+    assert.match(headers['content-security-policy'], /script-src 'self'/);
+    assert.equal(headers['x-frame-options'], 'DENY');
     const bare = await page.request.post(`${console_}/sandbox/clock`, { form: { amount: '1', unit: 'dias' } });
     assert.equal(bare.status(), 403);
     const wrong = await page.request.post(`${console_}/sandbox/clock`, {

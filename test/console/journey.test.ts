@@ -13,6 +13,8 @@ import type { TestService } from '../helpers/service.ts';
 import { webhookApi, type Receiver, type WebhookApi } from '../helpers/receiver.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { configBody, newBeneficiary } from '../pix/split-fixtures.ts';
+import { recBody } from '../pix/rec-fixtures.ts';
+import { brasiliaDate, fromEpochDay, isBusinessDay, toEpochDay } from '../../src/pix/cobv/calendar.ts';
 import { billingApi, CARDS, cardPayment, items, paymentToken } from '../billing/helpers.ts';
 import {
   assertAccessible,
@@ -212,6 +214,42 @@ describe('web console journey (headless Chromium)', () => {
         `Split: R\\$ 60,00 para Pixd Demo Ltda \\(conta \\d+\\); R\\$ 40,00 para Parceiro Ltda \\(conta ${beneficiary.conta}\\)`,
       ),
     );
+    await context.close();
+  });
+  it('a recurring charge (cobr) appears in its tab and opens with its history', async () => {
+    const today = brasiliaDate(new Date());
+    const rec = await demoApi.call(
+      'POST',
+      '/v2/rec',
+      recBody({ calendario: { dataInicial: today, periodicidade: 'SEMANAL' }, valor: { valorRec: '30.00' } }),
+    );
+    assert.equal(rec.status, 201, rec.text);
+    assert.equal((await demoApi.call('POST', `/sandbox/rec/${rec.body.idRec}/aprovar`)).status, 200);
+    let due = toEpochDay(today) + 4;
+    while (!isBusinessDay(due)) due++;
+    const { rows } = await svc.service.ctx.db.query<{ conta: string }>('select conta from accounts where id = $1', [
+      svc.demo.accountId,
+    ]);
+    const txid = 'ConsoleCobr000000000000000001';
+    const cobr = await demoApi.call('PUT', `/v2/cobr/${txid}`, {
+      idRec: rec.body.idRec,
+      calendario: { dataDeVencimento: fromEpochDay(due) },
+      valor: { original: '30.00' },
+      ajusteDiaUtil: false,
+      recebedor: { conta: rows[0].conta, tipoConta: 'PAGAMENTO', agencia: '0001' },
+      devedor: { cpf: '45164632481', nome: 'Fulano de Tal' },
+    });
+    assert.equal(cobr.status, 201, cobr.text);
+    const context = await newContext();
+    const page = await signInDemo(context);
+    await page.goto(`${console_}/charges?kind=cobr`);
+    const row = page.locator('tbody tr', { has: page.locator(`a[href="/console/charges/cobr/${txid}"]`) });
+    assert.match(await row.innerText(), /R\$ 30,00/);
+    await assertAccessible(page, 'cobr list');
+    await page.click(`a[href="/console/charges/cobr/${txid}"]`);
+    assert.match(await page.innerText('#summary + dl'), new RegExp(rec.body.idRec));
+    assert.match(await page.innerText('#history + ol'), /CRIADA|ATIVA/);
+    await assertAccessible(page, 'cobr charge');
     await context.close();
   });
 });

@@ -6,25 +6,49 @@ import type { AppContext } from '../platform/context.ts';
 import { parseAmount } from '../platform/money.ts';
 import { LIMITS } from '../platform/limits.ts';
 import { listCobrsView, readCobr } from '../pix/cobr/service.ts';
+import { REC_ID_PATTERN } from '../pix/rec/schemas.ts';
 import type { Caller } from '../pix/shared/caller.ts';
 import { badge, brl, empty, html, when, type Html } from './render.ts';
 
 const DAY_MS = 86_400_000;
+const STATUSES = ['CRIADA', 'ATIVA', 'CONCLUIDA', 'EXPIRADA', 'REJEITADA', 'CANCELADA'] as const;
+type CobrStatus = (typeof STATUSES)[number];
 const WINDOW_DAYS = 90;
 
 export async function cobrListPage(
   ctx: AppContext,
   caller: Caller,
-  q: { page?: string; status?: string },
+  q: { page?: string; status?: string; doc?: string; idRec?: string },
   tabs: Html,
 ): Promise<Html> {
   const page = Math.max(0, Math.min(Number(q.page) || 0, 10_000));
+  // What a person typed: only usable filters go to the API's list, the rest is dropped (never an error page).
+  const status = (STATUSES as readonly string[]).includes(q.status ?? '') ? (q.status as CobrStatus) : undefined;
+  const doc = q.doc?.replace(/\D/g, '');
+  const idRec = new RegExp(REC_ID_PATTERN).test(q.idRec ?? '') ? q.idRec : undefined;
   const list = await listCobrsView(ctx.db, caller, {
     inicio: new Date(caller.now.getTime() - WINDOW_DAYS * DAY_MS).toISOString(),
     fim: new Date(caller.now.getTime() + DAY_MS).toISOString(),
+    ...(status && { status }),
+    ...(doc?.length === 11 && { cpf: doc }),
+    ...(doc?.length === 14 && { cnpj: doc }),
+    ...(idRec && { idRec }),
     'paginacao.paginaAtual': page,
     'paginacao.itensPorPagina': LIMITS.consolePageSize,
   });
+  const filters = new URLSearchParams({ kind: 'cobr' });
+  if (status) filters.set('status', status);
+  if (doc) filters.set('doc', doc);
+  if (idRec) filters.set('idRec', idRec);
+  const pageLink = (n: number) => `/console/charges?${filters}&page=${n}`;
+  const form = html`<form class="search" method="get" action="/console/charges" role="search">
+<input type="hidden" name="kind" value="cobr">
+<label>Status <select name="status"><option value="">todos</option>${STATUSES.map(
+    (st) => html`<option${st === status ? html` selected` : ''}>${st}</option>`,
+  )}</select></label>
+<label>CPF/CNPJ do devedor <input name="doc" value="${q.doc ?? ''}" inputmode="numeric"></label>
+<label>idRec <input name="idRec" value="${q.idRec ?? ''}" autocomplete="off"></label>
+<button type="submit">Buscar</button></form>`;
   const { quantidadeDePaginas } = list.parametros.paginacao;
   const body = list.cobsr.length
     ? html`<div class="scroll"><table><caption class="sr">Cobranças recorrentes (cobr) dos últimos ${WINDOW_DAYS} dias</caption>
@@ -35,12 +59,14 @@ export async function cobrListPage(
         ) => html`<tr><td>${when(c.calendario.criacao)}</td><td><a href="/console/charges/cobr/${encodeURIComponent(c.txid)}"><code>${c.txid}</code></a></td>
 <td>${c.calendario.dataDeVencimento}</td><td>${badge(c.status)}</td><td class="num">${brl(parseAmount(c.valor.original))}</td></tr>`,
       )}</tbody></table></div>
-${quantidadeDePaginas > 1 ? html`<p class="pager">${page > 0 ? html`<a href="/console/charges?kind=cobr&page=${page - 1}">← Anterior</a>` : html`<span></span>`}${page + 1 < quantidadeDePaginas ? html`<a href="/console/charges?kind=cobr&page=${page + 1}" rel="next">Próxima →</a>` : ''}</p>` : ''}`
+${quantidadeDePaginas > 1 ? html`<p class="pager">${page > 0 ? html`<a href="${pageLink(page - 1)}">← Anterior</a>` : html`<span></span>`}${page + 1 < quantidadeDePaginas ? html`<a href="${pageLink(page + 1)}" rel="next">Próxima →</a>` : ''}</p>` : ''}`
     : empty(
-        `Nenhuma cobrança recorrente nos últimos ${WINDOW_DAYS} dias.`,
+        status || doc || idRec
+          ? 'Nenhuma cobrança recorrente corresponde a esta busca.'
+          : `Nenhuma cobrança recorrente nos últimos ${WINDOW_DAYS} dias.`,
         html`Uma recorrência aprovada (<code>POST /v2/rec</code>) recebe cobranças com <code>PUT /v2/cobr/:txid</code>.`,
       );
-  return html`${tabs}${body}`;
+  return html`${tabs}${form}${body}`;
 }
 
 export async function cobrDetailPage(ctx: AppContext, caller: Caller, txid: string): Promise<Html> {

@@ -246,6 +246,12 @@ describe('web console journey (headless Chromium)', () => {
     const row = page.locator('tbody tr', { has: page.locator(`a[href="/console/charges/cobr/${txid}"]`) });
     assert.match(await row.innerText(), /R\$ 30,00/);
     await assertAccessible(page, 'cobr list');
+    // Searched through the API's own filters: by recurrence and debtor it is there; by another status it is not.
+    await page.goto(`${console_}/charges?kind=cobr&idRec=${rec.body.idRec}&doc=451.646.324-81`);
+    assert.equal(await page.locator(`a[href="/console/charges/cobr/${txid}"]`).count(), 1);
+    await page.goto(`${console_}/charges?kind=cobr&status=CANCELADA`);
+    assert.match(await page.innerText('.empty'), /Nenhuma cobrança recorrente corresponde/);
+    await page.goto(`${console_}/charges?kind=cobr`);
     await page.click(`a[href="/console/charges/cobr/${txid}"]`);
     assert.match(await page.innerText('#summary + dl'), new RegExp(rec.body.idRec));
     assert.match(await page.innerText('#history + ol'), /CRIADA|ATIVA/);

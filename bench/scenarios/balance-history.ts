@@ -8,14 +8,13 @@ import fs from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config.ts';
 import { startService, type RunningService } from '../../src/runtime.ts';
 import { brasiliaDate, fromEpochDay, toEpochDay } from '../../src/pix/cobv/calendar.ts';
 import { freshDatabase } from '../postgres.ts';
-import { cleanupAll } from '../lifecycle.ts';
+import { runIfMain } from '../lifecycle.ts';
 import { writeNotesSection } from '../notes-section.ts';
 import { median } from '../stats.ts';
 import { seedMovements } from './reconciliation-report.ts';
@@ -210,13 +209,4 @@ export async function runHistoryBench(): Promise<void> {
   }
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  try {
-    await runHistoryBench();
-  } catch (error) {
-    log(`failed: ${(error as Error).stack ?? error}`);
-    process.exitCode = 1;
-  } finally {
-    await cleanupAll();
-  }
-}
+await runIfMain(import.meta.url, log, runHistoryBench);

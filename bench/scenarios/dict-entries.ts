@@ -12,7 +12,6 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config.ts';
@@ -20,7 +19,7 @@ import { startService, type RunningService } from '../../src/runtime.ts';
 import { createAccount, type IssuedAccount } from '../../src/accounts/service.ts';
 import { completeCpf } from '../../src/platform/documents.ts';
 import { freshDatabase } from '../postgres.ts';
-import { cleanupAll } from '../lifecycle.ts';
+import { runIfMain } from '../lifecycle.ts';
 import { writeNotesSection } from '../notes-section.ts';
 import { percentile } from '../stats.ts';
 
@@ -209,13 +208,4 @@ export async function runDictBench(): Promise<void> {
   }
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  try {
-    await runDictBench();
-  } catch (error) {
-    log(`failed: ${(error as Error).stack ?? error}`);
-    process.exitCode = 1;
-  } finally {
-    await cleanupAll();
-  }
-}
+await runIfMain(import.meta.url, log, runDictBench);

@@ -37,6 +37,7 @@ import {
 } from './store.ts';
 import { sendView, sentPixRead } from './view.ts';
 import { SEND_SETTLE_TOPIC } from './settlement.ts';
+import { canonicalJson } from '../../platform/canonical-json.ts';
 
 /** What the send path needs beside the caller: who settles with other institutions. */
 export interface SendDeps {
@@ -63,18 +64,6 @@ const KEY_PATTERNS: [string, RegExp][] = [
 /** Whether a text has the shape of a Pix key (CPF, CNPJ, +phone, e-mail or random key). */
 export function isPixKey(chave: string): boolean {
   return KEY_PATTERNS.some(([, re]) => re.test(chave));
-}
-
-/** The account holder as a Pix party: its name and its document as cpf or cnpj. */
-/** Stable JSON (keys sorted) of a request, to compare a repeated idEnvio's body with the first. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object')
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(value);
 }
 
 function checkDocument(
@@ -205,7 +194,8 @@ export async function startSend(sql: Sql, caller: Caller, start: SendStart) {
   const existing = await findSentByIdEnvio(sql, caller.accountId, start.idEnvio);
   if (existing) {
     // Idempotent per account: the same body answers the same send (its current state); another is a conflict.
-    if (canonical(existing.request) === canonical(start.request)) return { created: false, view: sendView(existing) };
+    if (canonicalJson(existing.request) === canonicalJson(start.request))
+      return { created: false, view: sendView(existing) };
     throw new SendRefused(
       'id_envio_duplicado',
       `O idEnvio ${start.idEnvio} já foi usado com outra requisição.`,

@@ -64,13 +64,15 @@ export function visualizationPage(input: {
 }): string {
   const { charge } = input;
   const blocked = notice(charge);
+  // Until when matters only while it can be paid (or to say when it stopped being payable).
+  const deadline = charge?.status === 'ATIVA';
   const details = charge
     ? `<dl data-status="${charge.status}">
 ${row('Valor', brl(charge.amountCents), 'amount')}
 ${row('Situação', charge.expired && charge.status === 'ATIVA' ? 'Expirada' : STATUS_LABELS[charge.status], 'status')}
-${charge.expiresAt ? row(charge.expired ? 'Expirou em' : 'Pague até', brasiliaDateTime(charge.expiresAt), 'expiry') : ''}
-${charge.dueDate ? row('Vencimento', brazilianDate(charge.dueDate), 'due') : ''}
-${charge.lastPayableDate ? row('Pague até', brazilianDate(charge.lastPayableDate), 'expiry') : ''}
+${deadline && charge.expiresAt ? row(charge.expired ? 'Expirou em' : 'Pague até', brasiliaDateTime(charge.expiresAt), 'expiry') : ''}
+${deadline && charge.dueDate ? row('Vencimento', brazilianDate(charge.dueDate), 'due') : ''}
+${deadline && charge.lastPayableDate ? row('Pague até', brazilianDate(charge.lastPayableDate), 'expiry') : ''}
 </dl>`
     : '';
   const qr = blocked
@@ -84,7 +86,7 @@ ${charge.lastPayableDate ? row('Pague até', brazilianDate(charge.lastPayableDat
 <p id="copy-status" class="status" role="status" aria-live="polite"></p>
 </section>`;
   const sandbox =
-    input.sandbox && charge
+    input.sandbox && charge && !blocked
       ? `<aside class="sandbox" aria-label="Ambiente de testes"><strong>Ambiente de testes: nenhum valor real é cobrado.</strong>
 Para simular o pagamento: <code>pixd pay ${escapeHtml(charge.txid)}</code> ou <code>POST /sandbox/pix/pay</code>.</aside>`
       : '';

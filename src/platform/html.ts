@@ -33,7 +33,7 @@ header.merchant h1{margin:.1rem 0 0;font-size:1.5rem;line-height:1.25;word-break
 h2{font-size:1.05rem;margin:0 0 .75rem}
 .sandbox{background:#fff7e0;border:1px solid #f0c36d;border-radius:.75rem;padding:.75rem 1rem;margin-top:1rem;font-size:.9rem}
 .sandbox strong{display:block}
-.sandbox code{white-space:nowrap;font-size:.85rem;background:#fff;padding:.05rem .3rem;border-radius:.25rem;border:1px solid #f0d9a0}
+.sandbox code{overflow-wrap:anywhere;font-size:.85rem;background:#fff;padding:.05rem .3rem;border-radius:.25rem;border:1px solid #f0d9a0}
 table{width:100%;border-collapse:collapse}
 td{padding:.35rem 0;vertical-align:top}
 td.value{text-align:right;white-space:nowrap;padding-left:1rem}

@@ -64,7 +64,14 @@ export const webRoutes =
     );
     app.get(
       '/checkout/:token',
-      { schema: { tags, summary: 'Checkout page of a charge (404 page for an unknown token)', params: PageParams } },
+      {
+        schema: {
+          tags,
+          summary: 'Checkout page of a charge (404 page for an unknown token)',
+          params: PageParams,
+          produces: ['text/html'],
+        },
+      },
       async (request, reply) => {
         const view = await checkoutView(ctx.db, request.params.token, ctx.config.environment);
         if (!view) return reply.code(404).type(html).send(notFoundPage('esta página de pagamento'));

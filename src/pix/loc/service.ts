@@ -10,6 +10,7 @@ import { qrImageDataUrl } from '../qrcodes/image.ts';
 import { visualizationPage } from '../qrcodes/page.ts';
 import { chargeSummary } from '../payload/service.ts';
 import type { LocCompleta, LocListQuery, LocQrCode } from './schemas.ts';
+import { parseId } from '../shared/location-id.ts';
 import {
   findLocation,
   findLocationByToken,
@@ -39,13 +40,6 @@ export function locationView(row: LocationRow & { txid?: string | null }, public
     criacao: row.created_at.toISOString(),
     ...(row.txid && { txid: row.txid }),
   };
-}
-
-/** Path ids are text (Bacen); anything but a positive bigint is simply absent (also /v2/locrec ids). */
-export function parseId(id: string): number | undefined {
-  if (!/^\d{1,15}$/.test(id)) return undefined;
-  const value = Number(id);
-  return value >= 1 ? value : undefined;
 }
 
 const locNotFound = (id: string) => notFound(`Location ${id} não encontrada.`, LOC_NOT_FOUND);

@@ -83,4 +83,3 @@ export function clientsFor(target: Pick<Target, 'url' | 'parties'>, socketsPerPa
   onCleanup(async () => clients.forEach((c) => c.close()));
   return clients;
 }
-

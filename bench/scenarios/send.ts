@@ -78,7 +78,8 @@ async function prepare(target: Target, workers: number, destination: Destination
         `/v2/webhook/${chave}`,
         JSON.stringify({ webhookUrl: `${receiver.url}/send` }),
       );
-      if (webhook.status !== 201) throw new Error(`register webhook: ${webhook.status} ${JSON.stringify(webhook.body)}`);
+      if (webhook.status !== 201)
+        throw new Error(`register webhook: ${webhook.status} ${JSON.stringify(webhook.body)}`);
       const funds = await client.call(
         'POST',
         '/sandbox/pix/pay',
@@ -101,7 +102,9 @@ async function countSent(client: PartyClient, range: { inicio: string; fim: stri
   const reply = await client.call('GET', `/v2/gn/pix/enviados?${query}`);
   const total = reply.body?.parametros?.paginacao?.quantidadeTotalDeItens;
   if (reply.status !== 200 || typeof total !== 'number')
-    throw new Error(`GET /v2/gn/pix/enviados: expected 200 with a total, got ${reply.status} ${JSON.stringify(reply.body)}`);
+    throw new Error(
+      `GET /v2/gn/pix/enviados: expected 200 with a total, got ${reply.status} ${JSON.stringify(reply.body)}`,
+    );
   return total;
 }
 
@@ -201,7 +204,9 @@ async function sendFor(fixture: Fixture, durationS: number): Promise<Measurement
 
 function sendScenario(destination: Destination): Scenario {
   const to =
-    destination === 'transfer' ? "another pixd account's key" : "the sandbox's other institution (a key of no account here)";
+    destination === 'transfer'
+      ? "another pixd account's key"
+      : "the sandbox's other institution (a key of no account here)";
   return {
     id: `send-${destination}`,
     mode: 'max',

@@ -50,7 +50,7 @@ const BALANCE_NOT_NEGATIVE = 'ledger_accounts_balance_not_negative';
  * Ids of the ledger accounts, created on first use. Resolving never locks an existing account: an
  * upsert would lock `external:pix` for the whole transaction and make every payment queue behind it.
  */
-async function ledgerAccountIds(sql: Sql, codes: string[]): Promise<Map<string, number>> {
+export async function ledgerAccountIds(sql: Sql, codes: string[]): Promise<Map<string, number>> {
   const unique = [...new Set(codes)];
   const select = async () => {
     const { rows } = await sql.query<{ id: number; code: string }>(
@@ -120,11 +120,46 @@ export async function post(
       ],
     ));
   } catch (error) {
-    if ((error as { constraint?: string }).constraint === BALANCE_NOT_NEGATIVE)
-      throw new InsufficientBalance(`journal entry ${entry.kind} ${entry.reference} would overdraw a customer balance`);
-    throw error;
+    throw asLedgerError(error, entry);
   }
   return rows[0].id;
+}
+
+/** A statement that posted refused by the balance constraint becomes InsufficientBalance; anything else as is. */
+export function asLedgerError(error: unknown, entry: { kind: string; reference: string }): unknown {
+  if ((error as { constraint?: string }).constraint === BALANCE_NOT_NEGATIVE)
+    return new InsufficientBalance(`journal entry ${entry.kind} ${entry.reference} would overdraw a customer balance`);
+  return error;
+}
+
+/**
+ * For a statement that writes a two-line entry among other rows (a send's hold and its settlement,
+ * src/pix/send/store.ts): the CTEs `entry`, `lines` and `totals`, what `transfer` writes in its statement.
+ * The entry is written once if the CTE `guard` returns a row, else nothing is. Every argument is SQL text
+ * (placeholders or expressions); `fromId` and `toId` are the two ledger accounts' ids, which must differ.
+ * Callers pass `asLedgerError` what the statement throws.
+ */
+export function transferCtes(p: {
+  guard: string;
+  kind: string;
+  reference: string;
+  accountId: string;
+  at: string;
+  fromId: string;
+  toId: string;
+  amountCents: string;
+}): string {
+  const postings = `(values (${p.fromId}::bigint, -(${p.amountCents})::bigint), (${p.toId}::bigint, (${p.amountCents})::bigint)) as l(ledger_account_id, amount_cents)`;
+  return `entry as (
+       insert into journal_entries (kind, reference, account_id, created_at)
+       select ${p.kind}, ${p.reference}, ${p.accountId}, ${p.at} from ${p.guard} returning id),
+     lines as (
+       insert into journal_lines (entry_id, ledger_account_id, amount_cents)
+       select entry.id, l.ledger_account_id, l.amount_cents from entry, ${postings}),
+     totals as (
+       update ledger_accounts a set balance_cents = a.balance_cents + l.amount_cents
+       from entry, ${postings}
+       where a.id = l.ledger_account_id and a.balance_cents is not null)`;
 }
 
 /** Moves money from one ledger account to another (the common two-line entry). */

@@ -14,7 +14,7 @@
  */
 import type { Database, Sql } from '../../platform/db/database.ts';
 import type { Clock } from '../../platform/clock.ts';
-import { ledgerCode, lockCustomer } from '../../platform/ledger/ledger.ts';
+import { ledgerCode, lockCustomers } from '../../platform/ledger/ledger.ts';
 import { defineTopic, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { receivePix } from '../payments/engine.ts';
@@ -22,13 +22,7 @@ import { PaymentRefused } from '../payments/refusal.ts';
 import { WEBHOOK_TOPICS } from '../webhook/events.ts';
 import type { PixEventPayload } from '../webhook/payloads.ts';
 import type { ExternalInstitution } from './external.ts';
-import {
-  holderIdentity,
-  lockSentForSettlement,
-  settleSentWithEntry,
-  type SentForSettlement,
-  type SentPixRow,
-} from './store.ts';
+import { lockSentForSettlement, settleSentWithEntry, type SentForSettlement, type SentPixRow } from './store.ts';
 import { sentPixWebhook } from './view.ts';
 
 /** Journal kinds of a send's settlement (the hold itself is written under SENT_PIX_KIND). */
@@ -77,8 +71,7 @@ function settle(
  * first, postings after: requests and settlements queue instead.
  */
 async function lockParties(sql: Sql, sent: SentPixRow): Promise<void> {
-  const ids = [sent.account_id, ...(sent.receiver_account_id === null ? [] : [sent.receiver_account_id])];
-  for (const id of ids.sort((a, b) => a - b)) await lockCustomer(sql, id);
+  await lockCustomers(sql, [sent.account_id, ...(sent.receiver_account_id === null ? [] : [sent.receiver_account_id])]);
 }
 
 /** A send's settlement, enqueued in the request's transaction: the receiver's institution answers. */
@@ -102,7 +95,7 @@ export function sendSettlementHandler(db: Database, clock: Clock, external: Exte
             await receivePix(sql, now, {
               target: sent.target!,
               amountCents: sent.amount_cents,
-              payer: await holderIdentity(sql, sent.account_id),
+              payer: locked!.payer,
               infoPagador: sent.info_pagador ?? undefined,
               origin: 'pixd_transfer',
               endToEndId: sent.end_to_end_id,

@@ -45,6 +45,8 @@ export interface SentPixRow {
 
 const COLUMNS = `id, account_id, id_envio, end_to_end_id, request, via, payer_key, info_pagador, amount_cents, favorecido,
   destination, target, receiver_account_id, status, motivo, requested_at, settled_at`;
+/** COLUMNS qualified by a table alias, for statements that join. */
+const columnsOf = (alias: string) => COLUMNS.replace(/(\w+)/g, `${alias}.$1`);
 
 export async function findSentByIdEnvio(sql: Sql, accountId: number, idEnvio: string): Promise<SentPixRow | undefined> {
   const { rows } = await sql.query<SentPixRow>(
@@ -178,26 +180,40 @@ export async function insertSentWithHold(
   return rows[0];
 }
 
-/** A send row locked for its settlement, with the ids of the ledger accounts a settlement may move money between. */
+/**
+ * A send row locked for its settlement, with the payer as a Pix names it and the ids of the ledger accounts
+ * a settlement may move money between (read beside the row: one statement).
+ */
 export interface SentForSettlement {
   sent: SentPixRow;
+  payer: { nome: string; cpf?: string; cnpj?: string };
   ledgerIds: { sending: number | null; available: number | null; externalPix: number | null };
 }
 
 export async function lockSentForSettlement(sql: Sql, id: number): Promise<SentForSettlement | undefined> {
   const { rows } = await sql.query<
-    SentPixRow & { sending_id: number | null; available_id: number | null; external_id: number | null }
+    SentPixRow & {
+      payer_nome: string;
+      payer_documento: string;
+      sending_id: number | null;
+      available_id: number | null;
+      external_id: number | null;
+    }
   >(
-    `select ${COLUMNS},
-       (select a.id from ledger_accounts a where a.code = 'customer:' || s.account_id || ':sending') as sending_id,
-       (select a.id from ledger_accounts a where a.code = 'customer:' || s.account_id || ':available') as available_id,
-       (select a.id from ledger_accounts a where a.code = $2) as external_id
-     from sent_pix s where id = $1 for update of s`,
+    `select ${columnsOf('s')}, a.nome as payer_nome, a.documento as payer_documento,
+       (select l.id from ledger_accounts l where l.code = 'customer:' || s.account_id || ':sending') as sending_id,
+       (select l.id from ledger_accounts l where l.code = 'customer:' || s.account_id || ':available') as available_id,
+       (select l.id from ledger_accounts l where l.code = $2) as external_id
+     from sent_pix s join accounts a on a.id = s.account_id where s.id = $1 for update of s`,
     [id, ledgerCode.externalPix],
   );
   if (!rows[0]) return undefined;
-  const { sending_id, available_id, external_id, ...sent } = rows[0];
-  return { sent, ledgerIds: { sending: sending_id, available: available_id, externalPix: external_id } };
+  const { payer_nome, payer_documento, sending_id, available_id, external_id, ...sent } = rows[0];
+  return {
+    sent,
+    payer: identityOf({ nome: payer_nome, documento: payer_documento }),
+    ledgerIds: { sending: sending_id, available: available_id, externalPix: external_id },
+  };
 }
 
 /**

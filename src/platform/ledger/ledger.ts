@@ -213,3 +213,11 @@ export async function balanceCents(sql: Sql, code: string): Promise<number> {
 export async function lockCustomer(sql: Sql, accountId: number): Promise<void> {
   await sql.query('select id from accounts where id = $1 for update', [accountId]);
 }
+
+/**
+ * `lockCustomer` for several accounts in one statement, in id order (the order every path that takes two
+ * takes them in, so two such transactions queue instead of deadlocking): rows are locked as the sort returns them.
+ */
+export async function lockCustomers(sql: Sql, accountIds: number[]): Promise<void> {
+  await sql.query('select id from accounts where id = any($1) order by id for update', [accountIds]);
+}

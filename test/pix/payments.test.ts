@@ -199,7 +199,7 @@ describe('payments, received Pix, refunds and balance', () => {
     assert.equal(due.valor, '70.00', due);
     const cob = await createCob('11.00');
     const byCnpj = (await pay({ txid: cob.txid, pagador: { nome: 'Empresa', cnpj: '12345678000195' } })).body;
-    await pay({ chave: party.chaves[0], valor: '13.00', infoPagador: 'com informação' });
+    await pay({ chave: party.chaves[0], valor: '13.00', infoPagador: 'com "aspas", \\ e informação' });
     const refund = await call('PUT', `/v2/pix/${byCnpj.endToEndId}/devolucao/L1`, {
       valor: '1.00',
       descricao: 'parte',
@@ -217,15 +217,14 @@ describe('payments, received Pix, refunds and balance', () => {
       original: { valor: '100.00' },
       desconto: { valor: '30.00' },
     });
-    for (const item of listed.body.pix) {
-      const single = await call('GET', `/v2/pix/${item.endToEndId}`);
-      // Same properties, same values, same order: what the view and the response schema write.
-      assert.equal(JSON.stringify(item), JSON.stringify(single.body));
-    }
+    const singles = [];
+    for (const item of listed.body.pix) singles.push((await call('GET', `/v2/pix/${item.endToEndId}`)).body);
+    // Byte for byte what the view and the response schema write: properties, values, order, escaping.
+    assert.equal(listed.text, JSON.stringify({ parametros: listed.body.parametros, pix: singles }));
     const [inicio, fim] = RANGE.split('&').map((p) => decodeURIComponent(p.split('=')[1]));
     const pastTheEnd = await call('GET', `/v2/pix?${RANGE}&paginacao.itensPorPagina=2&paginacao.paginaAtual=5`);
     assert.equal(
-      JSON.stringify(pastTheEnd.body),
+      pastTheEnd.text,
       JSON.stringify({
         parametros: {
           inicio,

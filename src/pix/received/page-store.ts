@@ -2,13 +2,14 @@
  * GET /v2/pix's page, written by PostgreSQL: one statement returns the whole response body as JSON text, which
  * the route sends as it is. Building a hundred `Pix` objects in pixd (row parsing, the views, the response
  * serializer, their garbage) was most of pixd's CPU on that route (docs/performance.md sessions 5 and 7);
- * the database composes them from rows it already has in hand.
+ * the database composes them from rows it already has in hand. The text is concatenated, not built with
+ * json_build_object and json_strip_nulls: stripping parses every object again, which made PostgreSQL the
+ * bottleneck; strings go through to_json, which quotes and escapes them.
  *
  * The body must be what the JS views and the response schema would have written: the same properties in the
  * serializer's order (fast-json-stringify writes an object's required properties first, then the optional
- * ones, each group in the schema's order; `json_build_object` keeps its argument order), optional properties
- * absent rather than null
- * (`json_strip_nulls`; none of these properties is ever null in a view), the same amount and timestamp texts
+ * ones, each group in the schema's order), optional properties absent rather than null or empty, compact, the
+ * same amount and timestamp texts
  * (`amountText`, `isoText`: `formatAmount` and `toISOString`, which truncates to milliseconds as `to_char`'s MS
  * does). test/pix/payments.test.ts compares every listed Pix with its single read (view.ts).
  */
@@ -22,33 +23,39 @@ const amountText = (cents: string) =>
 /** `Date.prototype.toISOString` in SQL, over a timestamptz expression. */
 const isoText = (ts: string) => `to_char((${ts}) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-/** A truthy text or null (the views omit empty strings as they omit nulls). */
-const present = (text: string) => `nullif(${text}, '')`;
+/** A JSON string literal of a text expression (quoted and escaped by PostgreSQL). */
+const str = (text: string) => `to_json(${text})::text`;
+
+/** `,"name":<value>` when the text is present (not null, not empty: the views omit both), else nothing. */
+const optional = (name: string, text: string, value = str(text)) =>
+  `case when nullif(${text}, '') is not null then ',"${name}":' || ${value} else '' end`;
 
 const COMPONENT_NAMES = ['original', 'juros', 'multa', 'abatimento', 'desconto'];
 
 /** refundView (view.ts) over a `refunds` row aliased `r`. */
-const REFUND_JSON = `json_build_object(
-  'id', r.refund_id, 'rtrId', r.rtr_id, 'valor', ${amountText('r.amount_cents')}, 'natureza', r.natureza,
-  'horario', json_build_object('solicitacao', ${isoText('r.requested_at')}, 'liquidacao', ${isoText('r.settled_at')}),
-  'status', r.status, 'descricao', ${present('r.descricao')}, 'motivo', ${present('r.motivo')})`;
+const REFUND_JSON = `'{"id":' || ${str('r.refund_id')} || ',"rtrId":' || ${str('r.rtr_id')}
+  || ',"valor":"' || ${amountText('r.amount_cents')} || '","natureza":' || ${str('r.natureza')}
+  || ',"horario":{"solicitacao":"' || ${isoText('r.requested_at')} || '"'
+  || case when r.settled_at is not null then ',"liquidacao":"' || ${isoText('r.settled_at')} || '"' else '' end
+  || '},"status":' || ${str('r.status')} || ${optional('descricao', 'r.descricao')} || ${optional('motivo', 'r.motivo')} || '}'`;
+
+/** `componentesValor`'s members over `p.components` (cents per name): the nonzero ones, in the schema's order. */
+const COMPONENTS_JSON = `concat_ws(',', ${COMPONENT_NAMES.map((name) => {
+  const cents = `(p.components->>'${name}')::bigint`;
+  return `case when ${cents} <> 0 then '"${name}":{"valor":"' || ${amountText(cents)} || '"}' end`;
+}).join(', ')})`;
 
 /** pixView (view.ts) over a `received_pix` row aliased `p`, with its refunds. */
-const PIX_JSON = `json_strip_nulls(json_build_object(
-  'endToEndId', p.end_to_end_id,
-  'valor', ${amountText('p.amount_cents')},
-  'horario', ${isoText('p.received_at')},
-  'pagador', case when ${present('p.pagador_cpf')} is not null
-    then json_build_object('nome', p.pagador_nome, 'cpf', p.pagador_cpf)
-    else json_build_object('nome', p.pagador_nome, 'cnpj', p.pagador_cnpj) end,
-  'devolucoes', coalesce((select json_agg(${REFUND_JSON} order by r.id) from refunds r where r.received_pix_id = p.id), '[]'::json),
-  'txid', ${present('p.txid')},
-  'componentesValor', case when p.components is not null then json_build_object(${COMPONENT_NAMES.map(
-    (name) =>
-      `'${name}', case when (p.components->>'${name}')::bigint <> 0 then json_build_object('valor', ${amountText(`(p.components->>'${name}')::bigint`)}) end`,
-  ).join(', ')}) end,
-  'chave', ${present('p.chave')},
-  'infoPagador', ${present('p.info_pagador')}))`;
+const PIX_JSON = `'{"endToEndId":' || ${str('p.end_to_end_id')}
+  || ',"valor":"' || ${amountText('p.amount_cents')} || '","horario":"' || ${isoText('p.received_at')} || '"'
+  || ',"pagador":{"nome":' || ${str('p.pagador_nome')}
+  || case when nullif(p.pagador_cpf, '') is not null then ',"cpf":' || ${str('p.pagador_cpf')}
+       when p.pagador_cnpj is not null then ',"cnpj":' || ${str('p.pagador_cnpj')} else '' end || '}'
+  || ',"devolucoes":[' || coalesce((select string_agg(${REFUND_JSON}, ',' order by r.id) from refunds r
+       where r.received_pix_id = p.id), '') || ']'
+  || ${optional('txid', 'p.txid')}
+  || case when p.components is not null then ',"componentesValor":{' || ${COMPONENTS_JSON} || '}' else '' end
+  || ${optional('chave', 'p.chave')} || ${optional('infoPagador', 'p.info_pagador')} || '}'`;
 
 /**
  * The page's body: `{parametros {inicio, fim, paginacao}, pix: [...]}` for the filter, `inicio` and `fim` echoed
@@ -85,11 +92,11 @@ export async function receivedPixPageJson(
     `with page as (
        select * from received_pix where ${where} order by received_at, id limit ${size} offset ${current} * ${size}),
      total as (select count(*)::bigint as n from received_pix where ${where})
-     select json_build_object(
-       'parametros', json_build_object('inicio', ${inicio}, 'fim', ${fim}, 'paginacao', json_build_object(
-         'paginaAtual', ${current}, 'itensPorPagina', ${size},
-         'quantidadeDePaginas', greatest(1, ceil(total.n::numeric / ${size}))::bigint, 'quantidadeTotalDeItens', total.n)),
-       'pix', coalesce((select json_agg(${PIX_JSON} order by p.received_at, p.id) from page p), '[]'::json))::text as body
+     select '{"parametros":{"inicio":' || to_json(${inicio})::text || ',"fim":' || to_json(${fim})::text
+       || ',"paginacao":{"paginaAtual":' || ${current} || ',"itensPorPagina":' || ${size}
+       || ',"quantidadeDePaginas":' || greatest(1, ceil(total.n::numeric / ${size}))::bigint
+       || ',"quantidadeTotalDeItens":' || total.n || '}},"pix":['
+       || coalesce((select string_agg(${PIX_JSON}, ',' order by p.received_at, p.id) from page p), '') || ']}' as body
      from total`,
     params,
   );

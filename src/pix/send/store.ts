@@ -1,6 +1,7 @@
 /** Storage of sent Pix (migration 015). */
 import type { Sql } from '../../platform/db/database.ts';
 import { asLedgerError, ledgerAccountIds, ledgerCode, transferCtes } from '../../platform/ledger/ledger.ts';
+import { moneyMoved } from '../../platform/logging.ts';
 import { accountOffset, jobsEnqueued, outboxRowValues, type NewJob, type Topic } from '../../platform/outbox/jobs.ts';
 import type { PaymentTarget, unpayableReason } from '../payments/engine.ts';
 import { LIVE_PIX_WEBHOOK } from '../webhook/store.ts';
@@ -176,6 +177,12 @@ export async function insertSentWithHold(
   } catch (error) {
     throw asLedgerError(error, { kind: hold.kind, reference: row.end_to_end_id });
   }
+  moneyMoved(sql, {
+    kind: hold.kind,
+    reference: row.end_to_end_id,
+    accountId: row.account_id,
+    amountCents: row.amount_cents,
+  });
   jobsEnqueued(sql, settle);
   return rows[0];
 }
@@ -258,6 +265,14 @@ export async function settleSentWithEntry<P>(
   } catch (error) {
     throw asLedgerError(error, { kind: outcome.kind, reference: sent.end_to_end_id });
   }
+  // Nothing was written when the send had left EM_PROCESSAMENTO already.
+  if (rows[0])
+    moneyMoved(sql, {
+      kind: outcome.kind,
+      reference: sent.end_to_end_id,
+      accountId: sent.account_id,
+      amountCents: sent.amount_cents,
+    });
   jobsEnqueued(sql, event.topic);
   return rows[0];
 }

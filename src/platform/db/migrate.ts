@@ -34,6 +34,7 @@ export const MIGRATION_FILES = [
   'pix/solicrec/migrations/018_recurrence_requests.sql',
   'pix/locrec/migrations/019_recurrence_locations.sql',
   'pix/dict/migrations/020_participants.sql',
+  'openfinance/migrations/021_open_finance.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

@@ -17,7 +17,7 @@ const html = (reply: FastifyReply, status: number, body: string) =>
     .header('cache-control', 'no-store')
     .header(
       'content-security-policy',
-      "default-src 'none'; img-src data:; style-src 'unsafe-inline'; form-action 'self'",
+      "default-src 'none'; img-src data:; style-src 'unsafe-inline'",
     )
     .type('text/html; charset=utf-8')
     .send(body);

@@ -17,7 +17,7 @@ export const LIMITS = {
   ofConsentLinkTtlSeconds: 600,
   /** Sandbox rule of automatic payments: from 0.01 to 10.00 the payer's institution pays; above it refuses. */
   ofSandboxAcceptedMaxCents: 1000,
-  /** Enrolments per page of GET /v1/pagamentos-automaticos/adesao (keyset paging). */
+  /** Enrolments per page of GET /v1/pagamentos-automaticos/adesao (keyset paging): the default and the most `porPagina` asks. */
   ofEnrolmentsPerPage: 100,
   /** Payments listed at most in one read of GET /v1/pagamentos-automaticos/pix. */
   ofPaymentsListedMax: 1000,

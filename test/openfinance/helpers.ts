@@ -13,7 +13,12 @@ export const PAYER_CPF = '94271564656';
 
 export function sdkFor(svc: TestService): EfiPay {
   const c = svc.service.credentials;
-  return new EfiPay({ sandbox: true, client_id: c.clientId, client_secret: c.clientSecret, certificate: c.certificate.p12 });
+  return new EfiPay({
+    sandbox: true,
+    client_id: c.clientId,
+    client_secret: c.clientSecret,
+    certificate: c.certificate.p12,
+  });
 }
 
 export async function demoAccount(svc: TestService): Promise<{ conta: string; documento: string; nome: string }> {

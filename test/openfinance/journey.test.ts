@@ -183,7 +183,8 @@ describe('automatic payments: SDK enrolment, consent in a browser, payment, call
         {},
         { identificadorAdesao: created.identificadorAdesao, pagamento: { valor: '5.00', data: dateIn(svc, 1) } },
       ),
-      (error: { nome: string; mensagem: string }) => error.nome === 'adesao_nao_autorizada' && /rejeitado/.test(error.mensagem),
+      (error: { nome: string; mensagem: string }) =>
+        error.nome === 'adesao_nao_autorizada' && /rejeitado/.test(error.mensagem),
     );
   });
 

@@ -15,10 +15,7 @@ const html = (reply: FastifyReply, status: number, body: string) =>
   reply
     .status(status)
     .header('cache-control', 'no-store')
-    .header(
-      'content-security-policy',
-      "default-src 'none'; img-src data:; style-src 'unsafe-inline'",
-    )
+    .header('content-security-policy', "default-src 'none'; img-src data:; style-src 'unsafe-inline'")
     .type('text/html; charset=utf-8')
     .send(body);
 

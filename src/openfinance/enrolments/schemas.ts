@@ -4,6 +4,7 @@
  * (documents, dates in order, fixed XOR range) are in service.ts.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { LIMITS } from '../../platform/limits.ts';
 import { EnrolmentStatusSchema, IntervalSchema, OfAmount, OfDate } from '../shared.ts';
 
 const strict = { additionalProperties: false } as const;
@@ -88,6 +89,7 @@ export const EnrolmentListQuery = Type.Object(
     identificadorAdesao: Type.Optional(text(100)),
     idProprio: Type.Optional(text(64)),
     documento: Type.Optional(Type.String({ pattern: '^(\\d{11}|\\d{14})$' })),
+    porPagina: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.ofEnrolmentsPerPage })),
     /** The opaque position of a page, as the paging links carry it. */
     pagina: Type.Optional(Type.String({ maxLength: 200 })),
   },

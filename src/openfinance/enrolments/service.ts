@@ -159,14 +159,16 @@ export async function listEnrolments(sql: Sql, caller: Caller, query: EnrolmentL
     documento: query.documento,
   };
   const position = parsePosition(query.pagina);
-  const size = LIMITS.ofEnrolmentsPerPage;
+  const size = query.porPagina ?? LIMITS.ofEnrolmentsPerPage;
   const [{ rows, more }, total] = await Promise.all([
     enrolmentPage(sql, filter, position, size),
     countEnrolments(sql, filter),
   ]);
   const link = (pagina: string | undefined) => {
     const params = new URLSearchParams(
-      Object.entries({ ...query, pagina }).filter((e): e is [string, string] => e[1] !== undefined),
+      Object.entries({ ...query, pagina })
+        .filter(([, value]) => value !== undefined)
+        .map(([name, value]) => [name, String(value)]),
     );
     return `/v1/pagamentos-automaticos/adesao?${params}`;
   };

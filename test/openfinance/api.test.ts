@@ -204,12 +204,20 @@ describe('automatic payments API', () => {
   it('HMAC: callbacks carry the signature of the exact body, keyed with webhookSecurity.hash', async () => {
     assert.equal((await configure({ webhookSecurity: { type: 'hmac', hash: 'segredo-da-app' } })).status, 200);
     const id = await enrolled('recusar');
-    const call = await waitFor(
+    const received = await waitFor(
       async () =>
         receiver.callsTo('/of').find((c) => (c.body as { identificadorAdesao: string }).identificadorAdesao === id),
       'the callback of the decline',
     );
-    assert.equal(call.headers[HMAC_HEADER], signBody('segredo-da-app', call.body));
+    assert.equal(received.headers[HMAC_HEADER], signBody('segredo-da-app', received.body));
+    // The delivery inspector lists it, named by the enrolment.
+    const inspected = await waitFor(async () => {
+      const r = await call('GET', '/sandbox/webhooks/entregas?topico=webhook.openfinance');
+      return r.body.entregas?.find(
+        (e: { assunto?: string; situacao: string }) => e.assunto === id && e.situacao === 'entregue',
+      );
+    }, 'the delivery in the inspector');
+    assert.ok(inspected);
     await configure();
   });
 

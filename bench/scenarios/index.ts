@@ -28,5 +28,6 @@ export const standalone = [
   'balance-history.ts',
   'webhook-delivery.ts',
   'dict-entries.ts',
+  'automatic-payments.ts',
   'startup.ts',
 ];

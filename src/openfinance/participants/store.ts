@@ -65,3 +65,19 @@ export async function findParticipant(sql: Sql, sandbox: boolean, identificador:
   ]);
   return rows[0];
 }
+
+/** The operator's list (outside the sandbox): one institution in or out. */
+export async function saveParticipant(sql: Sql, p: Participant): Promise<void> {
+  await sql.query(
+    `insert into of_participants (identificador, ispb, nome, descricao, portal, logo, cnpj)
+     values ($1, $2, $3, $4, $5, $6, $7)
+     on conflict (identificador) do update set ispb = excluded.ispb, nome = excluded.nome,
+       descricao = excluded.descricao, portal = excluded.portal, logo = excluded.logo, cnpj = excluded.cnpj`,
+    [p.identificador, p.ispb, p.nome, p.descricao, p.portal, p.logo, p.cnpj],
+  );
+}
+
+export async function removeParticipant(sql: Sql, identificador: string): Promise<boolean> {
+  const { rowCount } = await sql.query('delete from of_participants where identificador = $1', [identificador]);
+  return (rowCount ?? 0) > 0;
+}

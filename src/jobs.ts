@@ -9,7 +9,7 @@ import { CARD_TOPICS } from './billing/charges/payment.ts';
 import { NOTIFICATION_TOPIC } from './billing/notifications/delivery.ts';
 import { OPENING_TOPIC } from './opening/events.ts';
 import { OF_CALLBACK_TOPIC } from './openfinance/events.ts';
-import { CONSENT_EXPIRY_TOPIC } from './openfinance/enrolments/transitions.ts';
+import { CONSENT_EXPIRY_TOPIC, ENROLMENT_END_TOPIC } from './openfinance/enrolments/transitions.ts';
 import { PAYMENT_SETTLE_TOPIC } from './openfinance/payments/settlement.ts';
 import { COBR_TOPICS } from './pix/cobr/settlement.ts';
 import { LOTECOBV_TOPIC } from './pix/lotecobv/process.ts';
@@ -44,6 +44,7 @@ export const JOB_TOPICS: readonly AnyTopic<AppContext>[] = [
   SOLICREC_TOPICS.expire,
   CONFIRMATION_EXPIRY_TOPIC,
   CONSENT_EXPIRY_TOPIC,
+  ENROLMENT_END_TOPIC,
   PAYMENT_SETTLE_TOPIC,
 ];
 

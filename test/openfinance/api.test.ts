@@ -264,6 +264,38 @@ describe('automatic payments API', () => {
     assert.match(missing.body.mensagem, /inicio|fim/);
   });
 
+  it('an authorised enrolment ends finalizado the day after its expiry date (account clock)', async () => {
+    await configure();
+    const created = await call('POST', ENROL, {
+      ...body(),
+      assinatura: { ...body().assinatura, expiracao: dateIn(svc, 1) },
+    });
+    assert.equal(created.status, 200, created.text);
+    const id = created.body.identificadorAdesao;
+    const path = new URL(created.body.redirectURI).pathname;
+    const form = new URLSearchParams({ login: PAYER_CPF, senha: '123456', decisao: 'autorizar' }).toString();
+    const answer = await svc.anonymous.request('POST', path, {
+      rawBody: form,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    assert.equal(answer.status, 303);
+    const moved = await call('POST', '/sandbox/clock/advance', { segundos: 3 * 86_400 });
+    assert.equal(moved.status, 200, moved.text);
+    const today = dateIn(svc, 0);
+    const since = dateIn(svc, -5);
+    const read = await waitFor(async () => {
+      const r = await call(
+        'GET',
+        `${ENROL}?inicio=${since}&fim=${today}&identificadorAdesao=${encodeURIComponent(id)}`,
+      );
+      return r.body.adesoes?.[0]?.status === 'finalizado' && r.body.adesoes[0];
+    }, 'finalizado');
+    assert.match(read.motivo, /expiração/);
+    const refused = await call('POST', PAY, { identificadorAdesao: id, pagamento: { valor: '5.00', data: today } });
+    assert.equal(refused.status, 422);
+    assert.equal(refused.body.nome, 'adesao_nao_autorizada');
+  });
+
   it('scopes: a token without the Open Finance scopes is refused; the SDK token path answers', async () => {
     const reader = await svc.newParty({ scopes: ['gn.opb.automatic.consent.read'] });
     const readerCall = callerWithFreshToken(reader);

@@ -6,6 +6,7 @@
 import type { Clock } from '../../platform/clock.ts';
 import type { Database, Sql } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
+import { fromEpochDay, toEpochDay } from '../../pix/cobv/calendar.ts';
 import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
 import { enqueueOfCallback } from '../events.ts';
 import type { EnrolmentStatus } from '../shared.ts';
@@ -17,6 +18,25 @@ export const CONSENT_EXPIRY_TOPIC = defineTopic<ExpiryJob>({
   name: 'of.consent.expire',
   handler: ({ db, clock }) => expiryHandler(db, clock),
 });
+
+/** An authorised enrolment ends the day after its `expiracao` (00:00 Brasília): `finalizado`. */
+export const ENROLMENT_END_TOPIC = defineTopic<ExpiryJob>({
+  name: 'of.enrolment.finish',
+  handler: ({ db, clock }) => finishHandler(db, clock),
+});
+
+export const FINISHED_REASON = 'A adesão chegou à data de expiração.';
+
+export function enqueueEnrolmentEnd(sql: Sql, row: EnrolmentRow, now: Date) {
+  const dayAfter = fromEpochDay(toEpochDay(row.body.assinatura.expiracao) + 1);
+  return enqueue(sql, {
+    topic: ENROLMENT_END_TOPIC,
+    payload: { enrolmentId: row.id },
+    accountId: row.account_id,
+    availableAt: new Date(`${dayAfter}T03:00:00.000Z`),
+    now,
+  });
+}
 
 export function enqueueConsentExpiry(sql: Sql, row: EnrolmentRow, now: Date) {
   return enqueue(sql, {
@@ -47,6 +67,7 @@ export async function moveEnrolment(
   if (!MOVES[row.status].includes(status))
     throw new Error(`enrolment ${row.identificador}: ${row.status} -> ${status}`);
   const moved = await setEnrolmentStatus(sql, row.id, status, motivo, now);
+  if (status === 'autorizado') await enqueueEnrolmentEnd(sql, moved, now);
   await enqueueOfCallback(
     sql,
     row.account_id,
@@ -69,6 +90,17 @@ export const EXPIRED_LINK_REASON = `O link de consentimento não foi usado em ${
 export async function expireIfDue(sql: Sql, row: EnrolmentRow, now: Date): Promise<EnrolmentRow> {
   if (row.status !== 'pendente' || now < row.consent_expires_at) return row;
   return moveEnrolment(sql, row, 'rejeitado', EXPIRED_LINK_REASON, now);
+}
+
+function finishHandler(db: Database, clock: Clock) {
+  return async (job: OutboxJob<ExpiryJob>): Promise<JobOutcome> => {
+    await db.tx(async (sql) => {
+      const row = await findEnrolment(sql, { id: job.payload.enrolmentId }, true);
+      if (row?.status !== 'autorizado') return;
+      await moveEnrolment(sql, row, 'finalizado', FINISHED_REASON, clock.forAccount(row.account_id).now());
+    });
+    return { done: true };
+  };
 }
 
 function expiryHandler(db: Database, clock: Clock) {

@@ -42,3 +42,8 @@ export const PaymentStatusSchema = Type.Union([
   Type.Literal('expirado'),
 ]);
 export type PaymentStatus = Static<typeof PaymentStatusSchema>;
+
+/** The SDK sends a fresh `x-idempotency-key` with every Open Finance call; a retry sends the same one. */
+export const IdempotencyHeaders = Type.Object({
+  'x-idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+});

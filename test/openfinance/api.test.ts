@@ -185,6 +185,29 @@ describe('automatic payments API', () => {
     assert.equal(unknown.body.nome, 'adesao_nao_encontrada');
   });
 
+  it('x-idempotency-key: a repeated creation answers the first one and creates nothing', async () => {
+    await configure();
+    const token = await svc.demo.token();
+    const post = (path: string, payload: unknown, key: string) =>
+      svc.demo.http.request('POST', path, { token, body: payload, headers: { 'x-idempotency-key': key } });
+    const key = `enrol-${Date.now()}`;
+    const first = await post(ENROL, body(), key);
+    const again = await post(ENROL, body(), key);
+    assert.equal(first.status, 200, first.text);
+    assert.deepEqual(again.body, first.body);
+    const other = await post(ENROL, body(), `${key}-b`);
+    assert.notEqual(other.body.identificadorAdesao, first.body.identificadorAdesao);
+
+    const id = await enrolled();
+    const payment = { identificadorAdesao: id, pagamento: { valor: '5.00', data: dateIn(svc, 1) } };
+    const paid = await post(PAY, payment, `${key}-pay`);
+    const replay = await post(PAY, payment, `${key}-pay`);
+    assert.equal(paid.status, 200, paid.text);
+    assert.deepEqual(replay.body, paid.body, 'the same payment, not a period conflict');
+    const listed = await call('GET', `${PAY}?identificadorAdesao=${encodeURIComponent(id)}`);
+    assert.equal(listed.body.pagamentos.length, 1);
+  });
+
   it('a payment dated today settles at once; above 10.00 the sandbox payer refuses it with a reason', async () => {
     const id = await enrolled('autorizar', { intervalo: 'SEMANAL' });
     const big = await call('POST', PAY, {

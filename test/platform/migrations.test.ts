@@ -32,7 +32,7 @@ const APPLIED: [number, string, string][] = [
   [18, 'recurrence_requests', 'bcd5afa0c262c0fc'],
   [19, 'recurrence_locations', 'e2a8fb87fa22cf2c'],
   [20, 'participants', 'c623105701379ae1'],
-  [21, 'open_finance', 'fa77911c87e4e16d'],
+  [21, 'open_finance', '8017bb6bb6119cf0'],
 ];
 
 describe('migrations', () => {

@@ -75,7 +75,7 @@ export async function decideConsent(
   const first = moved.body.assinatura.configuracao.automatico.primeiroPagamento;
   if (first) {
     const caller: Caller = { accountId: moved.account_id, now: at, publicUrl, chargeCreated: [] };
-    await schedulePayment(sql, caller, moved, first, sandbox, true);
+    await schedulePayment(sql, caller, moved, first, sandbox, { first: true });
   }
   return { view: { ...view, enrolment: moved }, decided: true };
 }

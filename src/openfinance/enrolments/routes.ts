@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { callerOf } from '../../pix/shared/caller.ts';
+import { IdempotencyHeaders } from '../shared.ts';
 import {
   EnrolmentBody,
   EnrolmentCreated,
@@ -30,10 +31,14 @@ export const enrolmentRoutes =
           tags,
           summary: 'Create an enrolment; the payer approves it in a browser at redirectURI',
           body: EnrolmentBody,
+          headers: IdempotencyHeaders,
           response: { 200: EnrolmentCreated },
         },
       },
-      async (request) => ctx.db.tx((sql) => createEnrolment(sql, callerOf(ctx, request), request.body, sandbox)),
+      async (request) =>
+        ctx.db.tx((sql) =>
+          createEnrolment(sql, callerOf(ctx, request), request.body, sandbox, request.headers['x-idempotency-key']),
+        ),
     );
 
     app.get(

@@ -87,12 +87,26 @@ async function checkRules(sql: Sql, caller: Caller, body: EnrolmentBody, sandbox
   }
 }
 
+const createdAnswer = (caller: Caller, row: EnrolmentRow) => ({
+  identificadorAdesao: row.identificador,
+  redirectURI: `${caller.publicUrl}${CONSENT_PATH}/${row.consent_token}`,
+});
+
+/**
+ * `idempotencyKey` (the client's x-idempotency-key): a second creation under the same key answers the first
+ * one's enrolment and creates nothing, whatever its body.
+ */
 export async function createEnrolment(
   sql: Sql,
   caller: Caller,
   body: EnrolmentBody,
   sandbox: boolean,
+  idempotencyKey?: string,
 ): Promise<{ identificadorAdesao: string; redirectURI: string }> {
+  const byKey = () =>
+    idempotencyKey === undefined ? undefined : findEnrolment(sql, { accountId: caller.accountId, idempotencyKey });
+  const earlier = await byKey();
+  if (earlier) return createdAnswer(caller, earlier);
   if (!(await findOfConfig(sql, caller.accountId)))
     throw ofError(
       422,
@@ -109,13 +123,12 @@ export async function createEnrolment(
     documento: (body.pagador.cpf ?? body.pagador.cnpj)!,
     consent_token: randomHex(24),
     consent_expires_at: new Date(caller.now.getTime() + LIMITS.ofConsentLinkTtlSeconds * 1000),
+    idempotency_key: idempotencyKey ?? null,
     created_at: caller.now,
   });
+  if (!row) return createdAnswer(caller, (await byKey())!);
   await enqueueConsentExpiry(sql, row, caller.now);
-  return {
-    identificadorAdesao: row.identificador,
-    redirectURI: `${caller.publicUrl}${CONSENT_PATH}/${row.consent_token}`,
-  };
+  return createdAnswer(caller, row);
 }
 
 export function enrolmentView(row: EnrolmentRow): EnrolmentView {

@@ -14,15 +14,24 @@ export interface EnrolmentRow {
   documento: string;
   consent_token: string;
   consent_expires_at: Date;
+  idempotency_key: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
-export async function insertEnrolment(sql: Sql, row: Omit<EnrolmentRow, 'id' | 'motivo' | 'updated_at'>) {
+/**
+ * Undefined when the account already made an enrolment under the same idempotency key (a concurrent twin
+ * waits for the first to commit, then inserts nothing): the caller reads that one.
+ */
+export async function insertEnrolment(
+  sql: Sql,
+  row: Omit<EnrolmentRow, 'id' | 'motivo' | 'updated_at'>,
+): Promise<EnrolmentRow | undefined> {
   const { rows } = await sql.query<EnrolmentRow>(
     `insert into of_enrolments (account_id, identificador, status, body, id_proprio, documento, consent_token,
-       consent_expires_at, created_at, updated_at)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) returning *`,
+       consent_expires_at, idempotency_key, created_at, updated_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
+     on conflict (account_id, idempotency_key) do nothing returning *`,
     [
       row.account_id,
       row.identificador,
@@ -32,6 +41,7 @@ export async function insertEnrolment(sql: Sql, row: Omit<EnrolmentRow, 'id' | '
       row.documento,
       row.consent_token,
       row.consent_expires_at,
+      row.idempotency_key,
       row.created_at,
     ],
   );
@@ -40,7 +50,11 @@ export async function insertEnrolment(sql: Sql, row: Omit<EnrolmentRow, 'id' | '
 
 export async function findEnrolment(
   sql: Sql,
-  by: { accountId: number; identificador: string } | { consentToken: string } | { id: number },
+  by:
+    | { accountId: number; identificador: string }
+    | { accountId: number; idempotencyKey: string }
+    | { consentToken: string }
+    | { id: number },
   lock = false,
 ): Promise<EnrolmentRow | undefined> {
   const [where, params] =
@@ -48,7 +62,9 @@ export async function findEnrolment(
       ? ['consent_token = $1', [by.consentToken]]
       : 'id' in by
         ? ['id = $1', [by.id]]
-        : ['account_id = $1 and identificador = $2', [by.accountId, by.identificador]];
+        : 'idempotencyKey' in by
+          ? ['account_id = $1 and idempotency_key = $2', [by.accountId, by.idempotencyKey]]
+          : ['account_id = $1 and identificador = $2', [by.accountId, by.identificador]];
   const { rows } = await sql.query<EnrolmentRow>(
     `select * from of_enrolments where ${where}${lock ? ' for update' : ''}`,
     params,

@@ -37,8 +37,11 @@ create table of_enrolments (
   -- The consent link's secret and until when (account clock) it can be used.
   consent_token text not null unique,
   consent_expires_at timestamptz not null,
+  -- The client's x-idempotency-key of the creation (the SDK sends one with every Open Finance call).
+  idempotency_key text,
   created_at timestamptz not null,
-  updated_at timestamptz not null
+  updated_at timestamptz not null,
+  unique (account_id, idempotency_key)
 );
 -- Keyset paging of the list: (account, creation instant, id), newest last.
 create index of_enrolments_page on of_enrolments (account_id, created_at, id);
@@ -56,8 +59,10 @@ create table of_payments (
   codigo_cidade_ibge text,
   status text not null check (status in ('pendente', 'aceito', 'rejeitado', 'cancelado', 'expirado')),
   motivo text,
+  idempotency_key text,
   created_at timestamptz not null,
-  updated_at timestamptz not null
+  updated_at timestamptz not null,
+  unique (account_id, idempotency_key)
 );
 create index of_payments_enrolment on of_payments (enrolment_id, created_at, id);
 -- At most one live (pending or accepted) payment per recurrence period of an enrolment.

@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { callerOf } from '../../pix/shared/caller.ts';
+import { IdempotencyHeaders } from '../shared.ts';
 import {
   PaymentBody,
   PaymentCancel,
@@ -30,10 +31,14 @@ export const ofPaymentRoutes =
           tags,
           summary: 'Request a payment of an authorised enrolment (settles on its date)',
           body: PaymentBody,
+          headers: IdempotencyHeaders,
           response: { 200: PaymentCreated },
         },
       },
-      async (request) => ctx.db.tx((sql) => createPayment(sql, callerOf(ctx, request), request.body, sandbox)),
+      async (request) =>
+        ctx.db.tx((sql) =>
+          createPayment(sql, callerOf(ctx, request), request.body, sandbox, request.headers['x-idempotency-key']),
+        ),
     );
 
     app.get(

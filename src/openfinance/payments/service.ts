@@ -37,8 +37,9 @@ export async function schedulePayment(
   enrolment: EnrolmentRow,
   pagamento: PaymentBody['pagamento'],
   sandbox: boolean,
-  first = false,
+  options: { first?: boolean; idempotencyKey?: string } = {},
 ): Promise<PaymentRow> {
+  const first = options.first === true;
   if (enrolment.status !== 'autorizado')
     throw ofError(
       422,
@@ -55,7 +56,7 @@ export async function schedulePayment(
   const participant = await findParticipant(sql, sandbox, enrolment.body.pagador.idParticipante);
   // The payer's institution is the one that sends the Pix: the end-to-end id carries its ISPB.
   const endToEndId = newEndToEndId(caller.now, participant?.ispb);
-  let row: PaymentRow;
+  let row: PaymentRow | undefined;
   try {
     row = await sql.atomic((tx) =>
       insertPayment(tx, {
@@ -67,6 +68,7 @@ export async function schedulePayment(
         period: periodOf(auto.intervalo, auto.dataInicio, pagamento.data),
         info_pagador: pagamento.infoPagador ?? null,
         codigo_cidade_ibge: pagamento.codigoCidadeIBGE ?? null,
+        idempotency_key: options.idempotencyKey ?? null,
         created_at: caller.now,
       }),
     );
@@ -79,14 +81,34 @@ export async function schedulePayment(
       );
     throw error;
   }
+  // A concurrent twin under the same idempotency key made it: that one is the answer, already scheduled.
+  if (!row) return (await findPayment(sql, { accountId: caller.accountId, idempotencyKey: options.idempotencyKey! }))!;
   await movePayment(sql, enrolment, row, 'pendente', null, caller.now);
   await enqueueSettlement(sql, row, caller.now);
   return row;
 }
 
-export async function createPayment(sql: Sql, caller: Caller, body: PaymentBody, sandbox: boolean) {
+/** `idempotencyKey`: a second request under the same key answers the first one's payment and creates nothing. */
+export async function createPayment(
+  sql: Sql,
+  caller: Caller,
+  body: PaymentBody,
+  sandbox: boolean,
+  idempotencyKey?: string,
+) {
+  const earlier =
+    idempotencyKey === undefined ? undefined : await findPayment(sql, { accountId: caller.accountId, idempotencyKey });
+  if (earlier) {
+    const of = (await findEnrolment(sql, { id: earlier.enrolment_id }))!;
+    return {
+      identificadorAdesao: of.identificador,
+      endToEndId: earlier.end_to_end_id,
+      status: earlier.status,
+      data: earlier.data,
+    };
+  }
   const enrolment = await enrolmentOf(sql, caller, body.identificadorAdesao, true);
-  const row = await schedulePayment(sql, caller, enrolment, body.pagamento, sandbox);
+  const row = await schedulePayment(sql, caller, enrolment, body.pagamento, sandbox, { idempotencyKey });
   return {
     identificadorAdesao: enrolment.identificador,
     endToEndId: row.end_to_end_id,

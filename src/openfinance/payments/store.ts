@@ -15,21 +15,24 @@ export interface PaymentRow {
   codigo_cidade_ibge: string | null;
   status: PaymentStatus;
   motivo: string | null;
+  idempotency_key: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
 const COLUMNS = `id, enrolment_id, account_id, end_to_end_id, amount_cents::float8 as amount_cents,
-  to_char(data, 'YYYY-MM-DD') as data, period, info_pagador, codigo_cidade_ibge, status, motivo, created_at, updated_at`;
+  to_char(data, 'YYYY-MM-DD') as data, period, info_pagador, codigo_cidade_ibge, status, motivo, idempotency_key, created_at, updated_at`;
 
+/** Undefined when the account already made a payment under the same idempotency key (see insertEnrolment). */
 export async function insertPayment(
   sql: Sql,
   row: Omit<PaymentRow, 'id' | 'status' | 'motivo' | 'updated_at'>,
-): Promise<PaymentRow> {
+): Promise<PaymentRow | undefined> {
   const { rows } = await sql.query<PaymentRow>(
     `insert into of_payments (enrolment_id, account_id, end_to_end_id, amount_cents, data, period, info_pagador,
-       codigo_cidade_ibge, status, created_at, updated_at)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, 'pendente', $9, $9) returning ${COLUMNS}`,
+       codigo_cidade_ibge, status, idempotency_key, created_at, updated_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, 'pendente', $9, $10, $10)
+     on conflict (account_id, idempotency_key) do nothing returning ${COLUMNS}`,
     [
       row.enrolment_id,
       row.account_id,
@@ -39,6 +42,7 @@ export async function insertPayment(
       row.period,
       row.info_pagador,
       row.codigo_cidade_ibge,
+      row.idempotency_key,
       row.created_at,
     ],
   );
@@ -47,11 +51,15 @@ export async function insertPayment(
 
 export async function findPayment(
   sql: Sql,
-  by: { id: number } | { enrolmentId: number; endToEndId: string },
+  by: { id: number } | { enrolmentId: number; endToEndId: string } | { accountId: number; idempotencyKey: string },
   lock = false,
 ): Promise<PaymentRow | undefined> {
   const [where, params] =
-    'id' in by ? ['id = $1', [by.id]] : ['enrolment_id = $1 and end_to_end_id = $2', [by.enrolmentId, by.endToEndId]];
+    'id' in by
+      ? ['id = $1', [by.id]]
+      : 'idempotencyKey' in by
+        ? ['account_id = $1 and idempotency_key = $2', [by.accountId, by.idempotencyKey]]
+        : ['enrolment_id = $1 and end_to_end_id = $2', [by.enrolmentId, by.endToEndId]];
   const { rows } = await sql.query<PaymentRow>(
     `select ${COLUMNS} from of_payments where ${where}${lock ? ' for update' : ''}`,
     params,

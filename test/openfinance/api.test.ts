@@ -222,6 +222,24 @@ describe('automatic payments API', () => {
     assert.match(read.pagamentos[0].motivo, /10\.00/);
     const settled = await call('GET', `/v2/pix/${big.body.endToEndId}`);
     assert.equal(settled.status, 404, 'nothing was credited');
+    // Next week's payment of 5.00 is paid; a refund of it shows in the payment's `devolucoes`.
+    const small = await call('POST', PAY, {
+      identificadorAdesao: id,
+      pagamento: { valor: '5.00', data: dateIn(svc, 7) },
+    });
+    assert.equal(small.status, 200, small.text);
+    await call('POST', '/sandbox/clock/advance', { segundos: 8 * 86_400 });
+    const e2e = small.body.endToEndId;
+    await waitFor(async () => (await call('GET', `/v2/pix/${e2e}`)).body.valor === '5.00', 'the received Pix');
+    const refund = await call('PUT', `/v2/pix/${e2e}/devolucao/ofRefund1`, { valor: '2.00' });
+    assert.equal(refund.status, 201, refund.text);
+    const withRefund = await waitFor(async () => {
+      const r = await call('GET', `${PAY}?identificadorAdesao=${encodeURIComponent(id)}&endToEndId=${e2e}`);
+      return r.body.pagamentos[0]?.devolucoes?.[0]?.status === 'aceito' && r.body.pagamentos[0];
+    }, 'the refund in devolucoes');
+    assert.equal(withRefund.status, 'aceito');
+    assert.equal(withRefund.devolucoes[0].valor, '2.00');
+    assert.equal(withRefund.devolucoes[0].identificadorDevolucao, refund.body.rtrId);
   });
 
   it('HMAC: callbacks carry the signature of the exact body, keyed with webhookSecurity.hash', async () => {

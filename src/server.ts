@@ -58,6 +58,11 @@ const API_DESCRIPTION = [
 import { sendRoutes, sentPixRoutes } from './pix/send/routes.ts';
 import { infractionRoutes } from './pix/infractions/routes.ts';
 import { dictRoutes } from './pix/dict/routes.ts';
+import { ofConfigRoutes } from './openfinance/config/routes.ts';
+import { participantRoutes } from './openfinance/participants/routes.ts';
+import { enrolmentRoutes } from './openfinance/enrolments/routes.ts';
+import { ofPaymentRoutes } from './openfinance/payments/routes.ts';
+import { consentRoutes } from './openfinance/consent/routes.ts';
 
 export interface BuildOptions {
   logger?: boolean | object;
@@ -240,6 +245,19 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // Money out (docs/sending.md): the send answers named errors, its reads problem objects (as the SDK documents).
   await app.register(family(ctx, { format: 'named', audience: 'pix' }, sendRoutes(ctx)));
   await app.register(family(ctx, { format: 'problem', audience: 'pix' }, sentPixRoutes(ctx), infractionRoutes(ctx)));
+  // Open Finance automatic payments (docs/automatic-payments.md): {nome, mensagem} errors, as the SDK reads them;
+  // the payer's consent pages are public (a person's browser, no certificate).
+  await app.register(
+    family(
+      ctx,
+      { format: 'named', audience: 'pix' },
+      ofConfigRoutes(ctx),
+      participantRoutes(ctx),
+      enrolmentRoutes(ctx),
+      ofPaymentRoutes(ctx),
+    ),
+  );
+  await app.register(family(ctx, { format: 'named' }, consentRoutes(ctx)));
   // Reports answer problem objects although they sit under /v2/gn (docs/reports-schedules.md).
   await app.register(family(ctx, { format: 'problem', audience: 'pix' }, reportRoutes(ctx)));
   // Loaded only in the sandbox: a production node never loads a module of src/sandbox/.

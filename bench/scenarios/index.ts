@@ -31,6 +31,7 @@ export const standalone = [
   'balance-history.ts',
   'webhook-delivery.ts',
   'dict-entries.ts',
+  'automatic-payments.ts',
   'startup.ts',
   'cobr-due-day.ts',
 ];

@@ -257,7 +257,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       ofPaymentRoutes(ctx),
     ),
   );
-  await app.register(family(ctx, { format: 'named' }, consentRoutes(ctx)));
+  await app.register(family(ctx, { format: 'named', pages: true }, consentRoutes(ctx)));
   // Reports answer problem objects although they sit under /v2/gn (docs/reports-schedules.md).
   await app.register(family(ctx, { format: 'problem', audience: 'pix' }, reportRoutes(ctx)));
   // Loaded only in the sandbox: a production node never loads a module of src/sandbox/.

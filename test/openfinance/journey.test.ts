@@ -89,7 +89,8 @@ describe('automatic payments: SDK enrolment, consent in a browser, payment, call
     const body = enrolmentBody(svc, account, participante, { primeiroPagamento: undefined });
     const created = await efi.ofCreateAutomaticEnrollment({}, body);
     assert.match(created.identificadorAdesao, /^urn:pixd:[0-9a-f-]{36}$/);
-    assert.ok(created.redirectURI.startsWith(`${svc.baseUrl}/`), created.redirectURI);
+    // On the pages listener: the payer's browser is asked for no client certificate there.
+    assert.ok(created.redirectURI.startsWith(`${svc.service.ctx.pages.url}/`), created.redirectURI);
 
     const page = await openConsent(created.redirectURI);
     const text = await page.textContent('main');

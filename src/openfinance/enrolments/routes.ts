@@ -35,10 +35,13 @@ export const enrolmentRoutes =
           response: { 200: EnrolmentCreated },
         },
       },
-      async (request) =>
-        ctx.db.tx((sql) =>
-          createEnrolment(sql, callerOf(ctx, request), request.body, sandbox, request.headers['x-idempotency-key']),
-        ),
+      async (request) => {
+        // redirectURI is a page the payer opens: on the pages listener, which asks the browser for no certificate.
+        const caller = { ...callerOf(ctx, request), publicUrl: ctx.pages.url };
+        return ctx.db.tx((sql) =>
+          createEnrolment(sql, caller, request.body, sandbox, request.headers['x-idempotency-key']),
+        );
+      },
     );
 
     app.get(

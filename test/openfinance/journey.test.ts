@@ -69,7 +69,8 @@ describe('automatic payments: SDK enrolment, consent in a browser, payment, call
     // Nothing outside pixd and the application's page may load.
     await page.route(/.*/, (route) => {
       const url = route.request().url();
-      return url.startsWith(svc.baseUrl) || url.startsWith(redirect.url) ? route.continue() : route.abort();
+      const allowed = [svc.baseUrl, svc.service.ctx.pages.url, redirect.url];
+      return allowed.some((origin) => url.startsWith(origin)) ? route.continue() : route.abort();
     });
     await page.goto(redirectURI);
     return page;

@@ -11,12 +11,10 @@
  * Standalone: `node --import tsx bench/scenarios/automatic-payments.ts` (BENCH_PG_URL; BENCH_OF_* below).
  */
 import fs from 'node:fs';
-import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config.ts';
 import { startService, type RunningService } from '../../src/runtime.ts';
 import { createAccount, type IssuedAccount } from '../../src/accounts/service.ts';
@@ -24,6 +22,7 @@ import { SANDBOX_PARTICIPANTS } from '../../src/openfinance/participants/store.t
 import { brasiliaDate, fromEpochDay, toEpochDay } from '../../src/pix/cobv/calendar.ts';
 import { freshDatabase } from '../postgres.ts';
 import { cleanupAll } from '../lifecycle.ts';
+import { keepAliveSender, type JsonResponse } from '../https-json.ts';
 import { writeNotesSection } from '../notes-section.ts';
 import { median, percentile } from '../stats.ts';
 
@@ -40,44 +39,10 @@ const PAY = '/v1/pagamentos-automaticos/pix';
 const PAYER_CPF = '94271564656';
 const log = (line: string) => process.stderr.write(`bench automatic payments: ${line}\n`);
 
-interface Reply {
-  status: number;
-  body: any;
-}
+type Reply = JsonResponse;
 
 function client(service: RunningService, issued: IssuedAccount) {
-  const agent = new https.Agent({
-    keepAlive: true,
-    maxSockets: 1,
-    ca: fs.readFileSync(service.credentials.caCertificate),
-    cert: issued.certificate.certPem,
-    key: issued.certificate.keyPem,
-  });
-  const { port } = service.app.server.address() as AddressInfo;
-  const send = (method: string, urlPath: string, body: unknown, authorization: string): Promise<Reply> =>
-    new Promise((resolve, reject) => {
-      const payload = body === undefined ? '' : JSON.stringify(body);
-      const request = https.request(
-        `https://127.0.0.1:${port}${urlPath}`,
-        {
-          method,
-          agent,
-          headers: {
-            authorization,
-            ...(body !== undefined && { 'content-type': 'application/json' }),
-            'content-length': String(Buffer.byteLength(payload)),
-          },
-        },
-        (response) => {
-          let text = '';
-          response.on('data', (chunk) => (text += chunk));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text ? JSON.parse(text) : {} }));
-        },
-      );
-      request.on('error', reject);
-      request.end(payload);
-    });
-  return { send, close: () => agent.destroy() };
+  return keepAliveSender(service, { identity: issued.certificate, maxSockets: 1 });
 }
 
 type Client = ReturnType<typeof client>;

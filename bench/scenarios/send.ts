@@ -30,7 +30,7 @@ import type { Measurement } from '../load.ts';
 import type { Party, Target } from '../targets.ts';
 import { onCleanup, throwIfInterrupted } from '../lifecycle.ts';
 import { percentile } from '../stats.ts';
-import { PartyClient, clientsFor } from '../party-client.ts';
+import { type PartyClient, clientsFor } from '../party-client.ts';
 import { startReceiver, type Receiver } from '../receiver.ts';
 import { PIXD_TARGETS, type Scenario } from './scenario.ts';
 

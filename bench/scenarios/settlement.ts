@@ -20,7 +20,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Measurement } from '../load.ts';
 import type { Target } from '../targets.ts';
 import { onCleanup, throwIfInterrupted } from '../lifecycle.ts';
-import { PartyClient, clientsFor, listPath } from '../party-client.ts';
+import { type PartyClient, clientsFor, listPath } from '../party-client.ts';
 import { percentile } from '../stats.ts';
 import { PIXD_TARGETS, cobBody, jsonRequest, spreadOverParties, type Scenario } from './scenario.ts';
 

@@ -1,5 +1,8 @@
 /** One-off JSON requests over (mutual) TLS, for setting up a benchmark: accounts, tokens, fixtures. */
+import fs from 'node:fs';
 import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { RunningService } from '../src/runtime.ts';
 
 export interface Tls {
   ca: string;
@@ -53,4 +56,47 @@ export async function expectJson(status: number, what: string, ...args: Paramete
   if (response.status !== status)
     throw new Error(`${what}: expected ${status}, got ${response.status} ${JSON.stringify(response.body)}`);
   return response.body;
+}
+
+/**
+ * A keep-alive JSON client of an in-process pixd (a standalone bench's): `send` with the authorization given,
+ * over the service's own CA and an application's client certificate (the demo application's by default).
+ */
+export function keepAliveSender(
+  service: RunningService,
+  options: { identity?: { certPem: string; keyPem: string }; maxSockets?: number } = {},
+) {
+  const c = service.credentials;
+  const agent = new https.Agent({
+    keepAlive: true,
+    ...(options.maxSockets && { maxSockets: options.maxSockets }),
+    ca: fs.readFileSync(c.caCertificate),
+    cert: options.identity?.certPem ?? fs.readFileSync(c.certificate.pem),
+    key: options.identity?.keyPem ?? fs.readFileSync(c.certificate.key),
+  });
+  const { port } = service.app.server.address() as AddressInfo;
+  const send = (method: string, urlPath: string, body: unknown, authorization: string): Promise<JsonResponse> =>
+    new Promise((resolve, reject) => {
+      const payload = body === undefined ? '' : JSON.stringify(body);
+      const request = https.request(
+        `https://127.0.0.1:${port}${urlPath}`,
+        {
+          method,
+          agent,
+          headers: {
+            authorization,
+            ...(body !== undefined && { 'content-type': 'application/json' }),
+            'content-length': String(Buffer.byteLength(payload)),
+          },
+        },
+        (response) => {
+          let text = '';
+          response.on('data', (chunk) => (text += chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text ? JSON.parse(text) : {} }));
+        },
+      );
+      request.on('error', reject);
+      request.end(payload);
+    });
+  return { send, close: () => agent.destroy() };
 }

@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 /**
  * What the bench must undo however it ends: child processes, temporary directories, databases. Owners
  * register an idempotent cleanup step and forget it once they have cleaned up themselves. On Ctrl-C or
@@ -37,5 +39,21 @@ export function cleanupOnSignals(): void {
       setTimeout(() => process.exit(130), EXIT_DEADLINE_MS).unref();
       void cleanupAll();
     });
+  }
+}
+
+/**
+ * A standalone bench's entry point: runs `bench` when the module is the script Node was started with (not
+ * when imported), reports a failure through `log` with a non-zero exit, and always cleans up.
+ */
+export async function runIfMain(moduleUrl: string, log: (line: string) => void, bench: () => Promise<void>) {
+  if (!process.argv[1] || path.resolve(process.argv[1]) !== fileURLToPath(moduleUrl)) return;
+  try {
+    await bench();
+  } catch (error) {
+    log(`failed: ${(error as Error).stack ?? error}`);
+    process.exitCode = 1;
+  } finally {
+    await cleanupAll();
   }
 }

@@ -57,7 +57,16 @@ function ledgerSection(input: ReportInput): string[] {
 }
 
 /** The goals the numbers are held against. */
-export const GOALS = { createShareOfEchoMin: 0.3, createP99AtRateMaxMs: 15 };
+export const GOALS = {
+  createShareOfEchoMin: 0.3,
+  createP99AtRateMaxMs: 15,
+  /** Issue 11: settlement pairs/s over POST /v2/cob's max req/s, same run. */
+  settlementShareOfCreateMin: 0.25,
+  /** Issue 11: GET /v2/pix, page of 100. */
+  pixListMinPerSecond: 1500,
+  /** Issue 14: sends settled REALIZADO per second over settlement pairs/s, same run. */
+  sendShareOfSettlementMin: 0.5,
+};
 
 const NOTES_START = '<!-- notes:start (hand-written, kept when the bench rewrites this file) -->';
 const NOTES_END = '<!-- notes:end -->';
@@ -166,6 +175,7 @@ function methodSection({ settings: s }: ReportInput): string[] {
     `- Request body: \`{"calendario":{"expiracao":3600},"valor":{"original":"12.34"},"chave":"<the application's key>"}\` (echo gets the same body and headers, with a dummy bearer token). GET /v2/cob/:txid reads a charge created by the same application before the run.`,
     `- **Settlement** (sandbox pixd): each iteration is a pair of dependent requests by one application, POST /v2/cob with the body above (12.34, above the sandbox auto-payer's 10.00, so nothing else pays it) and then POST /sandbox/pix/pay \`{"txid": "<its txid>"}\` (payment, ledger entry and webhook event in one transaction, through the payment engine). autocannon cannot chain requests, so a small loop in the parent process runs ${s.connections} workers, one per application, each over its own keep-alive mutual-TLS \`node:https\` agent, starting pairs until the run's time is up (pairs in flight then finish and count). Throughput is successful pairs (settlements) per second and latency is the whole pair's; CPU columns are per pair. After every run (and warm-up), each application's received Pix are counted (GET /v2/pix over 2000–2100, \`paginacao.itensPorPagina=1\`, \`quantidadeTotalDeItens\`) and must have grown by exactly its successful pairs; any difference is listed under other responses as "received Pix ≠ paid".`,
     `- **GET /v2/pix** (sandbox pixd): before the first run each application receives ${PIX_SEEDED_PER_APPLICATION} Pix through the same create-and-pay flow; the runs then ask for \`inicio\`/\`fim\` covering exactly those (from the first payment's \`horario\` to 1 ms past the last), default page of 100, with autocannon like GET /v2/cob/:txid. The settlement runs add Pix outside that range, so the table grows but the answer does not.`,
+    `- **Sends** (sandbox pixd, bench/scenarios/send.ts): ${s.connections} accounts created for the scenario, each with a Pix webhook on its key at a local mutual-TLS receiver (a child process; registration does the handshake, the sandbox pixd trusts the receiver's CA through NODE_EXTRA_CA_CERTS) and a balance paid in through POST /sandbox/pix/pay. One worker per account sends PUT /v2/gn/pix/:idEnvio \`{"valor":"0.01", ...}\` as soon as the previous answer came, until the run's time is up: \`send-transfer\` to the key of another account created for it (the settlement pays it through the payment engine), \`send-external\` to a key of no account here (the sandbox's other institution confirms it). The run then polls GET /v2/gn/pix/enviados?status=EM_PROCESSAMENTO over its own sends until none is left and counts its REALIZADO ones: throughput is REALIZADO sends over the time from the first request to the last settlement (a backlog left when the requests stop counts against it); latency is from each request to the receiver reading its outcome callback. A send that is not REALIZADO, or without a callback within 30 s, is listed under other responses.`,
     "- **CPU µs/req** is the CPU time (user + system, from /proc) the server process used during the run divided by the responses it gave; **busy** is that CPU time over the wall time, so about 100 % means the server's event loop kept one core saturated (it can go past 100 %: garbage collection and libuv's thread pool, where WebCrypto runs, use other threads). For PostgreSQL, the CPU of the client backends serving the bench database is shown separately (autovacuum and the WAL writer are not counted); with PGlite the database runs inside the pixd process and is included. CPU per request moves less with the machine's noise than req/s do, but it is not immune: a busy host inflates it too (cache contention, and time the hypervisor takes back is charged to whichever process was running).",
     `- Each scenario gets ${s.warmupS} s of unrecorded warm-up on each target before its first measurement. Repeats go round all targets and scenarios in turn, so drift in the machine's load spreads over all of them. Tables show the median of the ${s.repeats} runs.`,
   ];
@@ -248,6 +258,7 @@ function goalsSection(input: ReportInput): string[] {
         `| POST /v2/cob p99 at ${input.settings.ratePerSecond} req/s offered (${rps(s.okPerSecond)} achieved), ${label} | ${ms(s.p99Ms)} ms | ≤ ${GOALS.createP99AtRateMaxMs} ms | ${verdict(s.p99Ms <= GOALS.createP99AtRateMaxMs, target)} |`,
       );
     }
+    rows.push(...settlementGoals(input, target, label, create?.summary.okPerSecond));
   }
   if (!rows.length) return [];
   return [
@@ -259,6 +270,36 @@ function goalsSection(input: ReportInput): string[] {
     '|---|---:|---:|---|',
     ...rows,
   ];
+}
+
+/** Issues 11 and 14: settlement against creates, the Pix list, and sends against settlement, same run. */
+function settlementGoals(input: ReportInput, target: TargetId, label: string, createMax: number | undefined): string[] {
+  const rows: string[] = [];
+  const settlement = find(input, 'settlement', target);
+  const pairs = settlement && summarise(settlement).okPerSecond;
+  if (pairs !== undefined && createMax !== undefined) {
+    const share = pairs / createMax;
+    rows.push(
+      `| settlement pairs/s ÷ POST /v2/cob max req/s (${rps(pairs)} ÷ ${rps(createMax)}), ${label} | ${pct(share)} | ≥ ${pct(GOALS.settlementShareOfCreateMin)} | ${verdict(share >= GOALS.settlementShareOfCreateMin, target)} |`,
+    );
+  }
+  const list = find(input, 'pix-list', target);
+  if (list) {
+    const perSecond = summarise(list).okPerSecond;
+    rows.push(
+      `| GET /v2/pix, page of 100, req/s, ${label} | ${rps(perSecond)} | ≥ ${rps(GOALS.pixListMinPerSecond)} | ${verdict(perSecond >= GOALS.pixListMinPerSecond, target)} |`,
+    );
+  }
+  for (const id of ['send-transfer', 'send-external']) {
+    const send = find(input, id, target);
+    if (!send || pairs === undefined) continue;
+    const sends = summarise(send).okPerSecond;
+    const share = sends / pairs;
+    rows.push(
+      `| ${id}: sends REALIZADO/s ÷ settlement pairs/s (${rps(sends)} ÷ ${rps(pairs)}), ${label} | ${pct(share)} | ≥ ${pct(GOALS.sendShareOfSettlementMin)} | ${verdict(share >= GOALS.sendShareOfSettlementMin, target)} |`,
+    );
+  }
+  return rows;
 }
 
 const verdict = (met: boolean, target: TargetId) =>
@@ -309,7 +350,7 @@ function howToRunSection(): string[] {
     '| `BENCH_APPLICATIONS` | 20 | applications of the production pixd (at least `BENCH_CONNECTIONS`) |',
     '| `BENCH_RATE` | 500 | offered req/s of the fixed-rate run |',
     '| `BENCH_TARGETS` | echo,pglite,postgres | targets to start |',
-    '| `BENCH_SCENARIOS` | all | scenario ids (substring match): echo, echo-saturated, cob-create, cob-create-saturated, cob-read, cob-create-rate, settlement, pix-list, lotecobv |',
+    '| `BENCH_SCENARIOS` | all | scenario ids (substring match): echo, echo-saturated, cob-create, cob-create-saturated, cob-read, cob-create-rate, settlement, pix-list, send-transfer, send-external, lotecobv |',
     '| `BENCH_PG_URL` | postgres://postgres@127.0.0.1:5432/postgres | PostgreSQL server for the fresh database |',
     '| `BENCH_OUTPUT` | docs/performance.md | report file |',
     '| `BENCH_CODE_VERSION` | git commit of the checkout | what the report says was measured |',

@@ -17,6 +17,7 @@ import { freshDatabase, type FreshDatabase } from './postgres.ts';
 import { expectJson, type Tls } from './https-json.ts';
 import type { EchoReady } from './echo-server.ts';
 import type { PixdReady } from './pixd-server.ts';
+import { receiverCaFile } from './receiver.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -41,6 +42,11 @@ export interface Target {
   parties: Party[];
   /** Processes doing the work, for CPU accounting: the server child, and PostgreSQL backends if any. */
   processes(): Promise<{ server: number[]; database: number[] }>;
+  /**
+   * pixd only: `count` more accounts, each with an application of its own, for a scenario whose fixtures
+   * (a registered webhook, a balance) must not change what the shared `parties` measure elsewhere.
+   */
+  addParties?(count: number, name: string): Promise<Party[]>;
   /** pixd only: `pixd ledger verify` through the operator API, after the load (issue 11: invariants checked). */
   verifyLedger?(): Promise<LedgerVerification>;
   close(): Promise<void>;
@@ -81,8 +87,16 @@ export async function startPixd(
       PIXD_DATA_DIR: dataDir.path,
       PIXD_ENV: environment,
       ...(postgres && { DATABASE_URL: postgres.url }),
+      // The sandbox pixd registers webhooks at the bench's local receivers (scenarios/send.ts).
+      ...(environment === 'sandbox' && { NODE_EXTRA_CA_CERTS: receiverCaFile() }),
     });
     const parties = await applications(child.ready, options.applications);
+    let added = 0;
+    const addParties = async (count: number, name: string) => {
+      const more = await newAccounts(child!.ready, count, name, added);
+      added += count;
+      return tokens(child!.ready, more);
+    };
     const label = postgres ? `pixd + PostgreSQL ${postgres.version}` : 'pixd + PGlite (embedded)';
     const pid = child.pid;
     const db = postgres;
@@ -98,30 +112,53 @@ export async function startPixd(
         { method: 'POST', body: {}, headers: { authorization: `Bearer ${operator.secret}` } },
       );
     };
-    return { id: database, environment, label, url: ready.baseUrl, parties, processes, verifyLedger, close };
+    return {
+      id: database,
+      environment,
+      label,
+      url: ready.baseUrl,
+      parties,
+      processes,
+      addParties,
+      verifyLedger,
+      close,
+    };
   } catch (error) {
     await close();
     throw error;
   }
 }
 
+interface Application {
+  clientId: string;
+  clientSecret: string;
+  tls: Required<Tls>;
+  chave: string;
+}
+
 /** The demo application from credentials.json, plus more created through the operator API. */
 async function applications(ready: PixdReady, count: number): Promise<Party[]> {
   const credentials = JSON.parse(fs.readFileSync(ready.credentialsPath, 'utf8')) as CredentialsFile;
-  const operator = JSON.parse(fs.readFileSync(ready.operatorPath, 'utf8')) as OperatorFile;
-  const ca = fs.readFileSync(credentials.caCertificate, 'utf8');
-  const demo = {
+  const demo: Application = {
     clientId: credentials.clientId,
     clientSecret: credentials.clientSecret,
     tls: {
-      ca,
+      ca: fs.readFileSync(credentials.caCertificate, 'utf8'),
       cert: fs.readFileSync(credentials.certificate.pem, 'utf8'),
       key: fs.readFileSync(credentials.certificate.key, 'utf8'),
     },
     chave: credentials.chaves[0],
   };
-  const apps = [demo];
-  for (let i = 1; i < count; i++) {
+  return tokens(ready, [demo, ...(await newAccounts(ready, count - 1, 'Bench', 0))]);
+}
+
+/** `count` accounts through the operator API, named "<name> <n> Ltda" from n = first + 1. */
+async function newAccounts(ready: PixdReady, count: number, name: string, first: number): Promise<Application[]> {
+  const credentials = JSON.parse(fs.readFileSync(ready.credentialsPath, 'utf8')) as CredentialsFile;
+  const operator = JSON.parse(fs.readFileSync(ready.operatorPath, 'utf8')) as OperatorFile;
+  const ca = fs.readFileSync(credentials.caCertificate, 'utf8');
+  const apps: Application[] = [];
+  for (let i = first + 1; i <= first + count; i++) {
     const issued = await expectJson(
       201,
       'create account',
@@ -129,7 +166,7 @@ async function applications(ready: PixdReady, count: number): Promise<Party[]> {
       { ca },
       {
         method: 'POST',
-        body: { nome: `Bench ${i} Ltda`, scopes: [...SCOPES] },
+        body: { nome: `${name} ${i} Ltda`, scopes: [...SCOPES] },
         headers: { authorization: `Bearer ${operator.secret}` },
       },
     );
@@ -140,6 +177,11 @@ async function applications(ready: PixdReady, count: number): Promise<Party[]> {
       chave: issued.chaves[0],
     });
   }
+  return apps;
+}
+
+/** Each application's bearer token (client credentials over its own certificate). */
+function tokens(ready: PixdReady, apps: Application[]): Promise<Party[]> {
   return Promise.all(
     apps.map(async (app) => {
       const token = await expectJson(200, 'token', `${ready.baseUrl}/oauth/token`, app.tls, {

@@ -5,11 +5,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { openDatabase } from '../src/platform/db/database.ts';
 import { migrate } from '../src/platform/db/migrate.ts';
-import { CACHE_DIR, clusterTemplatePath } from '../src/platform/db/embedded-cluster.ts';
-import { writeFileAtomic } from '../src/platform/state-files.ts';
+import { CACHE_DIR, clusterTemplateDir } from '../src/platform/db/embedded-cluster.ts';
 
 async function build(): Promise<string> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'pixd-cluster-'));
@@ -18,13 +16,14 @@ async function build(): Promise<string> {
     const db = await openDatabase({ dataDir: scratch });
     await migrate(db);
     await db.close();
-    const cluster = await PGlite.create(path.join(scratch, 'pgdata'));
-    const dump = await cluster.dumpDataDir('gzip');
-    await cluster.close();
-    const target = clusterTemplatePath();
+    const target = clusterTemplateDir();
     fs.mkdirSync(CACHE_DIR, { recursive: true });
-    for (const old of fs.readdirSync(CACHE_DIR)) if (old.startsWith('pglite-')) fs.rmSync(path.join(CACHE_DIR, old));
-    writeFileAtomic(target, Buffer.from(await dump.arrayBuffer()), 0o644);
+    for (const old of fs.readdirSync(CACHE_DIR))
+      if (old.startsWith('pglite-')) fs.rmSync(path.join(CACHE_DIR, old), { recursive: true });
+    // Complete or absent: a first start never copies half a cluster.
+    const partial = `${target}.partial`;
+    fs.cpSync(path.join(scratch, 'pgdata'), partial, { recursive: true });
+    fs.renameSync(partial, target);
     return target;
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });

@@ -113,8 +113,12 @@ export function loadConfig(settings: Record<string, string | undefined>, cwd = p
     logLevel: parseLogLevel(settings.LOG_LEVEL || 'info'),
     logFormat: parseLogFormat(settings.LOG_FORMAT || 'auto'),
     pagesPort,
-    pagesUrl: (pagesUrl ?? `https://${publicHost(host)}:${pagesPort}`).replace(/\/+$/, ''),
-    pagesUrlGiven: pagesUrl !== undefined,
+    // Behind a proxy (PIXD_PUBLIC_URL given) the pages are reached at the same public origin unless said otherwise.
+    pagesUrl: (pagesUrl ?? (settings.PIXD_PUBLIC_URL ? publicUrl : `https://${publicHost(host)}:${pagesPort}`)).replace(
+      /\/+$/,
+      '',
+    ),
+    pagesUrlGiven: pagesUrl !== undefined || Boolean(settings.PIXD_PUBLIC_URL),
     dictTimeoutMs,
   };
 }

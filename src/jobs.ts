@@ -8,6 +8,9 @@ import { REFUND_TOPIC } from './billing/charges/refunds.ts';
 import { CARD_TOPICS } from './billing/charges/payment.ts';
 import { NOTIFICATION_TOPIC } from './billing/notifications/delivery.ts';
 import { OPENING_TOPIC } from './opening/events.ts';
+import { OF_CALLBACK_TOPIC } from './openfinance/events.ts';
+import { CONSENT_EXPIRY_TOPIC, ENROLMENT_END_TOPIC } from './openfinance/enrolments/transitions.ts';
+import { PAYMENT_SETTLE_TOPIC } from './openfinance/payments/settlement.ts';
 import { COBR_TOPICS } from './pix/cobr/settlement.ts';
 import { LOTECOBV_TOPIC } from './pix/lotecobv/process.ts';
 import { SOLICREC_TOPICS } from './pix/solicrec/service.ts';
@@ -40,6 +43,9 @@ export const JOB_TOPICS: readonly AnyTopic<AppContext>[] = [
   SOLICREC_TOPICS.send,
   SOLICREC_TOPICS.expire,
   CONFIRMATION_EXPIRY_TOPIC,
+  CONSENT_EXPIRY_TOPIC,
+  ENROLMENT_END_TOPIC,
+  PAYMENT_SETTLE_TOPIC,
 ];
 
 /** Deliveries to other people's servers, on the webhook lanes (`ctx.webhooks`). */
@@ -47,6 +53,7 @@ export const DELIVERY_TOPICS: readonly AnyTopic<DeliveryDeps>[] = [
   ...Object.values(WEBHOOK_TOPICS),
   OPENING_TOPIC,
   NOTIFICATION_TOPIC,
+  OF_CALLBACK_TOPIC,
 ];
 
 export function registerJobs(ctx: AppContext): void {

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { servedBaseUrl, type Config } from './config.ts';
 import { embeddedDatabaseExists, openDatabase, type Database } from './platform/db/database.ts';
-import { clusterTemplatePath } from './platform/db/embedded-cluster.ts';
+import { clusterTemplateDir } from './platform/db/embedded-cluster.ts';
 import { timed, type Progress } from './platform/progress.ts';
 import { migrate } from './platform/db/migrate.ts';
 import { ensureServicePki, type ServicePki } from './platform/bootstrap.ts';
@@ -52,7 +52,7 @@ export async function prepareDatabase(
   const { progress } = options;
   fs.mkdirSync(config.dataDir, { recursive: true });
   const created = !config.databaseUrl && !embeddedDatabaseExists(config.dataDir);
-  const templated = created && fs.existsSync(clusterTemplatePath());
+  const templated = created && fs.existsSync(clusterTemplateDir());
   // A data directory without credentials is a first start: its keys are made while the database opens.
   const keysAhead = fs.existsSync(path.join(config.dataDir, 'credentials.json'))
     ? undefined

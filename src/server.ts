@@ -5,7 +5,7 @@
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { AppContext } from './platform/context.ts';
 import { ApiError, NodeDraining, errorHandler, renderFrameworkError, type ErrorFormat } from './platform/errors.ts';
@@ -59,6 +59,11 @@ const API_DESCRIPTION = [
 import { sendRoutes, sentPixRoutes } from './pix/send/routes.ts';
 import { infractionRoutes } from './pix/infractions/routes.ts';
 import { dictRoutes } from './pix/dict/routes.ts';
+import { ofConfigRoutes } from './openfinance/config/routes.ts';
+import { participantRoutes } from './openfinance/participants/routes.ts';
+import { enrolmentRoutes } from './openfinance/enrolments/routes.ts';
+import { ofPaymentRoutes } from './openfinance/payments/routes.ts';
+import { consentRoutes } from './openfinance/consent/routes.ts';
 
 export interface BuildOptions {
   logger?: boolean | object;
@@ -76,7 +81,26 @@ function validatorCompiler() {
     new Ajv({ allErrors: true, removeAdditional: false, useDefaults: true, coerceTypes: true, strict: false }),
   );
   return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
-    (httpPart === 'body' ? strict : coercing).compile(schema);
+    compiledOnFirstUse(httpPart === 'body' ? strict : coercing, schema);
+}
+
+/**
+ * A route's validator, compiled when its first request arrives instead of at start: compiling every route's
+ * schemas was a quarter of a restart's CPU, for routes a node may never serve. Fastify reads `schemaEnv` to
+ * pass the parent object (so coercion can replace a root value) and `errors` after a failure.
+ */
+function compiledOnFirstUse(ajv: Ajv, schema: object) {
+  let compiled: ValidateFunction | undefined;
+  const compile = () => (compiled ??= ajv.compile(schema));
+  const validate = (data: unknown, context?: Parameters<ValidateFunction>[1]) => {
+    const run = compile();
+    const valid = run(data, context);
+    validate.errors = run.errors;
+    return valid;
+  };
+  validate.errors = undefined as ValidateFunction['errors'];
+  Object.defineProperty(validate, 'schemaEnv', { get: () => compile().schemaEnv });
+  return validate;
 }
 
 /** A family: its guard and error format wrap every route registered inside it. */
@@ -222,6 +246,19 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // Money out (docs/sending.md): the send answers named errors, its reads problem objects (as the SDK documents).
   await app.register(family(ctx, { format: 'named', audience: 'pix' }, sendRoutes(ctx)));
   await app.register(family(ctx, { format: 'problem', audience: 'pix' }, sentPixRoutes(ctx), infractionRoutes(ctx)));
+  // Open Finance automatic payments (docs/automatic-payments.md): {nome, mensagem} errors, as the SDK reads them;
+  // the payer's consent pages are public (a person's browser, no certificate).
+  await app.register(
+    family(
+      ctx,
+      { format: 'named', audience: 'pix' },
+      ofConfigRoutes(ctx),
+      participantRoutes(ctx),
+      enrolmentRoutes(ctx),
+      ofPaymentRoutes(ctx),
+    ),
+  );
+  await app.register(family(ctx, { format: 'named', pages: true }, consentRoutes(ctx)));
   // Reports answer problem objects although they sit under /v2/gn (docs/reports-schedules.md).
   await app.register(family(ctx, { format: 'problem', audience: 'pix' }, reportRoutes(ctx)));
   // Loaded only in the sandbox: a production node never loads a module of src/sandbox/.

@@ -5,17 +5,15 @@
  * Standalone: `node --import tsx bench/scenarios/balance-history.ts` (PostgreSQL, BENCH_PG_URL).
  */
 import fs from 'node:fs';
-import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config.ts';
 import { startService, type RunningService } from '../../src/runtime.ts';
 import { brasiliaDate, fromEpochDay, toEpochDay } from '../../src/pix/cobv/calendar.ts';
 import { freshDatabase } from '../postgres.ts';
-import { cleanupAll } from '../lifecycle.ts';
+import { runIfMain } from '../lifecycle.ts';
+import { keepAliveSender, type JsonResponse } from '../https-json.ts';
 import { writeNotesSection } from '../notes-section.ts';
 import { median } from '../stats.ts';
 import { seedMovements } from './reconciliation-report.ts';
@@ -32,56 +30,20 @@ const SETTINGS = {
 };
 const log = (line: string) => process.stderr.write(`bench history: ${line}\n`);
 
-interface Reply {
-  status: number;
-  body: any;
-}
-
 /** Keep-alive mutual-TLS JSON calls of the service's demo application, token fetched on first use. */
 export function client(service: RunningService) {
   const c = service.credentials;
-  const agent = new https.Agent({
-    keepAlive: true,
-    ca: fs.readFileSync(c.caCertificate),
-    cert: fs.readFileSync(c.certificate.pem),
-    key: fs.readFileSync(c.certificate.key),
-  });
-  const { port } = service.app.server.address() as AddressInfo;
+  const { send, close } = keepAliveSender(service);
   let token: string | undefined;
-  const send = (method: string, urlPath: string, body: unknown, authorization: string): Promise<Reply> =>
-    new Promise((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const request = https.request(
-        `https://127.0.0.1:${port}${urlPath}`,
-        {
-          method,
-          agent,
-          headers: {
-            authorization,
-            ...(payload !== undefined && {
-              'content-type': 'application/json',
-              'content-length': String(Buffer.byteLength(payload)),
-            }),
-          },
-        },
-        (response) => {
-          let text = '';
-          response.on('data', (chunk) => (text += chunk));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text ? JSON.parse(text) : {} }));
-        },
-      );
-      request.on('error', reject);
-      request.end(payload);
-    });
   return {
-    async call(method: string, urlPath: string, body?: unknown): Promise<Reply> {
+    async call(method: string, urlPath: string, body?: unknown): Promise<JsonResponse> {
       if (!token) {
         const basic = `Basic ${Buffer.from(`${c.clientId}:${c.clientSecret}`).toString('base64')}`;
         token = (await send('POST', '/oauth/token', { grant_type: 'client_credentials' }, basic)).body.access_token;
       }
       return send(method, urlPath, body, `Bearer ${token}`);
     },
-    close: () => agent.destroy(),
+    close,
   };
 }
 
@@ -210,13 +172,4 @@ export async function runHistoryBench(): Promise<void> {
   }
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  try {
-    await runHistoryBench();
-  } catch (error) {
-    log(`failed: ${(error as Error).stack ?? error}`);
-    process.exitCode = 1;
-  } finally {
-    await cleanupAll();
-  }
-}
+await runIfMain(import.meta.url, log, runHistoryBench);

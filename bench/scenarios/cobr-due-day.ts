@@ -15,7 +15,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../../src/config.ts';
@@ -24,7 +23,7 @@ import { startService } from '../../src/runtime.ts';
 import { brasiliaDate, fromEpochDay, isBusinessDay, toEpochDay } from '../../src/pix/cobv/calendar.ts';
 import { describeVerification, verifyLedger } from '../../src/platform/ledger/verify.ts';
 import { freshDatabase } from '../postgres.ts';
-import { cleanupAll } from '../lifecycle.ts';
+import { runIfMain } from '../lifecycle.ts';
 import { cpuSeconds, cpuUsedBetween } from '../cpu.ts';
 import { describeMachine } from '../machine.ts';
 import { writeNotesSection } from '../notes-section.ts';
@@ -207,13 +206,4 @@ export async function runDueDayBench(): Promise<void> {
   }
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  try {
-    await runDueDayBench();
-  } catch (error) {
-    log(`failed: ${(error as Error).stack ?? error}`);
-    process.exitCode = 1;
-  } finally {
-    await cleanupAll();
-  }
-}
+await runIfMain(import.meta.url, log, runDueDayBench);

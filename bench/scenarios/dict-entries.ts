@@ -8,19 +8,17 @@
  * Standalone: `node --import tsx bench/scenarios/dict-entries.ts` (PostgreSQL, BENCH_PG_URL).
  */
 import fs from 'node:fs';
-import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config.ts';
 import { startService, type RunningService } from '../../src/runtime.ts';
 import { createAccount, type IssuedAccount } from '../../src/accounts/service.ts';
 import { completeCpf } from '../../src/platform/documents.ts';
 import { freshDatabase } from '../postgres.ts';
-import { cleanupAll } from '../lifecycle.ts';
+import { runIfMain } from '../lifecycle.ts';
+import { keepAliveSender } from '../https-json.ts';
 import { writeNotesSection } from '../notes-section.ts';
 import { percentile } from '../stats.ts';
 
@@ -38,45 +36,9 @@ const CONFLICT_NAMES = [
 ];
 const log = (line: string) => process.stderr.write(`bench dict: ${line}\n`);
 
-interface Reply {
-  status: number;
-  body: any;
-}
-
 /** One keep-alive client of the participant's application. */
 function client(service: RunningService, issued: IssuedAccount) {
-  const agent = new https.Agent({
-    keepAlive: true,
-    maxSockets: 1,
-    ca: fs.readFileSync(service.credentials.caCertificate),
-    cert: issued.certificate.certPem,
-    key: issued.certificate.keyPem,
-  });
-  const { port } = service.app.server.address() as AddressInfo;
-  const send = (method: string, urlPath: string, body: unknown, authorization: string): Promise<Reply> =>
-    new Promise((resolve, reject) => {
-      const payload = JSON.stringify(body);
-      const request = https.request(
-        `https://127.0.0.1:${port}${urlPath}`,
-        {
-          method,
-          agent,
-          headers: {
-            authorization,
-            'content-type': 'application/json',
-            'content-length': String(Buffer.byteLength(payload)),
-          },
-        },
-        (response) => {
-          let text = '';
-          response.on('data', (chunk) => (text += chunk));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text ? JSON.parse(text) : {} }));
-        },
-      );
-      request.on('error', reject);
-      request.end(payload);
-    });
-  return { send, close: () => agent.destroy() };
+  return keepAliveSender(service, { identity: issued.certificate, maxSockets: 1 });
 }
 
 interface Attempt {
@@ -209,13 +171,4 @@ export async function runDictBench(): Promise<void> {
   }
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  try {
-    await runDictBench();
-  } catch (error) {
-    log(`failed: ${(error as Error).stack ?? error}`);
-    process.exitCode = 1;
-  } finally {
-    await cleanupAll();
-  }
-}
+await runIfMain(import.meta.url, log, runDictBench);

@@ -4,6 +4,7 @@ import { echo, echoSaturated } from './echo.ts';
 import { cobCreate, cobCreateAtRate, cobCreateSaturated, cobRead } from './cob.ts';
 import { pixList, settlement } from './settlement.ts';
 import { lotecobvProcessing } from './lotecobv.ts';
+import { sendExternal, sendTransfer } from './send.ts';
 
 export const scenarios: Scenario[] = [
   echo,
@@ -14,6 +15,8 @@ export const scenarios: Scenario[] = [
   cobCreateAtRate,
   settlement,
   pixList,
+  sendTransfer,
+  sendExternal,
   lotecobvProcessing,
 ];
 
@@ -28,6 +31,7 @@ export const standalone = [
   'balance-history.ts',
   'webhook-delivery.ts',
   'dict-entries.ts',
+  'automatic-payments.ts',
   'startup.ts',
   'cobr-due-day.ts',
 ];

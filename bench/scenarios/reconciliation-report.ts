@@ -16,7 +16,6 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../../src/config.ts';
 import { startService, type RunningService } from '../../src/runtime.ts';
@@ -27,7 +26,7 @@ import { brasiliaDate, fromEpochDay, toEpochDay } from '../../src/pix/cobv/calen
 import { brasiliaDay } from '../../src/pix/reports/generator.ts';
 import { TIPO_REGISTROS } from '../../src/pix/reports/record-types.ts';
 import { freshDatabase } from '../postgres.ts';
-import { cleanupAll } from '../lifecycle.ts';
+import { runIfMain } from '../lifecycle.ts';
 import { writeNotesSection } from '../notes-section.ts';
 
 /**
@@ -290,13 +289,4 @@ export async function runReportBench(): Promise<void> {
   }
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  try {
-    await runReportBench();
-  } catch (error) {
-    log(`failed: ${(error as Error).stack ?? error}`);
-    process.exitCode = 1;
-  } finally {
-    await cleanupAll();
-  }
-}
+await runIfMain(import.meta.url, log, runReportBench);

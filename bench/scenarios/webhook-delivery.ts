@@ -19,13 +19,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.ts';
 import { startService, type RunningService } from '../../src/runtime.ts';
-import { createCa, issueCertificate } from '../../src/platform/pki.ts';
+import { receiverCa, startReceiver } from '../receiver.ts';
 import { setWebhookSettings } from '../../src/platform/webhooks/settings.ts';
 import { WEBHOOK_LANES, type WebhookDispatcher } from '../../src/platform/webhooks/dispatcher.ts';
 import { receivePix } from '../../src/pix/payments/engine.ts';
@@ -39,7 +37,6 @@ import { createAccount } from '../../src/accounts/service.ts';
 import { writeNotesSection } from '../notes-section.ts';
 import { describeVerification, verifyLedger } from '../../src/platform/ledger/verify.ts';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
 const env = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
 const SETTINGS = {
   /** Offered payments (hence webhooks) per second. */
@@ -89,44 +86,9 @@ interface Result {
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
-/** Every receiver of a run shares one CA, the one pixd is told to trust. */
-function receiverCa() {
-  const ca = createCa('bench receiver CA');
-  setWebhookSettings({ extraCaPem: ca.certPem });
-  return ca;
-}
-
-async function startReceiver(clientCaPem: string, ca: ReturnType<typeof createCa>) {
-  const identity = issueCertificate(ca, {
-    commonName: 'bench receiver',
-    usage: 'server',
-    altNames: ['127.0.0.1', 'localhost'],
-  });
-  const child = fork(path.join(here, 'webhook-receiver.ts'), {
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const exited = new Promise<never>((_, reject) =>
-    child.once('exit', (code, signal) => reject(new Error(`receiver exited (code ${code}, signal ${signal})`))),
-  );
-  exited.catch(() => undefined);
-  child.send({ keyPem: identity.keyPem, certPem: identity.certPem, clientCaPem });
-  const { port } = await Promise.race([
-    new Promise<{ port: number }>((resolve) => child.once('message', resolve as never)),
-    exited,
-  ]);
-  return {
-    url: `https://127.0.0.1:${port}`,
-    async report(): Promise<{ receipts: Record<string, number[]>; otherCalls: number }> {
-      child.send({ report: true });
-      return new Promise((resolve) => child.once('message', resolve as never));
-    },
-    async hang(): Promise<void> {
-      child.send({ hang: true });
-      await new Promise((resolve) => child.once('message', resolve as never));
-    },
-    kill: () => child.kill(),
-  };
+/** pixd runs in this process: it trusts the receivers' CA through its webhook settings. */
+function trustReceivers(): void {
+  setWebhookSettings({ extraCaPem: receiverCa().certPem });
 }
 
 async function freshDatabase(target: string): Promise<{ url?: string; drop(): Promise<void> }> {
@@ -258,9 +220,9 @@ async function runTarget(target: string, source: Source): Promise<Result> {
     ...(database.url && { DATABASE_URL: database.url }),
   });
   const service = await startService(config, { logger: false });
-  const ca = receiverCa();
-  const receiver = await startReceiver(service.ctx.pki.ca.certPem, ca);
-  const hanging = source === 'isolation' ? await startReceiver(service.ctx.pki.ca.certPem, ca) : undefined;
+  trustReceivers();
+  const receiver = await startReceiver(service.ctx.pki.ca.certPem);
+  const hanging = source === 'isolation' ? await startReceiver(service.ctx.pki.ca.certPem) : undefined;
   try {
     const { rows } = await service.ctx.db.query<{ account_id: number }>(
       'select account_id from applications where client_id = $1',

@@ -11,6 +11,7 @@ import { operatorSecretValid } from './secret.ts';
 import { scheduleOperatorRoutes } from '../pix/schedules/creation-routes.ts';
 import { verifyLedger } from '../platform/ledger/verify.ts';
 import { blockDocument } from '../pix/cob-v1/store.ts';
+import { participantOperatorRoutes } from '../openfinance/participants/operator-routes.ts';
 
 const tags = ['Operator'];
 const hide = true;
@@ -26,6 +27,8 @@ export const operatorRoutes =
     });
     // `pixd schedule create` (after the hook above, so the operator secret guards it too).
     await app.register(scheduleOperatorRoutes(ctx));
+    // The payer institutions of Open Finance enrolments outside the sandbox (docs/automatic-payments.md).
+    await app.register(participantOperatorRoutes(ctx));
 
     app.post(
       '/operator/accounts',

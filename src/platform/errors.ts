@@ -204,7 +204,12 @@ export function toApiError(error: unknown, format: ErrorFormat, config: InvalidR
   if (fastifyError.validation) {
     const root = fastifyError.validationContext === 'body' ? config.propertyRoot : fastifyError.validationContext;
     const violations = fastifyError.validation.map((v) => schemaViolation(v, root));
-    return invalid(invalidName, 'A requisição não respeita o schema.', violations);
+    // A {nome, mensagem} body is all some clients read (the SDK's Open Finance errors): the message names the field.
+    const detail =
+      format === 'named' && violations.length
+        ? `A requisição não respeita o schema: ${violations[0].property}: ${violations[0].reason}`
+        : 'A requisição não respeita o schema.';
+    return invalid(invalidName, detail, violations);
   }
   const status = fastifyError.statusCode;
   if (status && status >= 400 && status < 500) {
@@ -287,7 +292,8 @@ export const newCorrelationId = () => randomUUID();
  * Mirrors the families registered in server.ts.
  */
 export function formatForPath(url: string): ErrorFormat {
-  if (url.startsWith('/oauth')) return 'oauth';
+  if (url.startsWith('/oauth') || url.startsWith('/v1/oauth')) return 'oauth';
+  if (/^\/v1\/(config|participantes|pagamentos-automaticos)(\/|\?|$)/.test(url)) return 'named';
   if (/^\/(v1\/(charge|card|installments|notification|pubkey|authorize)|checkout)/.test(url)) return 'billing';
   if (url.startsWith('/v1/') || url.startsWith('/dict/')) return 'wrapper';
   return 'problem';

@@ -16,13 +16,16 @@ import { REC_ID_PATTERN } from '../pix/rec/schemas.ts';
 import { replayRecEvent } from '../pix/rec/service.ts';
 import { replayCobrEvent } from '../pix/cobr/service.ts';
 import { OPENING_TOPIC, enqueueOpeningEvent } from '../opening/events.ts';
+import { OF_CALLBACK_TOPIC } from '../openfinance/events.ts';
 import { OPENING_EVENTS } from '../opening/schemas.ts';
 
 const tags = ['Sandbox'];
 const strict = { additionalProperties: false } as const;
 const literals = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
 
-const WEBHOOK_TOPIC_LIST = [...Object.values(WEBHOOK_TOPICS), OPENING_TOPIC].map((topic) => topic.name);
+const WEBHOOK_TOPIC_LIST = [...Object.values(WEBHOOK_TOPICS), OPENING_TOPIC, OF_CALLBACK_TOPIC].map(
+  (topic) => topic.name,
+);
 
 const Emitted = Type.Object({ topico: Type.String(), entrega: Type.Integer(), corpo: Type.Unknown() });
 

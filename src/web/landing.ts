@@ -1,8 +1,6 @@
 /** The page at `/`: where a person who typed the server's address finds the reference, health and credentials. */
 import type { AppContext } from '../platform/context.ts';
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+import { escapeHtml } from '../platform/html.ts';
 
 export function landingPage(ctx: AppContext): string {
   const sandbox = ctx.config.environment === 'sandbox';

@@ -11,7 +11,8 @@ import type { AppContext } from '../platform/context.ts';
 import { BRAND_PATTERNS } from '../billing/tokens/brands.ts';
 import { INVALID_BRAND_CODE } from '../billing/shared/errors.ts';
 import { CreditCard } from '../billing/charges/schemas.ts';
-import { checkoutData, checkoutPay } from './checkout.ts';
+import { escapeHtml, jsonForScript, notFoundPage, PAGE_STYLE } from '../platform/html.ts';
+import { checkoutData, checkoutPay, checkoutView } from './checkout.ts';
 import { landingPage } from './landing.ts';
 
 const read = (name: string) => fs.readFileSync(new URL(`./${name}`, import.meta.url), 'utf8');
@@ -29,6 +30,8 @@ function library(): { esm: string; script: string } {
 }
 
 const TokenParams = Type.Object({ token: Type.String({ minLength: 10, maxLength: 64 }) });
+/** The page takes any token: a mistyped link gets the friendly 404, not a validation error. */
+const PageParams = Type.Object({ token: Type.String() });
 const { payment_token, installments, customer, billing_address } = CreditCard.properties;
 const CheckoutPay = Type.Object(
   { payment_token, installments, customer, billing_address },
@@ -41,7 +44,8 @@ export const webRoutes =
   async (base) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
     const lib = library();
-    const page = read('checkout.html');
+    const template = read('checkout.html').replace('<!--__STYLE__-->', `<style>${PAGE_STYLE}</style>`);
+    const html = 'text/html; charset=utf-8';
     const js = 'text/javascript; charset=utf-8';
 
     const landing = landingPage(ctx);
@@ -60,8 +64,31 @@ export const webRoutes =
     );
     app.get(
       '/checkout/:token',
-      { schema: { tags, summary: 'Checkout page of a charge', params: TokenParams } },
-      async (_request, reply) => reply.type('text/html; charset=utf-8').send(page),
+      {
+        schema: {
+          tags,
+          summary: 'Checkout page of a charge (404 page for an unknown token)',
+          params: PageParams,
+          produces: ['text/html'],
+        },
+      },
+      async (request, reply) => {
+        const view = await checkoutView(ctx.db, request.params.token, ctx.config.environment);
+        if (!view) return reply.code(404).type(html).send(notFoundPage('esta página de pagamento'));
+        const merchant = escapeHtml(view.merchant);
+        // Functions as replacements: `$` in a merchant's name or an item is text, not a replacement pattern.
+        return reply
+          .type(html)
+          .header('cache-control', 'no-store')
+          .send(
+            template
+              .replaceAll('__MERCHANT__', () => merchant)
+              .replace(
+                '<!--__DATA__-->',
+                () => `<script id="checkout-data" type="application/json">${jsonForScript(view)}</script>`,
+              ),
+          );
+      },
     );
     app.get('/checkout/:token/data', { schema: { hide: true, params: TokenParams } }, async (request) =>
       checkoutData(ctx.db, request.params.token, ctx.config.environment),

@@ -1,51 +1,47 @@
 /**
- * End to end in headless Chromium (Debian's /usr/bin/chromium driven by playwright-core; no browser download):
- * the checkout page pays a charge with a refused card (last digit 2) and then an approved one, and the official
- * payment-token-efi library runs its sandbox flow against pixd. That library hard-codes Efí's hosts, so
+ * End to end in headless Chromium (test/helpers/browser.ts): the checkout page a shopper opens, and the official
+ * payment-token-efi library running its sandbox flow against pixd. That library hard-codes Efí's hosts, so
  * `page.route` answers every request to them by fetching the same path and query from pixd (docs/billing.md).
- * pixd's certificate comes from its own CA: the browser context ignores HTTPS errors (tests only).
+ * The checkout: merchant, summary and the sandbox banner; Portuguese messages for invalid fields and server
+ * errors (never a property path); the pay button disabled while paying; a refusal by last digit, then an
+ * approval whose receipt replaces the form, on reload too, and after settlement; a friendly 404.
  */
 // suite: serial (a headless Chromium): run alone, after the concurrent files; see scripts/test.sh.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { startTestService, type TestService } from '../helpers/service.ts';
-import { billingApi, CARDS, items, type BillingApi } from './helpers.ts';
+import type { Browser, Page } from 'playwright-core';
+import { startTestService, type Party, type TestService } from '../helpers/service.ts';
+import { launchChromium, newContext, PHONE, screenshot, visibleText } from '../helpers/browser.ts';
+import { billingApi, CARDS, customer, type BillingApi } from './helpers.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = new URL('../artifacts/', import.meta.url);
 const EFI_HOSTS = /^https:\/\/cobrancas(-h)?\.api\.efipay\.com\.br\//;
+const MERCHANT = 'Livraria Horizonte Ltda';
+const ORDER = [
+  { name: 'Dom Casmurro (edição comentada)', value: 5990, amount: 2 },
+  { name: 'Marcador de páginas', value: 1250, amount: 1 },
+];
+/** No path of a request property may reach a shopper's eyes. */
+const PROPERTY_PATH = /payment\.|credit_card|customer\.|body\/|\/customer/;
 
 let svc: TestService;
+let merchant: Party;
 let api: BillingApi;
 let browser: Browser;
 
 before(async () => {
   svc = await startTestService();
-  api = billingApi(svc.anonymous, svc.demo);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  merchant = await svc.newParty({ nome: MERCHANT });
+  api = billingApi(svc.anonymous, merchant);
+  browser = await launchChromium();
 });
 after(async () => {
   await browser?.close();
   await svc.close();
 });
 
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext({ ignoreHTTPSErrors: true });
+async function newPage(viewport?: { width: number; height: number }): Promise<Page> {
+  const context = await newContext(browser, { viewport });
   const page = await context.newPage();
   // payment-token-efi calls Efí's sandbox host: answer from pixd, same path and query.
   await page.route(EFI_HOSTS, async (route) => {
@@ -56,6 +52,16 @@ async function newPage(): Promise<Page> {
   return page;
 }
 
+const newCharge = async () => (await api.ok('POST', '/v1/charge', { items: ORDER })).data;
+
+async function openCheckout(url: string, viewport?: { width: number; height: number }): Promise<Page> {
+  const page = await newPage(viewport);
+  const response = await page.goto(url);
+  assert.equal(response?.status(), 200);
+  await page.waitForFunction(() => document.querySelector('#items tr.total') !== null);
+  return page;
+}
+
 async function fillCard(page: Page, number: string) {
   await page.fill('#number', number);
   await page.waitForFunction(() => document.querySelectorAll('#installments option').length === 12);
@@ -63,38 +69,157 @@ async function fillCard(page: Page, number: string) {
   await page.fill('#month', '12');
   await page.fill('#year', String(new Date().getFullYear() + 2));
   await page.fill('#cvv', '123');
-  await page.fill('#name', 'Gorbadoc Oldbuck');
-  await page.fill('#cpf', '94271564656');
-  await page.fill('#email', 'oldbuck@example.com');
+  await page.fill('#name', customer.name);
+  await page.fill('#cpf', '942.715.646-56');
+  await page.fill('#email', customer.email);
 }
 
+const resultText = (page: Page) => page.textContent('#result');
+
 describe('checkout page (headless Chromium)', () => {
-  it('shows brand and installments; a refused card by last digit, then an approved one pays the charge', async () => {
-    const created = await api.ok('POST', '/v1/charge', { items });
-    const page = await newPage();
-    await page.goto(created.data.checkout_url);
-    await page.waitForFunction(() => document.getElementById('total')!.textContent !== '');
-    await fillCard(page, '5555 6666 7777 8884');
-    assert.equal(await page.textContent('#brand'), 'mastercard');
-    await page.fill('#number', CARDS.security);
-    await page.waitForFunction(() => document.getElementById('brand')!.textContent === 'visa');
-    await page.waitForFunction(() => document.querySelectorAll('#installments option').length === 12);
+  it('shows the merchant, the summary in BRL and the sandbox card rule; invalid fields are named in Portuguese', async () => {
+    const charge = await newCharge();
+    const page = await openCheckout(charge.checkout_url);
+    assert.equal(await page.getAttribute('html', 'lang'), 'pt-BR');
+    assert.equal(await page.textContent('#merchant'), MERCHANT);
+    assert.equal(await page.title(), `Pagamento para ${MERCHANT}`);
+    const summary = await page.innerText('#items');
+    assert.match(summary, /2 × Dom Casmurro \(edição comentada\)\s+R\$\s119,80/);
+    assert.match(summary, /1 × Marcador de páginas\s+R\$\s12,50/);
+    assert.match(summary, /Total\s+R\$\s132,30/);
+    assert.equal(await page.textContent('#submit'), 'Pagar R$\u00a0132,30');
+
+    assert.ok(await page.isVisible('#sandbox'));
+    const banner = await page.innerText('#sandbox');
+    assert.match(banner, /terminado em 1, 2 ou 3 são recusados; os demais são aprovados/);
+    assert.match(banner, /4012 0010 3844 3335/);
+    assert.match(banner, /5555 6666 7777 8884/);
+    await screenshot(page, 'checkout-form-desktop');
+
+    // Submitting the empty form: each field says what is missing, in Portuguese, and nothing is sent.
+    await page.click('#submit');
+    assert.equal(await resultText(page), 'Confira os campos destacados.');
+    assert.equal(await page.textContent('#cpf-error'), 'CPF inválido. Confira os 11 dígitos.');
+    assert.equal(await page.textContent('#cvv-error'), 'O CVV tem 3 ou 4 dígitos (no verso do cartão).');
+    assert.equal(await page.getAttribute('#number', 'aria-invalid'), 'true');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'number', 'focus on the first invalid field');
+    await fillCard(page, CARDS.approved);
+    await page.fill('#cpf', '111.111.111-12');
+    await page.click('#submit');
+    assert.equal(await page.textContent('#cpf-error'), 'CPF inválido. Confira os 11 dígitos.');
+
+    // A server's validation error names a property; the shopper reads the field it is about.
+    await page.fill('#cpf', '942.715.646-56');
+    await page.route('**/checkout/*/pay', (route) =>
+      route.fulfill({
+        status: 400,
+        contentType: 'application/json',
+        body: JSON.stringify({
+          code: 400,
+          error: 'validation_error',
+          error_description: 'payment.credit_card.customer.email: formato inválido.',
+        }),
+      }),
+    );
+    await page.click('#submit');
+    await page.waitForFunction(() => document.getElementById('result')!.textContent === 'Informe um e-mail válido.');
+    assert.equal(await page.textContent('#email-error'), 'Informe um e-mail válido.');
+    assert.doesNotMatch(await visibleText(page), PROPERTY_PATH);
+    assert.equal((await api.ok('GET', `/v1/charge/${charge.charge_id}`)).data.status, 'new', 'nothing was paid');
+
+    const phone = await openCheckout(charge.checkout_url, PHONE);
+    await screenshot(phone, 'checkout-form-phone');
+    await phone.context().close();
+    await page.context().close();
+  });
+
+  it('disables the button while paying; a refusal in Portuguese, then an approval shows the receipt, on reload too', async () => {
+    const charge = await newCharge();
+    const page = await openCheckout(charge.checkout_url);
+    await fillCard(page, CARDS.security);
+    assert.equal(await page.textContent('#brand'), 'Visa');
     await page.selectOption('#installments', '3');
     await page.click('#submit');
     await page.waitForFunction(() => /recusado/.test(document.getElementById('result')!.textContent ?? ''));
     assert.equal(
-      await page.textContent('#result'),
-      'Pagamento recusado: Transaction not authorized for security reasons.',
+      await resultText(page),
+      'Pagamento recusado: O emissor do cartão não autorizou o pagamento por segurança. Tente outro cartão.',
     );
+    assert.equal(await page.isEnabled('#submit'), true, 'the form can be sent again');
+    assert.doesNotMatch(await visibleText(page), /Transaction|not authorized/);
 
+    // Hold the payment request: while it is in flight the button is disabled and says so.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let seen!: () => void;
+    const requested = new Promise<void>((resolve) => {
+      seen = resolve;
+    });
+    await page.route('**/checkout/*/pay', async (route) => {
+      seen();
+      await held;
+      await route.continue();
+    });
     await page.fill('#number', CARDS.approved);
     await page.waitForFunction(() => document.querySelectorAll('#installments option').length === 12);
+    await page.selectOption('#installments', '3');
     await page.click('#submit');
-    await page.waitForFunction(() => /aprovado/.test(document.getElementById('result')!.textContent ?? ''));
-    await page.screenshot({ path: new URL('checkout-approved.png', ARTIFACTS).pathname, fullPage: true });
-    const detail = (await api.ok('GET', `/v1/charge/${created.data.charge_id}`)).data;
+    await requested;
+    assert.equal(await page.isDisabled('#submit'), true);
+    assert.equal(await page.textContent('#submit'), 'Processando pagamento…');
+    assert.equal(await resultText(page), 'Processando pagamento…');
+    await page.click('#submit', { force: true, noWaitAfter: true }); // a second click sends nothing
+    release();
+    await page.waitForFunction(() => !document.getElementById('receipt')!.hidden);
+
+    assert.equal(await page.isHidden('#pay-section'), true, 'no new form once approved');
+    assert.equal(await resultText(page), 'Pagamento aprovado. Guarde este comprovante.');
+    assert.equal(await page.textContent('#receipt-status'), 'Pagamento aprovado.');
+    const receipt = await page.innerText('#receipt-details');
+    assert.match(receipt, new RegExp(`Recebedor\\s+${MERCHANT}`));
+    assert.match(receipt, new RegExp(`Pedido\\s+nº ${charge.charge_id}`));
+    assert.match(receipt, /Total\s+R\$\s132,30/);
+    assert.match(receipt, /Cartão\s+Visa final 3335/);
+    assert.match(receipt, /Parcelas\s+3x de R\$\s\d+,\d{2}/);
+    assert.match(receipt, /Data\s+\d{2}\/\d{2}\/\d{4},? \d{2}:\d{2}/);
+    await screenshot(page, 'checkout-receipt-desktop');
+
+    const detail = (await api.ok('GET', `/v1/charge/${charge.charge_id}`)).data;
     assert.equal(detail.status, 'approved');
     assert.equal(detail.payment.credit_card.mask, 'XXXXXXXXXXXX3335');
+    const submitted = detail.history.filter((h: { message: string }) => /aguardando a resposta/.test(h.message));
+    assert.equal(submitted.length, 2, 'one payment per card: the click while paying sent nothing');
+
+    // The receipt is what the link shows from now on, not a new form; confirmed once settled.
+    await page.reload();
+    await page.waitForFunction(() => document.querySelector('#items tr.total') !== null);
+    assert.equal(await page.isVisible('#receipt'), true);
+    assert.equal(await page.isHidden('#pay-section'), true);
+    await api.ok('POST', `/sandbox/billing/charge/${charge.charge_id}/settle`);
+    const phone = await openCheckout(charge.checkout_url, PHONE);
+    assert.equal(await phone.textContent('#receipt-status'), 'Pagamento confirmado.');
+    assert.equal(await phone.isHidden('#pay-section'), true);
+    await screenshot(phone, 'checkout-receipt-phone');
+    await phone.context().close();
+    await page.context().close();
+  });
+
+  it('answers an unknown or malformed token with a friendly 404 page', async () => {
+    const page = await newPage();
+    for (const token of ['AAAAAAAAAAAAAAAAAAAAAAAA', 'x', 'not a token at all']) {
+      const response = await page.goto(`${svc.baseUrl}/checkout/${encodeURIComponent(token)}`);
+      assert.equal(response?.status(), 404, token);
+      assert.match(String(response?.headers()['content-type']), /^text\/html/);
+      assert.equal(await page.getAttribute('html', 'lang'), 'pt-BR');
+      assert.equal(await page.textContent('h1'), 'Não encontramos esta página de pagamento');
+      assert.match(await visibleText(page), /Nenhum pagamento foi feito/);
+    }
+    // The page's data stays in the billing error format.
+    const data = await svc.anonymous.request('GET', '/checkout/AAAAAAAAAAAAAAAAAAAAAAAA/data');
+    assert.equal(data.status, 404);
+    assert.equal(data.body.error, 'checkout_not_found');
     await page.context().close();
   });
 });
@@ -132,13 +257,13 @@ describe('payment-token-efi (official library) against pixd', () => {
           .getPaymentToken();
         return { brand, installments, token };
       },
-      { payee: svc.demo.payeeCode, number: CARDS.approved, year },
+      { payee: merchant.payeeCode, number: CARDS.approved, year },
     );
     assert.equal(result.brand, 'visa');
     assert.equal(result.installments.installments.length, 12);
     assert.equal(result.token.card_mask, 'XXXXXXXXXXXX3335');
     const paid = await api.ok('POST', '/v1/charge/one-step', {
-      items,
+      items: ORDER,
       payment: {
         credit_card: {
           customer: { name: 'Gorbadoc Oldbuck', cpf: '94271564656', email: 'a@b.com' },

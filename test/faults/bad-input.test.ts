@@ -2,7 +2,8 @@
  * A generated corpus of bad input against every operation in /openapi.json: mutated path parameters,
  * queries and bodies (NUL, lone surrogates, huge and odd numbers, wrong types, deep nesting, long strings,
  * unknown properties, invalid JSON, wrong content types). Whatever the bytes, the answer is never a 5xx,
- * and a refusal is a JSON body in one of the interface's error formats.
+ * and a refusal is a JSON body in one of the interface's error formats (the pages people open answer an
+ * unknown token with an HTML 404 page instead).
  *
  * Fixed seed and a bounded count in CI (PIXD_FUZZ_RUNS per operation, 4 by default); `npm run fuzz` runs
  * ten times as many.
@@ -56,6 +57,8 @@ type Body = { kind: 'json'; value: unknown } | { kind: 'raw'; text: string; cont
 interface Operation {
   method: string;
   path: string;
+  /** A page people open (checkout, QR page): an unknown token is a friendly HTML 404 (docs/architecture.md). */
+  htmlPage: boolean;
   params: string[];
   query: string[];
   bodyProperties: string[] | undefined;
@@ -71,6 +74,7 @@ function operations(doc: any): Operation[] {
       list.push({
         method: method.toUpperCase(),
         path,
+        htmlPage: Object.values<any>(op.responses ?? {}).some((r) => r.content?.['text/html']),
         params: parameters.filter((p) => p.in === 'path').map((p) => p.name),
         query: parameters.filter((p) => p.in === 'query').map((p) => p.name),
         bodyProperties: op.requestBody ? Object.keys(schema?.properties ?? {}) : undefined,
@@ -146,7 +150,9 @@ describe('faults: generated bad input over every operation in /openapi.json', ()
                 ...(body?.kind === 'json' && { body: body.value }),
                 ...(body?.kind === 'raw' && { rawBody: body.text, headers: { 'content-type': body.contentType } }),
               });
-              if (res.status >= 500 || (res.status >= 400 && !isErrorBody(res.body))) {
+              const htmlNotFound =
+                op.htmlPage && res.status === 404 && /^text\/html/.test(String(res.headers['content-type']));
+              if (res.status >= 500 || (res.status >= 400 && !htmlNotFound && !isErrorBody(res.body))) {
                 failures.push(`${op.method} ${url.slice(0, 200)} -> ${res.status} ${res.text.slice(0, 300)}`);
                 return false;
               }

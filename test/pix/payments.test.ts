@@ -182,6 +182,60 @@ describe('payments, received Pix, refunds and balance', () => {
     assert.equal((await call('GET', '/v2/pix/not-an-e2e')).status, 400);
   });
 
+  it('lists each Pix exactly as its single read shows it: components, payer by CNPJ, refunds, key order', async () => {
+    await freshParty();
+    // A due charge with a fixed discount until 2099: paid today, 100.00 less 30.00, with componentesValor.
+    const cobv = await call('PUT', '/v2/cobv/listadocomcomponentes0000000001', {
+      calendario: { dataDeVencimento: '2099-12-31', validadeAposVencimento: 30 },
+      devedor: { cpf: '12345678909', nome: 'Francisco da Silva' },
+      valor: {
+        original: '100.00',
+        desconto: { modalidade: 1, descontoDataFixa: [{ data: '2099-11-30', valorPerc: '30.00' }] },
+      },
+      chave: party.chaves[0],
+    });
+    assert.equal(cobv.status, 201, cobv.text);
+    const due = (await pay({ txid: cobv.body.txid })).body;
+    assert.equal(due.valor, '70.00', due);
+    const cob = await createCob('11.00');
+    const byCnpj = (await pay({ txid: cob.txid, pagador: { nome: 'Empresa', cnpj: '12345678000195' } })).body;
+    await pay({ chave: party.chaves[0], valor: '13.00', infoPagador: 'com "aspas", \\ e informação' });
+    const refund = await call('PUT', `/v2/pix/${byCnpj.endToEndId}/devolucao/L1`, {
+      valor: '1.00',
+      descricao: 'parte',
+    });
+    assert.equal(refund.status, 201, refund.text);
+    await waitFor(
+      async () => (await call('GET', `/v2/pix/${byCnpj.endToEndId}/devolucao/L1`)).body.status === 'DEVOLVIDO',
+      'refund settled',
+    );
+    const listed = await call('GET', `/v2/pix?${RANGE}`);
+    assert.equal(listed.status, 200, listed.text);
+    assert.equal(listed.headers['content-type'], 'application/json; charset=utf-8');
+    assert.equal(listed.body.pix.length, 3);
+    assert.deepEqual(listed.body.pix[0].componentesValor, {
+      original: { valor: '100.00' },
+      desconto: { valor: '30.00' },
+    });
+    const singles = [];
+    for (const item of listed.body.pix) singles.push((await call('GET', `/v2/pix/${item.endToEndId}`)).body);
+    // Byte for byte what the view and the response schema write: properties, values, order, escaping.
+    assert.equal(listed.text, JSON.stringify({ parametros: listed.body.parametros, pix: singles }));
+    const [inicio, fim] = RANGE.split('&').map((p) => decodeURIComponent(p.split('=')[1]));
+    const pastTheEnd = await call('GET', `/v2/pix?${RANGE}&paginacao.itensPorPagina=2&paginacao.paginaAtual=5`);
+    assert.equal(
+      pastTheEnd.text,
+      JSON.stringify({
+        parametros: {
+          inicio,
+          fim,
+          paginacao: { paginaAtual: 5, itensPorPagina: 2, quantidadeDePaginas: 2, quantidadeTotalDeItens: 3 },
+        },
+        pix: [],
+      }),
+    );
+  });
+
   it('refunds up to what was received, idempotently per id, and settles them', async () => {
     await freshParty();
     const cob = await createCob('100.00');

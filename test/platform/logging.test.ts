@@ -100,7 +100,8 @@ describe('request log', () => {
   });
 
   it('writes one line per money movement once committed, and one per webhook attempt with its outcome', async () => {
-    const api = webhookApi(await svc.newParty());
+    const party = await svc.newParty();
+    const api = webhookApi(party);
     await api.registerPix(`${receiver.url}/hook`);
     const pix = await api.payNewCharge('50.00');
     const received = await logged('money moved', (line) => line.reference === pix.endToEndId);
@@ -111,6 +112,16 @@ describe('request log', () => {
     assert.equal(refund.status, 201, refund.text);
     const refunded = await logged('money moved', (line) => line.kind === 'pix_devolvido' && line.amountCents === 1234);
     assert.equal(refunded.accountId, received.accountId);
+    // A send moves money twice: the hold at the request, the settlement by its job.
+    const send = await api.call('PUT', '/v2/gn/pix/logEnvio1', {
+      valor: '1.00',
+      pagador: { chave: party.chaves[0] },
+      favorecido: { chave: svc.demo.chaves[0] },
+    });
+    assert.equal(send.status, 201, send.text);
+    const hold = await logged('money moved', (line) => line.reference === send.body.e2eId);
+    assert.deepEqual([hold.kind, hold.amountCents], ['pix_enviado_chave', 100]);
+    await logged('money moved', (line) => line.reference === send.body.e2eId && line.kind === 'pix_enviado_liquidado');
     const delivered = await logged('webhook delivered', (line) => line.accountId === received.accountId);
     assert.equal(delivered.statusCode, 200);
     assert.equal(delivered.url, `${receiver.url}/hook/pix`);

@@ -34,6 +34,7 @@ const APPLIED: [number, string, string][] = [
   [20, 'participants', 'c623105701379ae1'],
   [21, 'recurrences_journey_txid', '98718330a334ca75'],
   [22, 'outbox_topic_pending', 'a5cf5e6c02930496'],
+  [23, 'open_finance', '8017bb6bb6119cf0'],
 ];
 
 describe('migrations', () => {

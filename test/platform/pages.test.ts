@@ -61,6 +61,8 @@ describe('pages listener', () => {
     assert.equal(loadConfig({ PORT: '0' }).pagesPort, 0);
     assert.equal(loadConfig({ PORT: '8443', PIXD_PAGES_PORT: '9000' }).pagesPort, 9000);
     assert.equal(loadConfig({ PIXD_PAGES_URL: 'https://pay.example.com/' }).pagesUrl, 'https://pay.example.com');
+    // Behind a proxy, one public origin serves both unless the pages have their own.
+    assert.equal(loadConfig({ PIXD_PUBLIC_URL: 'https://pix.example.com' }).pagesUrl, 'https://pix.example.com');
     assert.throws(() => loadConfig({ PORT: '8443', PIXD_PAGES_PORT: '8443' }), ConfigError);
   });
 });

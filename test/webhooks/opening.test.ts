@@ -2,17 +2,34 @@
 // suite: serial (a 400 ms opening-webhook timeout): run alone, after the concurrent files; see scripts/test.sh.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import https from 'node:https';
 import net from 'node:net';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { Receiver, webhookApi, type WebhookApi } from '../helpers/receiver.ts';
 import { outboxIdle, waitFor } from '../helpers/wait.ts';
 import { setWebhookSettings } from '../../src/platform/webhooks/settings.ts';
 import { LIMITS } from '../../src/platform/limits.ts';
+import { createCa, issueCertificate } from '../../src/platform/pki.ts';
 import { recentDeliveries } from '../../src/platform/webhooks/inspection.ts';
 
 /** A TCP server that accepts and closes at once: the URL "does not respond". */
 async function silentServer(): Promise<{ port: number; close(): Promise<void> }> {
   const server = net.createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** An HTTPS server whose certificate comes from a CA nobody trusts: the handshake's TLS fails. */
+async function untrustedServer(): Promise<{ port: number; close(): Promise<void> }> {
+  const identity = issueCertificate(createCa('untrusted test CA'), {
+    commonName: 'untrusted',
+    usage: 'server',
+    altNames: ['127.0.0.1'],
+  });
+  const server = https.createServer({ key: identity.keyPem, cert: identity.certPem }, (_q, r) => r.end());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as net.AddressInfo).port,
@@ -74,6 +91,7 @@ describe('account-opening webhooks', () => {
 
   it('names every registration failure as the spec does', async () => {
     const silent = await silentServer();
+    const untrusted = await untrustedServer();
     const expectName = async (body: unknown, nome: string) => {
       const res = await register(body);
       assert.equal(res.body.nome, nome, `${JSON.stringify(body)}: ${res.text}`);
@@ -86,8 +104,7 @@ describe('account-opening webhooks', () => {
       await expectName({ webhookUrl: `${plain.url}/opening` }, 'mtls_nao_configurado');
       await expectName({ webhookUrl: `https://127.0.0.1:${await closedPort()}/x` }, 'url_inacessivel');
       await expectName({ webhookUrl: `https://127.0.0.1:${silent.port}/x` }, 'url_informada_nao_existe');
-      // pixd's own server: its certificate comes from a CA the callback client does not trust.
-      await expectName({ webhookUrl: `https://127.0.0.1:${svc.service.ctx.config.port}/x` }, 'url_falhou_com_erro');
+      await expectName({ webhookUrl: `https://127.0.0.1:${untrusted.port}/x` }, 'url_falhou_com_erro');
       mutual.behaviour = { status: 503 };
       await expectName({ webhookUrl: `${mutual.url}/err` }, 'erro_de_codigo');
       mutual.behaviour = 'hang';
@@ -98,6 +115,7 @@ describe('account-opening webhooks', () => {
     } finally {
       mutual.behaviour = { status: 200 };
       await silent.close();
+      await untrusted.close();
     }
   });
 

@@ -42,6 +42,8 @@ export const SANDBOX_REFUSALS: Record<string, string> = {
   '2': 'Transaction not authorized for security reasons.',
   '3': 'Transaction not authorized, please try again later.',
 };
+/** Approved sandbox numbers the docs and the checkout's sandbox banner show (any last digit but 1, 2, 3). */
+export const SANDBOX_APPROVED_EXAMPLES = ['4012001038443335', '5555666677778884'] as const;
 
 const invalidCustomer = (property: string, why: string) =>
   billingError(400, 'validation_error', `payment.credit_card.customer.${property}: ${why}`);

@@ -10,7 +10,7 @@ import { GroupCommit, perDatabase } from '../../platform/db/group-commit.ts';
 import { availableCodeSql, ledgerCode } from '../../platform/ledger/ledger.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { accountOffset, jobsEnqueued, outboxRowValues, type NewJob } from '../../platform/outbox/jobs.ts';
-import { PIX_RECEIVED_POSTING } from '../payments/store.ts';
+import { PIX_RECEIVED_POSTING, pixReceivedMoved } from '../payments/store.ts';
 import type { ReceivedPixRow } from '../received/store.ts';
 import type { AccountEventPayload, PixEventPayload } from '../webhook/payloads.ts';
 import { keySettingsJsonOf, keySettingsOf, type KeySettings } from '../settings/store.ts';
@@ -138,6 +138,7 @@ export async function writeCobrSettlements(sql: Sql, list: CobrSettlement[]): Pr
   );
   const ids = new Map(rows.map((r) => [Number(r.cobr_id), r.id]));
   const outcomes = list.map((s) => ids.get(s.charge.id));
+  list.forEach((s, n) => outcomes[n] !== undefined && pixReceivedMoved(sql, s.pix));
   const settled = list.find((_, n) => outcomes[n] !== undefined);
   if (settled) {
     jobsEnqueued(sql, settled.events[0].topic);

@@ -12,6 +12,7 @@ import { LIMITS } from '../../platform/limits.ts';
 import { RECEIVER_ISPB } from '../../platform/institution.ts';
 import { entryViolations } from './keys.ts';
 import type { DictEntryView, EntryCreate } from './schemas.ts';
+import { canonicalJson } from '../../platform/canonical-json.ts';
 import {
   countOwnerKeys,
   entryByRequestId,
@@ -23,17 +24,6 @@ import {
 } from './store.ts';
 
 export const ENTRY_INVALID = 'EntryInvalid';
-
-/** The same body whatever the order of its properties: what makes a request id's replay "the same". */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object')
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(value);
-}
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -144,7 +134,7 @@ export async function createEntry(
 ): Promise<DictEntryView> {
   const violations = entryViolations(body, participant.ispb);
   if (violations.length) throw invalid(ENTRY_INVALID, 'A entrada não respeita as regras do diretório.', violations);
-  const hash = sha256(canonical(body));
+  const hash = sha256(canonicalJson(body));
   try {
     return await db.tx((sql) => register(sql, participant.accountId, participant.ispb, body, hash, now));
   } catch (error) {

@@ -6,8 +6,11 @@ import { ApiError, invalid, notFound } from '../../platform/errors.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import type { Caller } from '../shared/caller.ts';
 import { paginacao } from '../shared/schemas.ts';
-import { qrImageDataUrl, visualizationPage } from '../qrcodes/image.ts';
+import { qrImageDataUrl } from '../qrcodes/image.ts';
+import { visualizationPage } from '../qrcodes/page.ts';
+import { chargeSummary } from '../payload/service.ts';
 import type { LocCompleta, LocListQuery, LocQrCode } from './schemas.ts';
+import { parseId } from '../shared/location-id.ts';
 import {
   findLocation,
   findLocationByToken,
@@ -37,13 +40,6 @@ export function locationView(row: LocationRow & { txid?: string | null }, public
     criacao: row.created_at.toISOString(),
     ...(row.txid && { txid: row.txid }),
   };
-}
-
-/** Path ids are text (Bacen); anything but a positive bigint is simply absent (also /v2/locrec ids). */
-export function parseId(id: string): number | undefined {
-  if (!/^\d{1,15}$/.test(id)) return undefined;
-  const value = Number(id);
-  return value >= 1 ? value : undefined;
 }
 
 const locNotFound = (id: string) => notFound(`Location ${id} não encontrada.`, LOC_NOT_FOUND);
@@ -133,10 +129,18 @@ export async function locQrCode(sql: Sql, caller: Caller, id: string): Promise<L
   };
 }
 
-/** The public page behind `linkVisualizacao`: anyone holding the link may see it, like the location itself. */
-export async function locationPage(sql: Sql, token: string, publicUrl: string): Promise<string> {
+/**
+ * The public page behind `linkVisualizacao`: anyone holding the link may see it, like the location itself.
+ * undefined for an unknown token (the route answers its friendly 404 page).
+ */
+export async function locationPage(
+  sql: Sql,
+  token: string,
+  options: { publicUrl: string; sandbox: boolean; now: (accountId: number) => Date },
+): Promise<string | undefined> {
   const row = await findLocationByToken(sql, token);
-  if (!row) throw notFound('Location não encontrada.', LOC_NOT_FOUND);
-  const { brCode, recebedor } = await locationBrCode(sql, row, publicUrl);
-  return visualizationPage({ recebedor, brCode, image: await qrImageDataUrl(brCode) });
+  if (!row) return undefined;
+  const { brCode, recebedor } = await locationBrCode(sql, row, options.publicUrl);
+  const [image, charge] = await Promise.all([qrImageDataUrl(brCode), chargeSummary(sql, token, options.now)]);
+  return visualizationPage({ recebedor, brCode, image, charge, sandbox: options.sandbox });
 }

@@ -6,7 +6,7 @@
 import type { Sql } from '../../platform/db/database.ts';
 import { invalid, notFound } from '../../platform/errors.ts';
 import { LIMITS } from '../../platform/limits.ts';
-import { parseId } from '../loc/service.ts';
+import { parseId } from '../shared/location-id.ts';
 import type { Caller } from '../shared/caller.ts';
 import { paginacao } from '../shared/schemas.ts';
 import type { LocRecCompleta, LocRecListQuery } from './schemas.ts';

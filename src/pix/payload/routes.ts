@@ -6,6 +6,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
 import type { AppContext } from '../../platform/context.ts';
+import { notFoundPage } from '../../platform/html.ts';
 import { VISUALIZATION_PATH, locationPage } from '../loc/service.ts';
 import { JWKS_PATH, payloadSigner } from './signer.ts';
 import { PAYLOAD_INVALID, chargePayload } from './service.ts';
@@ -95,9 +96,18 @@ export const payloadRoutes =
           produces: ['text/html'],
         },
       },
-      async (request, reply) =>
-        reply
+      async (request, reply) => {
+        const html = await locationPage(ctx.db, request.params.token, {
+          publicUrl: ctx.config.publicUrl,
+          sandbox: ctx.config.environment === 'sandbox',
+          now: (accountId) => ctx.clock.forAccount(accountId).now(),
+        });
+        // The page shows the charge's live status: no cache may keep an unpaid one.
+        return reply
+          .code(html ? 200 : 404)
           .type('text/html; charset=utf-8')
-          .send(await locationPage(ctx.db, request.params.token, ctx.config.publicUrl)),
+          .header('cache-control', 'no-store')
+          .send(html ?? notFoundPage('este QR Code Pix'));
+      },
     );
   };

@@ -7,13 +7,14 @@
 import { findAccount } from '../../accounts/store.ts';
 import type { Sql } from '../../platform/db/database.ts';
 import { ApiError, invalid, notFound } from '../../platform/errors.ts';
-import { formatAmount } from '../../platform/money.ts';
+import { formatAmount, parseAmount } from '../../platform/money.ts';
 import { findCharge, type ChargeRow } from '../charges/store.ts';
 import type { CobBody } from '../cob/schemas.ts';
 import { brasiliaDate, dueAmountOn, lastPayableDate } from '../cobv/amount.ts';
 import type { CobVBody } from '../cobv/schemas.ts';
-import { findLocationByToken, type TipoCob } from '../loc/store.ts';
+import { findLocationByToken, type LinkedLocationRow, type TipoCob } from '../loc/store.ts';
 import { unpayableReason } from '../payments/engine.ts';
+import type { PaymentRefused } from '../payments/refusal.ts';
 import type { StatusCobranca } from '../shared/schemas.ts';
 import { journeyRecurrence } from './rec.ts';
 
@@ -129,6 +130,46 @@ async function keyRemovedAt(sql: Sql, accountId: number, chave: string): Promise
   return rows[0]?.removed_at ?? null;
 }
 
+/** The charge a location serves as a payer reads it now: its status and whether it can still be paid. */
+interface ServedCharge {
+  location: LinkedLocationRow & { txid: string };
+  charge: ChargeRow<CobBody | CobVBody>;
+  now: Date;
+  /** Expired (cob) or past its last payable day (cobv): the payload answers 410 for it. */
+  expired: boolean;
+  /** Why it cannot be paid now, if it cannot. */
+  refused: PaymentRefused | undefined;
+  status: StatusCobranca;
+  payable: boolean;
+}
+
+/** undefined when the location is unknown or serves no charge now. */
+async function servedCharge(
+  sql: Sql,
+  token: string,
+  now: Date | ((accountId: number) => Date),
+): Promise<ServedCharge | undefined> {
+  const location = await findLocationByToken(sql, token);
+  if (!location?.txid) return undefined;
+  // A payer reads the charge on its receiver's clock (moved per account in the sandbox).
+  const at = typeof now === 'function' ? now(location.account_id) : now;
+  const charge = await findCharge<CobBody | CobVBody>(sql, location.account_id, location.tipo_cob, location.txid);
+  if (!charge) return undefined;
+  const refused = unpayableReason(
+    { ...charge, key_removed_at: await keyRemovedAt(sql, charge.account_id, charge.chave) },
+    at,
+  );
+  return {
+    location: { ...location, txid: location.txid },
+    charge,
+    now: at,
+    expired: refused?.code === 'cobranca_expirada',
+    refused,
+    status: refused?.code === 'chave_removida' ? 'REMOVIDA_PELO_PSP' : (charge.status as StatusCobranca),
+    payable: !refused,
+  };
+}
+
 /**
  * - no charge at the location: 404; expired (cob) or past its last payable day (cobv): 410, since the
  *   status must not reflect expiry (Bacen CobrancaStatus) and the location will never serve it again;
@@ -139,27 +180,56 @@ export async function chargePayload(
   sql: Sql,
   served: Omit<PayloadRequest, 'now'> & { now: Date | ((accountId: number) => Date) },
 ): Promise<ServedPayload> {
-  const location = await findLocationByToken(sql, served.token);
-  if (!location?.txid) throw notServing();
-  // A payer reads the charge on its receiver's clock (moved per account in the sandbox).
-  const request = { ...served, now: typeof served.now === 'function' ? served.now(location.account_id) : served.now };
-  const charge = await findCharge<unknown>(sql, location.account_id, location.tipo_cob, location.txid);
-  if (!charge) throw notServing();
-  const refused = unpayableReason(
-    {
-      ...charge,
-      body: charge.body as CobBody | CobVBody,
-      key_removed_at: await keyRemovedAt(sql, charge.account_id, charge.chave),
-    },
-    request.now,
-  );
-  if (refused?.code === 'cobranca_expirada')
-    throw new ApiError(410, PAYLOAD_NOT_FOUND, `${refused.message} A location não a apresentará mais.`);
-  const status = refused?.code === 'chave_removida' ? 'REMOVIDA_PELO_PSP' : (charge.status as StatusCobranca);
-  const source = { sql, status, payable: !refused, request };
+  const found = await servedCharge(sql, served.token, served.now);
+  if (!found) throw notServing();
+  const { location, charge, status, payable } = found;
+  if (found.expired)
+    throw new ApiError(410, PAYLOAD_NOT_FOUND, `${found.refused?.message} A location não a apresentará mais.`);
+  const source = { sql, status, payable, request: { ...served, now: found.now } };
   const payload =
     location.tipo_cob === 'cob'
       ? await cobPayload({ ...source, charge: charge as ChargeRow<CobBody> })
       : await cobvPayload({ ...source, charge: charge as ChargeRow<CobVBody> });
   return { tipoCob: location.tipo_cob, payload };
+}
+
+/** What the QR page (`linkVisualizacao`) tells a payer about the charge: the same reading as the payload's. */
+export interface ChargeSummary {
+  txid: string;
+  status: StatusCobranca;
+  expired: boolean;
+  /** cob: the original amount; cobv: what is due today (or on its last payable day, once past it). */
+  amountCents: number;
+  /** cob: the instant it expires; cobv: its due date and last payable date (YYYY-MM-DD). */
+  expiresAt?: Date;
+  dueDate?: string;
+  lastPayableDate?: string;
+}
+
+export async function chargeSummary(
+  sql: Sql,
+  token: string,
+  now: (accountId: number) => Date,
+): Promise<ChargeSummary | undefined> {
+  const found = await servedCharge(sql, token, now);
+  if (!found) return undefined;
+  const { charge, status, expired } = found;
+  const common = { txid: charge.txid, status, expired };
+  if (found.location.tipo_cob === 'cob') {
+    const body = charge.body as CobBody;
+    return {
+      ...common,
+      amountCents: parseAmount(body.valor.original),
+      expiresAt: new Date(charge.created_at.getTime() + body.calendario.expiracao * 1000),
+    };
+  }
+  const body = charge.body as CobVBody;
+  const today = brasiliaDate(found.now);
+  const last = lastPayableDate(body);
+  return {
+    ...common,
+    amountCents: dueAmountOn(body, today > last ? last : today).finalCents,
+    dueDate: body.calendario.dataDeVencimento,
+    lastPayableDate: last,
+  };
 }

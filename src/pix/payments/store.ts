@@ -99,6 +99,16 @@ export async function readChargeForSettlement(
   return row;
 }
 
+/** The log line of a `pix_recebido` entry written by PIX_RECEIVED_POSTING (post() logs its own). */
+export function pixReceivedMoved(sql: Sql, pix: Pick<ReceivedPixRow, 'end_to_end_id' | 'account_id' | 'amount_cents'>) {
+  moneyMoved(sql, {
+    kind: 'pix_recebido',
+    reference: pix.end_to_end_id,
+    accountId: pix.account_id,
+    amountCents: pix.amount_cents,
+  });
+}
+
 /**
  * The ledger part of a settlement statement, shared by the charges' (below) and the recurring charges' writes:
  * for each row of `input` (end_to_end_id, account_id, amount_cents, received_at, external_id, available_id)
@@ -192,12 +202,7 @@ export async function writeSettlements(sql: Sql, list: Settlement[]): Promise<(R
   return list.map((s) => {
     const id = ids.get(s.charge.id);
     if (id === undefined) return undefined;
-    moneyMoved(sql, {
-      kind: 'pix_recebido',
-      reference: s.pix.end_to_end_id,
-      accountId: s.pix.account_id,
-      amountCents: s.pix.amount_cents,
-    });
+    pixReceivedMoved(sql, s.pix);
     if (!enqueued.has(s.event.topic.name)) jobsEnqueued(sql, s.event.topic);
     enqueued.add(s.event.topic.name);
     return { id, ...s.pix };

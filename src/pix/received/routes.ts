@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { callerOf } from '../shared/caller.ts';
@@ -24,7 +24,12 @@ export const receivedPixRoutes =
         config: read,
         schema: { tags, summary: 'List received Pix', querystring: PixListQuery, response: { 200: PixList } },
       },
-      async (request) => listPix(ctx.db, callerOf(ctx, request), request.query),
+      // The body comes as JSON text, already in the schema's shape: sent as it is, not serialised again.
+      // (The plain reply type: the typed one only takes the schema's object.)
+      async (request, reply) =>
+        (reply as FastifyReply)
+          .type('application/json; charset=utf-8')
+          .send(await listPix(ctx.db, callerOf(ctx, request), request.query)),
     );
 
     app.put(

@@ -5,17 +5,10 @@ import { LIMITS } from '../../platform/limits.ts';
 import { formatAmount, parseAmount } from '../../platform/money.ts';
 import { newReturnId } from '../../platform/institution.ts';
 import { enqueue } from '../../platform/outbox/jobs.ts';
-import { paginacao } from '../shared/schemas.ts';
 import type { Caller } from '../shared/caller.ts';
-import {
-  findReceivedPix,
-  findRefund,
-  insertRefund,
-  listReceivedPix,
-  refundedOrPendingCents,
-  refundsOf,
-} from './store.ts';
+import { findReceivedPix, findRefund, insertRefund, refundedOrPendingCents, refundsOf } from './store.ts';
 import { pixView, refundView } from './view.ts';
+import { receivedPixPageJson } from './page-store.ts';
 import { REFUND_SETTLE_TOPIC } from './jobs.ts';
 import type { PixListQuery, RefundRequest } from './schemas.ts';
 
@@ -29,7 +22,8 @@ export async function readPix(sql: Sql, caller: Caller, e2eid: string) {
   return pixView(pix, await refundsOf(sql, [pix.id]));
 }
 
-export async function listPix(sql: Sql, caller: Caller, q: PixListQuery) {
+/** GET /v2/pix: the page's response body, as JSON text written by the database (page-store.ts). */
+export async function listPix(sql: Sql, caller: Caller, q: PixListQuery): Promise<string> {
   const inicio = new Date(q.inicio);
   const fim = new Date(q.fim);
   const violations: Violation[] = [];
@@ -41,9 +35,7 @@ export async function listPix(sql: Sql, caller: Caller, q: PixListQuery) {
       'Os parâmetros de consulta não respeitam o schema ou não fazem sentido.',
       violations,
     );
-  const page = q['paginacao.paginaAtual'] ?? 0;
-  const pageSize = q['paginacao.itensPorPagina'] ?? LIMITS.pageSizeDefault;
-  const { rows, total } = await listReceivedPix(
+  return receivedPixPageJson(
     sql,
     {
       accountId: caller.accountId,
@@ -55,13 +47,10 @@ export async function listPix(sql: Sql, caller: Caller, q: PixListQuery) {
       cpf: q.cpf,
       cnpj: q.cnpj,
     },
-    page,
-    pageSize,
+    { inicio: q.inicio, fim: q.fim },
+    q['paginacao.paginaAtual'] ?? 0,
+    q['paginacao.itensPorPagina'] ?? LIMITS.pageSizeDefault,
   );
-  return {
-    parametros: { inicio: q.inicio, fim: q.fim, paginacao: paginacao(page, pageSize, total) },
-    pix: rows.map((row) => pixView(row, row.refunds)),
-  };
 }
 
 /** Hooks other features add to refuse refunds (e.g. a Pix passed on through a split). */

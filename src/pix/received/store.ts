@@ -1,7 +1,7 @@
 /** Storage of received Pix and their refunds. */
 import type { Sql } from '../../platform/db/database.ts';
 
-export type PixOrigin = 'sandbox_auto' | 'sandbox_pay' | 'participant' | 'pixd_transfer';
+export type PixOrigin = 'sandbox_auto' | 'sandbox_pay' | 'participant' | 'pixd_transfer' | 'open_finance';
 
 export interface ReceivedPixRow {
   id: number;
@@ -86,67 +86,6 @@ export interface ReceivedPixFilter {
   devolucaoPresente?: boolean;
   cpf?: string;
   cnpj?: string;
-}
-
-/**
- * A page of received Pix with each one's refunds and the total in the range, in one statement: the total is an
- * uncorrelated count (run once, on the index alone, not a window over the rows: a window made PostgreSQL fetch
- * and buffer every row of the range before cutting the page, which cost it more than the separate count did),
- * and refunds come as a JSON array per Pix of the page (null when none, nearly always). A page past the end has no row to carry the total: only then is it
- * counted by a second statement.
- */
-export async function listReceivedPix(
-  sql: Sql,
-  f: ReceivedPixFilter,
-  page: number,
-  pageSize: number,
-): Promise<{ rows: (ReceivedPixRow & { refunds: RefundRow[] })[]; total: number }> {
-  const params: unknown[] = [f.accountId, f.inicio, f.fim];
-  const conditions = ['account_id = $1', 'received_at >= $2', 'received_at <= $3'];
-  const add = (condition: string, value?: unknown) => {
-    if (value === undefined) return conditions.push(condition);
-    params.push(value);
-    return conditions.push(condition.replace('?', `$${params.length}`));
-  };
-  if (f.txid) add('txid = ?', f.txid);
-  if (f.txIdPresente !== undefined) add(f.txIdPresente ? 'txid is not null' : 'txid is null');
-  if (f.devolucaoPresente !== undefined)
-    add(
-      `${f.devolucaoPresente ? '' : 'not '}exists (select 1 from refunds r where r.received_pix_id = received_pix.id)`,
-    );
-  if (f.cpf) add('pagador_cpf = ?', f.cpf);
-  if (f.cnpj) add('pagador_cnpj = ?', f.cnpj);
-  const where = conditions.join(' and ');
-  const filterParams = [...params];
-  params.push(pageSize, page * pageSize);
-  const { rows } = await sql.query<
-    ReceivedPixRow & { total: number; refunds_json: RefundJson[] | null; refunds: RefundRow[] }
-  >(
-    `select ${PIX_COLUMNS}, (select count(*) from received_pix where ${where}) as total,
-       (select json_agg(r order by r.id) from (select ${REFUND_COLUMNS} from refunds where received_pix_id = received_pix.id) r) as refunds_json
-     from received_pix where ${where} order by received_at, id limit $${params.length - 1} offset $${params.length}`,
-    params,
-  );
-  let total: number;
-  if (rows.length) total = Number(rows[0].total);
-  else {
-    const count = await sql.query<{ n: number }>(
-      `select count(*)::int as n from received_pix where ${where}`,
-      filterParams,
-    );
-    total = count.rows[0].n;
-  }
-  // The rows are extended in place (no copies: a page is up to a thousand rows); total and refunds_json stay on
-  // them unread.
-  for (const row of rows) row.refunds = row.refunds_json ? row.refunds_json.map(refundFromJson) : [];
-  return { rows, total };
-}
-
-/** A refunds row as json_agg gives it: timestamps as text. */
-type RefundJson = Omit<RefundRow, 'requested_at' | 'settled_at'> & { requested_at: string; settled_at: string | null };
-
-function refundFromJson(r: RefundJson): RefundRow {
-  return { ...r, requested_at: new Date(r.requested_at), settled_at: r.settled_at ? new Date(r.settled_at) : null };
 }
 
 export async function receivedPixForCharges(sql: Sql, chargeIds: number[]): Promise<ReceivedPixRow[]> {

@@ -9,17 +9,15 @@
  * ledger's `balance_cents >= 0` constraint is the backstop.
  */
 import type { Sql } from '../../platform/db/database.ts';
-import { balanceCents, ledgerCode, lockCustomer, transfer } from '../../platform/ledger/ledger.ts';
+import { lockCustomer } from '../../platform/ledger/ledger.ts';
 import { newEndToEndId, RECEIVER_ISPB } from '../../platform/institution.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { formatAmount, parseAmount } from '../../platform/money.ts';
-import { enqueue } from '../../platform/outbox/jobs.ts';
 import { notFound, invalid, type Violation } from '../../platform/errors.ts';
 import type { PaymentTarget } from '../payments/engine.ts';
 import { SENT_PIX_KIND } from '../reports/record-types.ts';
 import { paginacao } from '../shared/schemas.ts';
 import type { Caller } from '../shared/caller.ts';
-import { findPixWebhook } from '../webhook/store.ts';
 import { SendRefused, type ExternalInstitution } from './external.ts';
 import type { SendRequest, SentListQuery } from './schemas.ts';
 import {
@@ -27,9 +25,11 @@ import {
   accountHolder,
   findSentByE2e,
   findSentByIdEnvio,
-  insertSent,
-  keyOwner,
+  insertSentWithHold,
+  keyHolder,
   listSent,
+  readSendContext,
+  type SendContext,
   type SentFavorecido,
   type SentPixRow,
   type SentVia,
@@ -37,6 +37,7 @@ import {
 } from './store.ts';
 import { sendView, sentPixRead } from './view.ts';
 import { SEND_SETTLE_TOPIC } from './settlement.ts';
+import { canonicalJson } from '../../platform/canonical-json.ts';
 
 /** What the send path needs beside the caller: who settles with other institutions. */
 export interface SendDeps {
@@ -65,18 +66,6 @@ export function isPixKey(chave: string): boolean {
   return KEY_PATTERNS.some(([, re]) => re.test(chave));
 }
 
-/** The account holder as a Pix party: its name and its document as cpf or cnpj. */
-/** Stable JSON (keys sorted) of a request, to compare a repeated idEnvio's body with the first. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object')
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(value);
-}
-
 function checkDocument(
   expected: { cpf?: string; cnpj?: string },
   holder: { cpf?: string; cnpj?: string },
@@ -96,20 +85,20 @@ async function keyDestination(
 ): Promise<Destination> {
   if (!isPixKey(favorecido.chave))
     throw new SendRefused('chave_invalida', `${favorecido.chave} não é uma chave Pix válida.`, 'favorecido.chave');
-  const owner = await keyOwner(sql, favorecido.chave);
-  if (owner === caller.accountId)
+  const holder = await keyHolder(sql, favorecido.chave);
+  if (holder?.accountId === caller.accountId)
     throw new SendRefused(
       'chave_propria',
       'A chave do favorecido pertence à própria conta pagadora.',
       'favorecido.chave',
     );
-  if (owner !== undefined) {
-    const identificacao = await holderIdentity(sql, owner);
+  if (holder !== undefined) {
+    const identificacao = holder.identity;
     checkDocument(favorecido, identificacao, 'favorecido.cpf');
     return {
       destination: 'pixd',
       target: { kind: 'key', chave: favorecido.chave },
-      receiverAccountId: owner,
+      receiverAccountId: holder.accountId,
       favorecido: { chave: favorecido.chave, identificacao },
     };
   }
@@ -165,14 +154,14 @@ async function bankDestination(
 }
 
 /** Checks the payer's key: a key of the caller's account, with a Pix webhook (where the outcome goes). */
-async function checkPayerKey(sql: Sql, caller: Caller, chave: string): Promise<void> {
-  if ((await keyOwner(sql, chave)) !== caller.accountId)
+function checkPayerKey(context: SendContext, caller: Caller, chave: string): void {
+  if (context.payerKeyOwner !== caller.accountId)
     throw new SendRefused(
       'chave_pagador_invalida',
       `A chave ${chave} não é uma chave ativa desta conta.`,
       'pagador.chave',
     );
-  if (!(await findPixWebhook(sql, caller.accountId, chave)))
+  if (!context.payerKeyHasWebhook)
     throw new SendRefused(
       'webhook_nao_cadastrado',
       `A chave ${chave} do pagador não tem webhook Pix cadastrado: é por ele que o resultado do envio é informado.`,
@@ -202,10 +191,13 @@ export interface SendStart {
  */
 export async function startSend(sql: Sql, caller: Caller, start: SendStart) {
   await lockCustomer(sql, caller.accountId);
-  const existing = await findSentByIdEnvio(sql, caller.accountId, start.idEnvio);
-  if (existing) {
+  // Everything the checks read, after the lock (a read in the locking statement could see an older balance).
+  const context = await readSendContext(sql, caller.accountId, start.idEnvio, start.payerKey);
+  if (context.existingId !== null) {
+    const existing = (await findSentByIdEnvio(sql, caller.accountId, start.idEnvio))!;
     // Idempotent per account: the same body answers the same send (its current state); another is a conflict.
-    if (canonical(existing.request) === canonical(start.request)) return { created: false, view: sendView(existing) };
+    if (canonicalJson(existing.request) === canonicalJson(start.request))
+      return { created: false, view: sendView(existing) };
     throw new SendRefused(
       'id_envio_duplicado',
       `O idEnvio ${start.idEnvio} já foi usado com outra requisição.`,
@@ -213,46 +205,39 @@ export async function startSend(sql: Sql, caller: Caller, start: SendStart) {
       409,
     );
   }
-  await checkPayerKey(sql, caller, start.payerKey);
+  checkPayerKey(context, caller, start.payerKey);
   const { amountCents, destination } = await start.resolve(sql);
-  const available = await balanceCents(sql, ledgerCode.available(caller.accountId));
+  const available = context.availableCents;
   if (available < amountCents)
     throw new SendRefused(
       'saldo_insuficiente',
       `Saldo disponível (${formatAmount(available)}) insuficiente para o envio de ${formatAmount(amountCents)}.`,
       'valor',
     );
-  const sent = await insertSent(sql, {
-    account_id: caller.accountId,
-    id_envio: start.idEnvio,
-    end_to_end_id: newEndToEndId(caller.now, RECEIVER_ISPB),
-    request: start.request,
-    via: start.via,
-    payer_key: start.payerKey,
-    info_pagador: start.infoPagador ?? null,
-    amount_cents: amountCents,
-    favorecido: destination.favorecido,
-    destination: destination.destination,
-    target: destination.target,
-    receiver_account_id: destination.receiverAccountId,
-    requested_at: caller.now,
-  });
-  await transfer(sql, {
-    kind: start.via === 'dados_bancarios' ? SENT_PIX_KIND.dados_bancarios : SENT_PIX_KIND.chave,
-    reference: sent.end_to_end_id,
-    accountId: caller.accountId,
-    at: caller.now,
-    from: ledgerCode.available(caller.accountId),
-    to: ledgerCode.sending(caller.accountId),
-    amountCents,
-  });
-  await enqueue(sql, {
-    topic: SEND_SETTLE_TOPIC,
-    payload: { sentPixId: sent.id },
-    accountId: caller.accountId,
-    availableAt: caller.now,
-    now: caller.now,
-  });
+  // The row, the hold (`available -> sending`) and the settlement job in one statement.
+  const sent = await insertSentWithHold(
+    sql,
+    {
+      account_id: caller.accountId,
+      id_envio: start.idEnvio,
+      end_to_end_id: newEndToEndId(caller.now, RECEIVER_ISPB),
+      request: start.request,
+      via: start.via,
+      payer_key: start.payerKey,
+      info_pagador: start.infoPagador ?? null,
+      amount_cents: amountCents,
+      favorecido: destination.favorecido,
+      destination: destination.destination,
+      target: destination.target,
+      receiver_account_id: destination.receiverAccountId,
+      requested_at: caller.now,
+    },
+    {
+      kind: start.via === 'dados_bancarios' ? SENT_PIX_KIND.dados_bancarios : SENT_PIX_KIND.chave,
+      ledgerIds: [context.availableLedgerId, context.sendingLedgerId],
+    },
+    SEND_SETTLE_TOPIC,
+  );
   return { created: true, view: sendView(sent) };
 }
 

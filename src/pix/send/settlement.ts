@@ -14,15 +14,15 @@
  */
 import type { Database, Sql } from '../../platform/db/database.ts';
 import type { Clock } from '../../platform/clock.ts';
-import { ledgerCode, lockCustomer, transfer } from '../../platform/ledger/ledger.ts';
-import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
+import { ledgerCode, lockCustomers } from '../../platform/ledger/ledger.ts';
+import { defineTopic, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { receiveOrHold } from '../payments/engine.ts';
 import { PaymentRefused } from '../payments/refusal.ts';
 import { WEBHOOK_TOPICS } from '../webhook/events.ts';
 import type { PixEventPayload } from '../webhook/payloads.ts';
 import type { ExternalInstitution } from './external.ts';
-import { holderIdentity, lockSent, settleSent, type SentPixRow } from './store.ts';
+import { lockSentForSettlement, settleSentWithEntry, type SentForSettlement, type SentPixRow } from './store.ts';
 import { sentPixWebhook } from './view.ts';
 
 /** Journal kinds of a send's settlement (the hold itself is written under SENT_PIX_KIND). */
@@ -30,15 +30,38 @@ export const SETTLEMENT_KIND = { done: 'pix_enviado_liquidado', returned: 'estor
 
 class ReceiverRefused extends Error {}
 
-async function notifyPayer(sql: Sql, sent: SentPixRow, at: Date): Promise<void> {
+/**
+ * The outcome, in one statement: the send's status, the entry that moves the held amount (`from -> to`)
+ * and the payer key's webhook event (`{pix: [...]}` with the settled send, due at once).
+ */
+function settle(
+  sql: Sql,
+  locked: SentForSettlement,
+  outcome: { status: 'REALIZADO' | 'NAO_REALIZADO'; at: Date; motivo: string | null },
+  to: 'externalPix' | 'available',
+): Promise<SentPixRow> {
+  const { sent, ledgerIds } = locked;
+  const settled: SentPixRow = { ...sent, status: outcome.status, settled_at: outcome.at, motivo: outcome.motivo };
   const payload: PixEventPayload = {
     accountId: sent.account_id,
     chave: sent.payer_key,
     txid: null,
     envio: true,
-    pix: [sentPixWebhook(sent, at)],
+    pix: [sentPixWebhook(settled, outcome.at)],
   };
-  await enqueue(sql, { topic: WEBHOOK_TOPICS.pix, payload, accountId: sent.account_id, availableAt: at, now: at });
+  return settleSentWithEntry(
+    sql,
+    sent,
+    { ...outcome, kind: outcome.status === 'REALIZADO' ? SETTLEMENT_KIND.done : SETTLEMENT_KIND.returned },
+    {
+      codes: [
+        ledgerCode.sending(sent.account_id),
+        to === 'externalPix' ? ledgerCode.externalPix : ledgerCode.available(sent.account_id),
+      ],
+      ids: [ledgerIds.sending, ledgerIds[to]],
+    },
+    { topic: WEBHOOK_TOPICS.pix, payload, accountId: sent.account_id, availableAt: outcome.at, now: outcome.at },
+  );
 }
 
 /**
@@ -48,8 +71,7 @@ async function notifyPayer(sql: Sql, sent: SentPixRow, at: Date): Promise<void> 
  * first, postings after: requests and settlements queue instead.
  */
 async function lockParties(sql: Sql, sent: SentPixRow): Promise<void> {
-  const ids = [sent.account_id, ...(sent.receiver_account_id === null ? [] : [sent.receiver_account_id])];
-  for (const id of ids.sort((a, b) => a - b)) await lockCustomer(sql, id);
+  await lockCustomers(sql, [sent.account_id, ...(sent.receiver_account_id === null ? [] : [sent.receiver_account_id])]);
 }
 
 /** A send's settlement, enqueued in the request's transaction: the receiver's institution answers. */
@@ -64,7 +86,8 @@ export function sendSettlementHandler(db: Database, clock: Clock, external: Exte
     let heldUntil: Date | undefined;
     try {
       await db.tx(async (sql) => {
-        const sent = await lockSent(sql, job.payload.sentPixId);
+        const locked = await lockSentForSettlement(sql, job.payload.sentPixId);
+        const sent = locked?.sent;
         if (sent?.status !== 'EM_PROCESSAMENTO') return;
         await lockParties(sql, sent);
         const now = clock.forAccount(sent.account_id).now();
@@ -73,7 +96,7 @@ export function sendSettlementHandler(db: Database, clock: Clock, external: Exte
             const reception = await receiveOrHold(sql, now, {
               target: sent.target!,
               amountCents: sent.amount_cents,
-              payer: await holderIdentity(sql, sent.account_id),
+              payer: locked!.payer,
               infoPagador: sent.info_pagador ?? undefined,
               origin: 'pixd_transfer',
               endToEndId: sent.end_to_end_id,
@@ -92,16 +115,7 @@ export function sendSettlementHandler(db: Database, clock: Clock, external: Exte
           const refused = external.settle({ amountCents: sent.amount_cents });
           if (refused) throw new ReceiverRefused(refused);
         }
-        await transfer(sql, {
-          kind: SETTLEMENT_KIND.done,
-          reference: sent.end_to_end_id,
-          accountId: sent.account_id,
-          at: now,
-          from: ledgerCode.sending(sent.account_id),
-          to: ledgerCode.externalPix,
-          amountCents: sent.amount_cents,
-        });
-        await notifyPayer(sql, await settleSent(sql, sent.id, 'REALIZADO', now, null), now);
+        await settle(sql, locked!, { status: 'REALIZADO', at: now, motivo: null }, 'externalPix');
       });
     } catch (error) {
       if (!(error instanceof ReceiverRefused)) throw error;
@@ -111,20 +125,11 @@ export function sendSettlementHandler(db: Database, clock: Clock, external: Exte
     if (refusal !== undefined) {
       const motivo = refusal;
       await db.tx(async (sql) => {
-        const sent = await lockSent(sql, job.payload.sentPixId);
-        if (sent?.status !== 'EM_PROCESSAMENTO') return;
-        await lockParties(sql, sent);
-        const now = clock.forAccount(sent.account_id).now();
-        await transfer(sql, {
-          kind: SETTLEMENT_KIND.returned,
-          reference: sent.end_to_end_id,
-          accountId: sent.account_id,
-          at: now,
-          from: ledgerCode.sending(sent.account_id),
-          to: ledgerCode.available(sent.account_id),
-          amountCents: sent.amount_cents,
-        });
-        await notifyPayer(sql, await settleSent(sql, sent.id, 'NAO_REALIZADO', now, motivo), now);
+        const locked = await lockSentForSettlement(sql, job.payload.sentPixId);
+        if (locked?.sent.status !== 'EM_PROCESSAMENTO') return;
+        await lockParties(sql, locked.sent);
+        const now = clock.forAccount(locked.sent.account_id).now();
+        await settle(sql, locked, { status: 'NAO_REALIZADO', at: now, motivo }, 'available');
       });
     }
     return { done: true };

@@ -1,6 +1,10 @@
 /** Storage of sent Pix (migration 015). */
 import type { Sql } from '../../platform/db/database.ts';
+import { asLedgerError, ledgerAccountIds, ledgerCode, transferCtes } from '../../platform/ledger/ledger.ts';
+import { moneyMoved } from '../../platform/logging.ts';
+import { accountOffset, jobsEnqueued, outboxRowValues, type NewJob, type Topic } from '../../platform/outbox/jobs.ts';
 import type { PaymentTarget, unpayableReason } from '../payments/engine.ts';
+import { LIVE_PIX_WEBHOOK } from '../webhook/store.ts';
 
 export type SentStatus = 'EM_PROCESSAMENTO' | 'REALIZADO' | 'NAO_REALIZADO';
 export type SentVia = 'chave' | 'dados_bancarios' | 'qrcode';
@@ -42,6 +46,8 @@ export interface SentPixRow {
 
 const COLUMNS = `id, account_id, id_envio, end_to_end_id, request, via, payer_key, info_pagador, amount_cents, favorecido,
   destination, target, receiver_account_id, status, motivo, requested_at, settled_at`;
+/** COLUMNS qualified by a table alias, for statements that join. */
+const columnsOf = (alias: string) => COLUMNS.replace(/(\w+)/g, `${alias}.$1`);
 
 export async function findSentByIdEnvio(sql: Sql, accountId: number, idEnvio: string): Promise<SentPixRow | undefined> {
   const { rows } = await sql.query<SentPixRow>(
@@ -59,51 +65,215 @@ export async function findSentByE2e(sql: Sql, accountId: number, e2eId: string):
   return rows[0];
 }
 
-export async function lockSent(sql: Sql, id: number): Promise<SentPixRow | undefined> {
-  const { rows } = await sql.query<SentPixRow>(`select ${COLUMNS} from sent_pix where id = $1 for update`, [id]);
-  return rows[0];
+/**
+ * What a send request reads once it holds the payer's account row, in one statement: whether the idEnvio
+ * was used, the payer key's owner and live webhook, the available balance (the posted total) and the ids
+ * of the two ledger accounts the hold moves money between (null until first used).
+ */
+export interface SendContext {
+  existingId: number | null;
+  payerKeyOwner: number | null;
+  payerKeyHasWebhook: boolean;
+  availableCents: number;
+  availableLedgerId: number | null;
+  sendingLedgerId: number | null;
 }
 
-export async function insertSent(
+export async function readSendContext(
+  sql: Sql,
+  accountId: number,
+  idEnvio: string,
+  payerKey: string,
+): Promise<SendContext> {
+  const { rows } = await sql.query<{
+    existing_id: number | null;
+    payer_key_owner: number | null;
+    has_webhook: boolean;
+    available_id: number | null;
+    available_cents: number | null;
+    sending_id: number | null;
+  }>(
+    `select (select id from sent_pix where account_id = $1 and id_envio = $2) as existing_id,
+       (select account_id from pix_keys where chave = $3 and removed_at is null) as payer_key_owner,
+       exists (select 1 ${LIVE_PIX_WEBHOOK} where w.chave = $3 and w.account_id = $1) as has_webhook,
+       av.id as available_id, av.balance_cents as available_cents,
+       (select id from ledger_accounts where code = $5) as sending_id
+     from (select 1) as one left join ledger_accounts av on av.code = $4`,
+    [accountId, idEnvio, payerKey, ledgerCode.available(accountId), ledgerCode.sending(accountId)],
+  );
+  const r = rows[0];
+  return {
+    existingId: r.existing_id,
+    payerKeyOwner: r.payer_key_owner,
+    payerKeyHasWebhook: r.has_webhook,
+    availableCents: r.available_cents ?? 0,
+    availableLedgerId: r.available_id,
+    sendingLedgerId: r.sending_id,
+  };
+}
+
+/** Ids of two ledger accounts, from what was read when both exist, else resolved (and created) first. */
+async function ledgerIdsOf(
+  sql: Sql,
+  codes: [string, string],
+  known: [number | null, number | null],
+): Promise<[number, number]> {
+  if (known[0] !== null && known[1] !== null) return [known[0], known[1]];
+  const ids = await ledgerAccountIds(sql, codes);
+  return [ids.get(codes[0])!, ids.get(codes[1])!];
+}
+
+/**
+ * A new send, its hold and its settlement job in one statement: the `sent_pix` row (EM_PROCESSAMENTO), the
+ * journal entry `available -> sending` (`transferCtes`, as `transfer` would write it) and the outbox row of
+ * `settle`, whose payload `{sentPixId}` needs the row's id and is built here. The job is due at
+ * `requested_at` on the payer's clock, converted as `enqueue` does.
+ */
+export async function insertSentWithHold(
   sql: Sql,
   row: Omit<SentPixRow, 'id' | 'status' | 'motivo' | 'settled_at'>,
+  hold: { kind: string; ledgerIds: [number | null, number | null] },
+  settle: Topic<{ sentPixId: number }>,
 ): Promise<SentPixRow> {
-  const { rows } = await sql.query<SentPixRow>(
-    `insert into sent_pix (account_id, id_envio, end_to_end_id, request, via, payer_key, info_pagador, amount_cents, favorecido,
-       destination, target, receiver_account_id, status, requested_at)
-     values ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9::jsonb, $10, $11::jsonb, $12, 'EM_PROCESSAMENTO', $13) returning ${COLUMNS}`,
-    [
-      row.account_id,
-      row.id_envio,
-      row.end_to_end_id,
-      JSON.stringify(row.request),
-      row.via,
-      row.payer_key,
-      row.info_pagador,
-      row.amount_cents,
-      JSON.stringify(row.favorecido),
-      row.destination,
-      row.target ? JSON.stringify(row.target) : null,
-      row.receiver_account_id,
-      row.requested_at,
-    ],
+  const [availableId, sendingId] = await ledgerIdsOf(
+    sql,
+    [ledgerCode.available(row.account_id), ledgerCode.sending(row.account_id)],
+    hold.ledgerIds,
   );
+  let rows: SentPixRow[];
+  try {
+    ({ rows } = await sql.query<SentPixRow>(
+      `with sent as (
+         insert into sent_pix (account_id, id_envio, end_to_end_id, request, via, payer_key, info_pagador, amount_cents,
+           favorecido, destination, target, receiver_account_id, status, requested_at)
+         values ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9::jsonb, $10, $11::jsonb, $12, 'EM_PROCESSAMENTO', $13)
+         returning ${COLUMNS}),
+       ${transferCtes({ guard: 'sent', kind: '$14', reference: '$3', accountId: '$1', at: '$13', fromId: '$15', toId: '$16', amountCents: '$8' })},
+       job as (
+         insert into outbox (topic, ordering_key, payload, available_at, created_at, account_id)
+         select $17, null, jsonb_build_object('sentPixId', sent.id), $13::timestamptz - ${accountOffset('$1', 'for share')}, $13, $1
+         from sent)
+       select * from sent`,
+      [
+        row.account_id,
+        row.id_envio,
+        row.end_to_end_id,
+        JSON.stringify(row.request),
+        row.via,
+        row.payer_key,
+        row.info_pagador,
+        row.amount_cents,
+        JSON.stringify(row.favorecido),
+        row.destination,
+        row.target ? JSON.stringify(row.target) : null,
+        row.receiver_account_id,
+        row.requested_at,
+        hold.kind,
+        availableId,
+        sendingId,
+        settle.name,
+      ],
+    ));
+  } catch (error) {
+    throw asLedgerError(error, { kind: hold.kind, reference: row.end_to_end_id });
+  }
+  moneyMoved(sql, {
+    kind: hold.kind,
+    reference: row.end_to_end_id,
+    accountId: row.account_id,
+    amountCents: row.amount_cents,
+  });
+  jobsEnqueued(sql, settle);
   return rows[0];
 }
 
-export async function settleSent(
-  sql: Sql,
-  id: number,
-  status: 'REALIZADO' | 'NAO_REALIZADO',
-  at: Date,
-  motivo: string | null,
-  favorecido?: SentFavorecido,
-): Promise<SentPixRow> {
-  const { rows } = await sql.query<SentPixRow>(
-    `update sent_pix set status = $2, settled_at = $3, motivo = $4, favorecido = coalesce($5::jsonb, favorecido)
-     where id = $1 returning ${COLUMNS}`,
-    [id, status, at, motivo, favorecido ? JSON.stringify(favorecido) : null],
+/**
+ * A send row locked for its settlement, with the payer as a Pix names it and the ids of the ledger accounts
+ * a settlement may move money between (read beside the row: one statement).
+ */
+export interface SentForSettlement {
+  sent: SentPixRow;
+  payer: { nome: string; cpf?: string; cnpj?: string };
+  ledgerIds: { sending: number | null; available: number | null; externalPix: number | null };
+}
+
+export async function lockSentForSettlement(sql: Sql, id: number): Promise<SentForSettlement | undefined> {
+  const { rows } = await sql.query<
+    SentPixRow & {
+      payer_nome: string;
+      payer_documento: string;
+      sending_id: number | null;
+      available_id: number | null;
+      external_id: number | null;
+    }
+  >(
+    `select ${columnsOf('s')}, a.nome as payer_nome, a.documento as payer_documento,
+       (select l.id from ledger_accounts l where l.code = 'customer:' || s.account_id || ':sending') as sending_id,
+       (select l.id from ledger_accounts l where l.code = 'customer:' || s.account_id || ':available') as available_id,
+       (select l.id from ledger_accounts l where l.code = $2) as external_id
+     from sent_pix s join accounts a on a.id = s.account_id where s.id = $1 for update of s`,
+    [id, ledgerCode.externalPix],
   );
+  if (!rows[0]) return undefined;
+  const { payer_nome, payer_documento, sending_id, available_id, external_id, ...sent } = rows[0];
+  return {
+    sent,
+    payer: identityOf({ nome: payer_nome, documento: payer_documento }),
+    ledgerIds: { sending: sending_id, available: available_id, externalPix: external_id },
+  };
+}
+
+/**
+ * A send's outcome in one statement: its status, the entry that moves the held amount (`from -> to`, which
+ * `transferCtes` writes as `transfer` would) and the payer's webhook event (`event`, enqueued as `enqueue`
+ * would: due at once on the payer's clock). Only a send still EM_PROCESSAMENTO changes; returns the row.
+ */
+export async function settleSentWithEntry<P>(
+  sql: Sql,
+  sent: SentPixRow,
+  outcome: { status: 'REALIZADO' | 'NAO_REALIZADO'; at: Date; motivo: string | null; kind: string },
+  ledger: { codes: [string, string]; ids: [number | null, number | null] },
+  event: NewJob<P>,
+): Promise<SentPixRow> {
+  const [fromId, toId] = await ledgerIdsOf(sql, ledger.codes, ledger.ids);
+  const job = outboxRowValues(event);
+  let rows: SentPixRow[];
+  try {
+    ({ rows } = await sql.query<SentPixRow>(
+      `with settled as (
+         update sent_pix set status = $2, settled_at = $3, motivo = $4
+         where id = $1 and status = 'EM_PROCESSAMENTO' returning ${COLUMNS}),
+       ${transferCtes({ guard: 'settled', kind: '$5', reference: '$6', accountId: '$7', at: '$3', fromId: '$8', toId: '$9', amountCents: '$10' })},
+       job as (
+         insert into outbox (topic, ordering_key, payload, available_at, created_at, account_id)
+         select $11, $12, $13::jsonb, $14::timestamptz - ${accountOffset('$16', 'for share')}, $15, $16 from settled)
+       select * from settled`,
+      [
+        sent.id,
+        outcome.status,
+        outcome.at,
+        outcome.motivo,
+        outcome.kind,
+        sent.end_to_end_id,
+        sent.account_id,
+        fromId,
+        toId,
+        sent.amount_cents,
+        ...job,
+      ],
+    ));
+  } catch (error) {
+    throw asLedgerError(error, { kind: outcome.kind, reference: sent.end_to_end_id });
+  }
+  // Nothing was written when the send had left EM_PROCESSAMENTO already.
+  if (rows[0])
+    moneyMoved(sql, {
+      kind: outcome.kind,
+      reference: sent.end_to_end_id,
+      accountId: sent.account_id,
+      amountCents: sent.amount_cents,
+    });
+  jobsEnqueued(sql, event.topic);
   return rows[0];
 }
 
@@ -142,6 +312,19 @@ export async function keyOwner(sql: Sql, chave: string): Promise<number | undefi
     [chave],
   );
   return rows[0]?.account_id;
+}
+
+/** The active key's owner with the holder's identity (a send's receiver), in one read; undefined for nobody's key. */
+export async function keyHolder(
+  sql: Sql,
+  chave: string,
+): Promise<{ accountId: number; identity: { nome: string; cpf?: string; cnpj?: string } } | undefined> {
+  const { rows } = await sql.query<{ account_id: number; nome: string; documento: string }>(
+    `select k.account_id, a.nome, a.documento from pix_keys k join accounts a on a.id = k.account_id
+      where k.chave = $1 and k.removed_at is null`,
+    [chave],
+  );
+  return rows[0] && { accountId: rows[0].account_id, identity: identityOf(rows[0]) };
 }
 
 export async function accountByConta(sql: Sql, conta: string): Promise<{ id: number } | undefined> {
@@ -188,7 +371,10 @@ export async function holderIdentity(
   sql: Sql,
   accountId: number,
 ): Promise<{ nome: string; cpf?: string; cnpj?: string }> {
-  const holder = await accountHolder(sql, accountId);
+  return identityOf(await accountHolder(sql, accountId));
+}
+
+function identityOf(holder: { nome: string; documento: string }): { nome: string; cpf?: string; cnpj?: string } {
   return holder.documento.length === 11
     ? { nome: holder.nome, cpf: holder.documento }
     : { nome: holder.nome, cnpj: holder.documento };

@@ -21,7 +21,7 @@ export interface AccountWebhookRow {
 }
 
 /** A webhook counts only while its key is still the account's: a removed key's webhook is gone with it. */
-const LIVE_PIX_WEBHOOK = `from pix_webhooks w join pix_keys k on k.chave = w.chave and k.account_id = w.account_id and k.removed_at is null`;
+export const LIVE_PIX_WEBHOOK = `from pix_webhooks w join pix_keys k on k.chave = w.chave and k.account_id = w.account_id and k.removed_at is null`;
 
 export async function keyBelongsTo(sql: Sql, accountId: number, chave: string): Promise<boolean> {
   const { rows } = await sql.query(

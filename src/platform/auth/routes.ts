@@ -112,6 +112,12 @@ export const oauthRoutes =
     app.post('/oauth/token', { schema: { ...schema, summary: 'Issue a Pix access token (mutual TLS)' } }, (request) =>
       issue(request, 'pix'),
     );
+    // The SDK's Open Finance family asks at its base path, which ends in /v1: the same token (docs/automatic-payments.md).
+    app.post(
+      '/v1/oauth/token',
+      { schema: { ...schema, summary: 'Issue a Pix access token (mutual TLS), Open Finance path' } },
+      (request) => issue(request, 'pix'),
+    );
     app.post('/v1/authorize', { schema: { ...schema, summary: 'Issue a billing access token' } }, (request) =>
       issue(request, 'billing'),
     );

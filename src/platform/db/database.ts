@@ -6,7 +6,7 @@ import type pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import { isDatabaseUnavailable } from './errors.ts';
 import { lockDataDir } from './data-dir-lock.ts';
-import { limitEmbeddedMemory, readClusterTemplate } from './embedded-cluster.ts';
+import { copyClusterTemplate, limitEmbeddedMemory } from './embedded-cluster.ts';
 
 export interface QueryResult<R> {
   rows: R[];
@@ -196,13 +196,10 @@ export const embeddedDatabaseExists = (dataDir: string) => fs.existsSync(path.jo
 
 async function openPglite(dataDir: string): Promise<Database> {
   const dir = clusterDir(dataDir);
-  const template = embeddedDatabaseExists(dataDir) ? undefined : readClusterTemplate();
+  if (!embeddedDatabaseExists(dataDir)) copyClusterTemplate(dir);
   fs.mkdirSync(dir, { recursive: true });
   const { PGlite } = await import('@electric-sql/pglite');
-  const db = await PGlite.create(dir, {
-    parsers: { [INT8_OID]: int8AsNumber },
-    ...(template && { loadDataDir: template }),
-  });
+  const db = await PGlite.create(dir, { parsers: { [INT8_OID]: int8AsNumber } });
   await limitEmbeddedMemory(db);
   const notifications = new CommitNotifications();
   const asSql = (q: Pick<PGlite, 'query' | 'exec'>, atomic: Sql['atomic'], pending?: Set<string>): Sql => ({

@@ -36,6 +36,7 @@ export const MIGRATION_FILES = [
   'pix/dict/migrations/020_participants.sql',
   'pix/rec/migrations/021_recurrences_journey_txid.sql',
   'platform/db/migrations/022_outbox_topic_pending.sql',
+  'openfinance/migrations/023_open_finance.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

@@ -122,9 +122,7 @@ export async function post(
       ],
     ));
   } catch (error) {
-    if ((error as { constraint?: string }).constraint === BALANCE_NOT_NEGATIVE)
-      throw new InsufficientBalance(`journal entry ${entry.kind} ${entry.reference} would overdraw a customer balance`);
-    throw error;
+    throw asLedgerError(error, entry);
   }
   moneyMoved(sql, {
     kind: entry.kind,
@@ -133,6 +131,43 @@ export async function post(
     amountCents: entry.postings.reduce((size, p) => size + Math.max(p.amountCents, 0), 0),
   });
   return rows[0].id;
+}
+
+/** A statement that posted refused by the balance constraint becomes InsufficientBalance; anything else as is. */
+export function asLedgerError(error: unknown, entry: { kind: string; reference: string }): unknown {
+  if ((error as { constraint?: string }).constraint === BALANCE_NOT_NEGATIVE)
+    return new InsufficientBalance(`journal entry ${entry.kind} ${entry.reference} would overdraw a customer balance`);
+  return error;
+}
+
+/**
+ * For a statement that writes a two-line entry among other rows (a send's hold and its settlement,
+ * src/pix/send/store.ts): the CTEs `entry`, `lines` and `totals`, what `transfer` writes in its statement.
+ * The entry is written once if the CTE `guard` returns a row, else nothing is. Every argument is SQL text
+ * (placeholders or expressions); `fromId` and `toId` are the two ledger accounts' ids, which must differ.
+ * Callers pass `asLedgerError` what the statement throws.
+ */
+export function transferCtes(p: {
+  guard: string;
+  kind: string;
+  reference: string;
+  accountId: string;
+  at: string;
+  fromId: string;
+  toId: string;
+  amountCents: string;
+}): string {
+  const postings = `(values (${p.fromId}::bigint, -(${p.amountCents})::bigint), (${p.toId}::bigint, (${p.amountCents})::bigint)) as l(ledger_account_id, amount_cents)`;
+  return `entry as (
+       insert into journal_entries (kind, reference, account_id, created_at)
+       select ${p.kind}, ${p.reference}, ${p.accountId}, ${p.at} from ${p.guard} returning id),
+     lines as (
+       insert into journal_lines (entry_id, ledger_account_id, amount_cents)
+       select entry.id, l.ledger_account_id, l.amount_cents from entry, ${postings}),
+     totals as (
+       update ledger_accounts a set balance_cents = a.balance_cents + l.amount_cents
+       from entry, ${postings}
+       where a.id = l.ledger_account_id and a.balance_cents is not null)`;
 }
 
 /** Moves money from one ledger account to another (the common two-line entry). */
@@ -185,4 +220,12 @@ export async function balanceCents(sql: Sql, code: string): Promise<number> {
  */
 export async function lockCustomer(sql: Sql, accountId: number): Promise<void> {
   await sql.query('select id from accounts where id = $1 for update', [accountId]);
+}
+
+/**
+ * `lockCustomer` for several accounts in one statement, in id order (the order every path that takes two
+ * takes them in, so two such transactions queue instead of deadlocking): rows are locked as the sort returns them.
+ */
+export async function lockCustomers(sql: Sql, accountIds: number[]): Promise<void> {
+  await sql.query('select id from accounts where id = any($1) order by id for update', [accountIds]);
 }

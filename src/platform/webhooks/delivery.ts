@@ -50,6 +50,8 @@ export interface Delivery {
   schedule: RetrySchedule;
   /** Form-encoded body instead of JSON. */
   form?: boolean;
+  /** Headers of the callback's own (an HMAC signature of the body, say), beside the delivery id and attempt. */
+  headers?: Record<string, string>;
 }
 
 /** Sent with every callback so a receiver can drop duplicates of at-least-once delivery. */
@@ -75,7 +77,7 @@ export async function attemptDelivery(
       clientCertificate: true,
       timeoutMs: delivery.timeoutMs,
       form: delivery.form,
-      headers: { [DELIVERY_ID_HEADER]: String(job.id), [ATTEMPT_HEADER]: String(job.attempt) },
+      headers: { ...delivery.headers, [DELIVERY_ID_HEADER]: String(job.id), [ATTEMPT_HEADER]: String(job.attempt) },
     })
     .finally(release);
   const error = result.failure ? `${result.failure.kind}: ${result.failure.message}` : null;

@@ -35,7 +35,9 @@ function subjectOf(payload: Record<string, unknown>): string | undefined {
   const item = (body?.recs ?? body?.cobsr) as { idRec?: string; txid?: string }[] | undefined;
   if (item?.[0]) return item[0].txid ?? item[0].idRec;
   const conta = body?.contaSimplificada as { identificador?: string } | undefined;
-  return conta?.identificador;
+  if (conta?.identificador) return conta.identificador;
+  // Open Finance callbacks: the payment, else the enrolment.
+  return (body?.endToEndId ?? body?.identificadorAdesao) as string | undefined;
 }
 
 /** Narrows the list (the console): one charge's deliveries (a payload field's value), or those created in a period. */

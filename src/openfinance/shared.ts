@@ -1,0 +1,49 @@
+/**
+ * What the Open Finance automatic-payment resources share: their named errors ({nome, mensagem}) and the
+ * shapes both enrolments and payments carry.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { ApiError } from '../platform/errors.ts';
+import { AMOUNT_PATTERN } from '../platform/money.ts';
+
+/** A 4xx of this family: `nome` is stable, `mensagem` says what to fix and names the field. */
+export const ofError = (status: number, nome: string, mensagem: string) => new ApiError(status, nome, mensagem);
+
+export const ofInvalid = (nome: string, field: string, reason: string) =>
+  new ApiError(400, nome, `${field}: ${reason}`, [{ property: field, reason }]);
+
+export const OfAmount = Type.String({ pattern: AMOUNT_PATTERN, description: 'Decimal with two digits, e.g. "10.00".' });
+export const OfDate = Type.String({ format: 'date', description: 'YYYY-MM-DD (Brasília calendar).' });
+
+/** Written out literal by literal: a mapped union loses its members in the route types. */
+export const IntervalSchema = Type.Union([
+  Type.Literal('SEMANAL'),
+  Type.Literal('MENSAL'),
+  Type.Literal('TRIMESTRAL'),
+  Type.Literal('SEMESTRAL'),
+  Type.Literal('ANUAL'),
+]);
+export type Interval = Static<typeof IntervalSchema>;
+
+export const EnrolmentStatusSchema = Type.Union([
+  Type.Literal('pendente'),
+  Type.Literal('autorizado'),
+  Type.Literal('rejeitado'),
+  Type.Literal('revogado'),
+  Type.Literal('finalizado'),
+]);
+export type EnrolmentStatus = Static<typeof EnrolmentStatusSchema>;
+
+export const PaymentStatusSchema = Type.Union([
+  Type.Literal('pendente'),
+  Type.Literal('aceito'),
+  Type.Literal('rejeitado'),
+  Type.Literal('cancelado'),
+  Type.Literal('expirado'),
+]);
+export type PaymentStatus = Static<typeof PaymentStatusSchema>;
+
+/** The SDK sends a fresh `x-idempotency-key` with every Open Finance call; a retry sends the same one. */
+export const IdempotencyHeaders = Type.Object({
+  'x-idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+});

@@ -1,0 +1,97 @@
+/**
+ * What the Open Finance tests share: an SDK client on a pixd node, a valid enrolment body for the node's demo
+ * account, and a local plain-HTTP page standing for the application's `redirectURL`.
+ */
+import http from 'node:http';
+import { brasiliaDate, fromEpochDay, toEpochDay } from '../../src/pix/cobv/calendar.ts';
+import type { EnrolmentBody } from '../../src/openfinance/enrolments/schemas.ts';
+import { EfiPay } from '../compat/efipay.ts';
+import type { TestService } from '../helpers/service.ts';
+
+/** A payer's CPF with valid check digits. */
+export const PAYER_CPF = '94271564656';
+
+export function sdkFor(svc: TestService): EfiPay {
+  const c = svc.service.credentials;
+  return new EfiPay({
+    sandbox: true,
+    client_id: c.clientId,
+    client_secret: c.clientSecret,
+    certificate: c.certificate.p12,
+  });
+}
+
+export async function demoAccount(svc: TestService): Promise<{ conta: string; documento: string; nome: string }> {
+  const { rows } = await svc.service.ctx.db.query<{ conta: string; documento: string; nome: string }>(
+    'select conta, documento, nome from accounts where id = $1',
+    [svc.demo.accountId],
+  );
+  return rows[0];
+}
+
+/** A date `days` after the demo account's today (Brasília calendar). */
+export const dateIn = (svc: TestService, days: number) =>
+  fromEpochDay(toEpochDay(brasiliaDate(svc.service.ctx.clock.forAccount(svc.demo.accountId).now())) + days);
+
+export function enrolmentBody(
+  svc: TestService,
+  account: { conta: string; documento: string; nome: string },
+  idParticipante: string,
+  automatico: Partial<EnrolmentBody['assinatura']['configuracao']['automatico']> = {},
+): EnrolmentBody & { pagador: { cpf: string } } {
+  return {
+    pagador: { cpf: PAYER_CPF, nome: 'Gorbadoc Oldbuck', idParticipante },
+    favorecido: {
+      contaBanco: {
+        nome: account.nome,
+        documento: account.documento,
+        codigoBanco: '364',
+        agencia: '0001',
+        conta: account.conta,
+        tipoConta: 'TRAN',
+      },
+    },
+    assinatura: {
+      expiracao: dateIn(svc, 365),
+      descricao: 'Assinatura mensal da academia',
+      idProprio: `of-${Date.now().toString(36)}`,
+      configuracao: {
+        automatico: {
+          valorMinimo: '1.00',
+          valorMaximo: '50.00',
+          intervalo: 'MENSAL',
+          dataInicio: dateIn(svc, 0),
+          permiteRetentativa: true,
+          ...automatico,
+        },
+      },
+    },
+  };
+}
+
+/** The application's page the payer's browser returns to: records each query it is opened with. */
+export class RedirectPage {
+  readonly visits: URLSearchParams[] = [];
+  private constructor(
+    private readonly server: http.Server,
+    readonly url: string,
+  ) {}
+
+  static async start(): Promise<RedirectPage> {
+    let page: RedirectPage | undefined;
+    const server = http.createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      page?.visits.push(url.searchParams);
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(`<!doctype html><title>Aplicação</title><h1 id="done">Retorno: ${url.searchParams.get('status')}</h1>`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    page = new RedirectPage(server, `http://127.0.0.1:${port}/retorno`);
+    return page;
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}

@@ -6,11 +6,19 @@
 import type { AppContext } from '../platform/context.ts';
 import { parseAmount } from '../platform/money.ts';
 import { LIMITS } from '../platform/limits.ts';
+import type { Static } from '@sinclair/typebox';
 import { listPix } from '../pix/received/service.ts';
+import type { PixView } from '../pix/received/schemas.ts';
 import { listSentPix } from '../pix/send/service.ts';
 import { listInfractionsOf } from '../pix/infractions/service.ts';
 import type { Caller } from '../pix/shared/caller.ts';
 import { badge, brl, empty, html, when, type Html } from './render.ts';
+
+/** `GET /v2/pix`'s page, as the console reads it. */
+interface ReceivedPage {
+  parametros: { paginacao: { quantidadeDePaginas: number; quantidadeTotalDeItens: number } };
+  pix: Static<typeof PixView>[];
+}
 
 const DAY_MS = 86_400_000;
 const WINDOW_DAYS = 30;
@@ -34,7 +42,8 @@ export async function pixPage(ctx: AppContext, caller: Caller, q: PixQuery): Pro
   };
   if (window.inicio > window.fim) return empty('O início do período é depois do fim.');
   const [received, sent, infractions] = await Promise.all([
-    listPix(ctx.db, caller, window),
+    // The API's own page, which it builds as JSON text in the database.
+    listPix(ctx.db, caller, window).then((json) => JSON.parse(json) as ReceivedPage),
     listSentPix(ctx.db, caller, window),
     listInfractionsOf(ctx.db, caller, window),
   ]);

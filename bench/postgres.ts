@@ -1,5 +1,10 @@
 /** The PostgreSQL side of a run: a database of its own, and which server processes work for it. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
+import { loadConfig } from '../src/config.ts';
+import { startService } from '../src/runtime.ts';
 import { onCleanup } from './lifecycle.ts';
 
 export interface FreshDatabase {
@@ -55,6 +60,33 @@ export async function freshDatabase(adminUrl: string, suffix?: string): Promise<
     async drop() {
       await drop();
       forget();
+    },
+  };
+}
+
+/**
+ * A sandbox pixd in this process on a fresh PostgreSQL database and data directory, for a standalone bench;
+ * `close` stops it and removes both.
+ */
+export async function sandboxOnFreshDatabase(adminUrl: string, name: string) {
+  const database = await freshDatabase(adminUrl, name);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `pixd-bench-${name}-`));
+  const config = loadConfig({
+    PIXD_DATA_DIR: dataDir,
+    PORT: '0',
+    PIXD_PAGES_PORT: '0',
+    PIXD_ENV: 'sandbox',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: database.url,
+  });
+  const service = await startService(config, { logger: false });
+  return {
+    service,
+    database,
+    async close() {
+      await service.close();
+      await database.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -10,18 +10,14 @@
  *     (the keyset link of row 50,000) and the last page (`ultimo`): constant time per page means the three agree.
  * Standalone: `node --import tsx bench/scenarios/automatic-payments.ts` (BENCH_PG_URL; BENCH_OF_* below).
  */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { loadConfig } from '../../src/config.ts';
-import { startService, type RunningService } from '../../src/runtime.ts';
+import type { RunningService } from '../../src/runtime.ts';
 import { createAccount, type IssuedAccount } from '../../src/accounts/service.ts';
 import { SANDBOX_PARTICIPANTS } from '../../src/openfinance/participants/store.ts';
 import { brasiliaDate, fromEpochDay, toEpochDay } from '../../src/pix/cobv/calendar.ts';
-import { freshDatabase } from '../postgres.ts';
-import { cleanupAll } from '../lifecycle.ts';
+import { sandboxOnFreshDatabase } from '../postgres.ts';
+import { runIfMain } from '../lifecycle.ts';
 import { keepAliveSender, type JsonResponse } from '../https-json.ts';
 import { writeNotesSection } from '../notes-section.ts';
 import { median, percentile } from '../stats.ts';
@@ -79,16 +75,8 @@ const row = (what: string, r: Awaited<ReturnType<typeof drive>>) =>
   } | ${r.wallS.toFixed(1)} | ${Math.round(r.ok / r.wallS)} | ${percentile(r.latencies, 50).toFixed(1)} | ${percentile(r.latencies, 99).toFixed(1)} |`;
 
 export async function runAutomaticPaymentsBench(): Promise<void> {
-  const database = await freshDatabase(SETTINGS.adminUrl, 'openfinance');
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pixd-bench-of-'));
-  const config = loadConfig({
-    PIXD_DATA_DIR: dataDir,
-    PORT: '0',
-    PIXD_ENV: 'sandbox',
-    LOG_LEVEL: 'silent',
-    DATABASE_URL: database.url,
-  });
-  const service = await startService(config, { logger: false });
+  const bench = await sandboxOnFreshDatabase(SETTINGS.adminUrl, 'openfinance');
+  const { service, database } = bench;
   const issued = await createAccount(service.ctx.db, service.ctx.pki, service.ctx.clock, {});
   const clients = Array.from({ length: SETTINGS.clients }, () => client(service, issued));
   try {
@@ -231,19 +219,8 @@ export async function runAutomaticPaymentsBench(): Promise<void> {
     }
   } finally {
     for (const c of clients) c.close();
-    await service.close();
-    await database.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await bench.close();
   }
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  try {
-    await runAutomaticPaymentsBench();
-  } catch (error) {
-    log(`failed: ${(error as Error).stack ?? error}`);
-    process.exitCode = 1;
-  } finally {
-    await cleanupAll();
-  }
-}
+await runIfMain(import.meta.url, log, runAutomaticPaymentsBench);

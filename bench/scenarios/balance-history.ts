@@ -4,14 +4,11 @@
  * then 1,000,000 journal lines. With posted totals both must cost the same: the goal is medians within 20 %.
  * Standalone: `node --import tsx bench/scenarios/balance-history.ts` (PostgreSQL, BENCH_PG_URL).
  */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { loadConfig } from '../../src/config.ts';
-import { startService, type RunningService } from '../../src/runtime.ts';
+import type { RunningService } from '../../src/runtime.ts';
 import { brasiliaDate, fromEpochDay, toEpochDay } from '../../src/pix/cobv/calendar.ts';
-import { freshDatabase } from '../postgres.ts';
+import { sandboxOnFreshDatabase } from '../postgres.ts';
 import { runIfMain } from '../lifecycle.ts';
 import { keepAliveSender, type JsonResponse } from '../https-json.ts';
 import { writeNotesSection } from '../notes-section.ts';
@@ -105,16 +102,8 @@ async function measure(
 }
 
 export async function runHistoryBench(): Promise<void> {
-  const database = await freshDatabase(SETTINGS.adminUrl, 'history');
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pixd-bench-history-'));
-  const config = loadConfig({
-    PIXD_DATA_DIR: dataDir,
-    PORT: '0',
-    PIXD_ENV: 'sandbox',
-    LOG_LEVEL: 'silent',
-    DATABASE_URL: database.url,
-  });
-  const service = await startService(config, { logger: false });
+  const bench = await sandboxOnFreshDatabase(SETTINGS.adminUrl, 'history');
+  const { service, database } = bench;
   const api = client(service);
   try {
     const { rows } = await service.ctx.db.query<{ account_id: number }>(
@@ -166,9 +155,7 @@ export async function runHistoryBench(): Promise<void> {
     );
   } finally {
     api.close();
-    await service.close();
-    await database.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await bench.close();
   }
 }
 

@@ -12,17 +12,13 @@
  * Standalone: `node --import tsx bench/scenarios/cobr-due-day.ts` (PostgreSQL at BENCH_PG_URL; a fresh database,
  * dropped after). BENCH_COBR_DUE=<n> changes the number of charges.
  */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadConfig } from '../../src/config.ts';
 import type { Database } from '../../src/platform/db/database.ts';
-import { startService } from '../../src/runtime.ts';
 import { brasiliaDate, fromEpochDay, isBusinessDay, toEpochDay } from '../../src/pix/cobv/calendar.ts';
 import { describeVerification, verifyLedger } from '../../src/platform/ledger/verify.ts';
-import { freshDatabase } from '../postgres.ts';
+import { sandboxOnFreshDatabase } from '../postgres.ts';
 import { runIfMain } from '../lifecycle.ts';
 import { cpuSeconds, cpuUsedBetween } from '../cpu.ts';
 import { describeMachine } from '../machine.ts';
@@ -81,16 +77,8 @@ async function count(db: Database, sql: string, params: unknown[]): Promise<numb
 
 export async function runDueDayBench(): Promise<void> {
   const machine = describeMachine();
-  const database = await freshDatabase(SETTINGS.adminUrl, 'cobrdue');
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pixd-bench-cobr-'));
-  const config = loadConfig({
-    PIXD_DATA_DIR: dataDir,
-    PORT: '0',
-    PIXD_ENV: 'sandbox',
-    LOG_LEVEL: 'silent',
-    DATABASE_URL: database.url,
-  });
-  const service = await startService(config, { logger: false });
+  const bench = await sandboxOnFreshDatabase(SETTINGS.adminUrl, 'cobrdue');
+  const { service, database } = bench;
   const db = service.ctx.db;
   const api = client(service);
   try {
@@ -200,9 +188,7 @@ export async function runDueDayBench(): Promise<void> {
     if (!exactlyOnce || !verification.ok) process.exitCode = 1;
   } finally {
     api.close();
-    await service.close();
-    await database.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await bench.close();
   }
 }
 

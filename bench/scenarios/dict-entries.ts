@@ -7,16 +7,13 @@
  * wall time of the whole run) and latency percentiles.
  * Standalone: `node --import tsx bench/scenarios/dict-entries.ts` (PostgreSQL, BENCH_PG_URL).
  */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { loadConfig } from '../../src/config.ts';
-import { startService, type RunningService } from '../../src/runtime.ts';
+import type { RunningService } from '../../src/runtime.ts';
 import { createAccount, type IssuedAccount } from '../../src/accounts/service.ts';
 import { completeCpf } from '../../src/platform/documents.ts';
-import { freshDatabase } from '../postgres.ts';
+import { sandboxOnFreshDatabase } from '../postgres.ts';
 import { runIfMain } from '../lifecycle.ts';
 import { keepAliveSender } from '../https-json.ts';
 import { writeNotesSection } from '../notes-section.ts';
@@ -67,16 +64,8 @@ function entryBody(a: Attempt, ispb: string) {
 }
 
 export async function runDictBench(): Promise<void> {
-  const database = await freshDatabase(SETTINGS.adminUrl, 'dict');
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pixd-bench-dict-'));
-  const config = loadConfig({
-    PIXD_DATA_DIR: dataDir,
-    PORT: '0',
-    PIXD_ENV: 'sandbox',
-    LOG_LEVEL: 'silent',
-    DATABASE_URL: database.url,
-  });
-  const service = await startService(config, { logger: false });
+  const bench = await sandboxOnFreshDatabase(SETTINGS.adminUrl, 'dict');
+  const { service, database } = bench;
   const issued = await createAccount(service.ctx.db, service.ctx.pki, service.ctx.clock, { participant: true });
   const ispb = issued.account.participant_ispb!;
   const clients = Array.from({ length: SETTINGS.clients }, () => client(service, issued));
@@ -165,9 +154,7 @@ export async function runDictBench(): Promise<void> {
     );
   } finally {
     for (const c of clients) c.close();
-    await service.close();
-    await database.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await bench.close();
   }
 }
 

@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from '../helpers/browser.ts';
 import { startTestService, type Party, type TestService } from '../helpers/service.ts';
 import { Receiver, webhookApi } from '../helpers/receiver.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 /** PIXD_CONSOLE_SCREENSHOTS=1 photographs the pages into docs/images/ (docs/console.md shows them). */
 const SHOTS = process.env.PIXD_CONSOLE_SCREENSHOTS === '1' ? new URL('../../docs/images/', import.meta.url) : undefined;
@@ -25,18 +25,7 @@ export interface ConsoleRig {
 export async function startRig(): Promise<ConsoleRig> {
   const svc = await startTestService();
   const receiver = await Receiver.start({ clientCaPem: svc.caPem });
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  const browser = await launchChromium();
   return { svc, browser, receiver };
 }
 

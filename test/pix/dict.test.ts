@@ -623,18 +623,45 @@ describe('participant-side directory past its deadline', () => {
   });
   after(async () => svc?.close());
 
+  const participantIspb = async (party: Party) =>
+    (
+      await svc.service.ctx.db.query<{ participant_ispb: string }>(
+        'select participant_ispb from accounts where id = $1',
+        [party.accountId],
+      )
+    ).rows[0].participant_ispb;
+
   it('answers 504 in the wrapper format when the directory operation does not finish in time', async () => {
     const participant = await svc.newParty({ participant: true });
-    const { rows } = await svc.service.ctx.db.query<{ participant_ispb: string }>(
-      'select participant_ispb from accounts where id = $1',
-      [participant.accountId],
-    );
     const c = callerWithFreshToken(participant);
     const res = await c(
       'POST',
       '/dict/entries',
-      entryBody({ key: phone(), keyType: 'phone', participant: rows[0].participant_ispb }),
+      entryBody({ key: phone(), keyType: 'phone', participant: await participantIspb(participant) }),
     );
     assertWrapper(res, 504, 'Timeout');
+  });
+
+  it('answers a failure of its own (500) in the wrapper format, without the entry it carried', async () => {
+    const participant = await svc.newParty({ participant: true });
+    const failing = cpf();
+    // A realistic storage refusal: the database rejects this owner's row.
+    await svc.service.ctx.db.query(
+      `alter table dict_entries add constraint test_refuses_owner check (owner_tax_id <> '${failing}')`,
+    );
+    try {
+      const c = callerWithFreshToken(participant);
+      const res = await c(
+        'POST',
+        '/dict/entries',
+        entryBody({ key: phone(), keyType: 'phone', participant: await participantIspb(participant), taxId: failing }),
+      );
+      assert.equal(res.status, 500, res.text);
+      assert.equal(typeof res.body.correlationId, 'string', res.text);
+      assert.equal(res.body.error.status, 500, res.text);
+      assert.ok(!res.text.includes(failing), 'the answer quotes the owner document');
+    } finally {
+      await svc.service.ctx.db.query('alter table dict_entries drop constraint test_refuses_owner');
+    }
   });
 });

@@ -614,6 +614,27 @@ describe('participant-side directory', () => {
     const closing = lines.find((l: string[]) => l[1] === 'saldoDia')!;
     assert.equal(closing[4], await saldo(c), 'the closing balance is the balance');
   });
+
+  it('answers a failure of its own (500) in the wrapper format, without the entry it carried', async () => {
+    const failing = cpf();
+    // A realistic storage refusal: the database rejects this owner's row.
+    await svc.service.ctx.db.query(
+      `alter table dict_entries add constraint test_refuses_owner check (owner_tax_id <> '${failing}')`,
+    );
+    try {
+      const res = await call(
+        'POST',
+        '/dict/entries',
+        entryBody({ key: phone(), keyType: 'phone', participant: ispb, taxId: failing }),
+      );
+      assert.equal(res.status, 500, res.text);
+      assert.equal(typeof res.body.correlationId, 'string', res.text);
+      assert.equal(res.body.error.status, 500, res.text);
+      assert.ok(!res.text.includes(failing), 'the answer quotes the owner document');
+    } finally {
+      await svc.service.ctx.db.query('alter table dict_entries drop constraint test_refuses_owner');
+    }
+  });
 });
 
 describe('participant-side directory past its deadline', () => {
@@ -640,28 +661,5 @@ describe('participant-side directory past its deadline', () => {
       entryBody({ key: phone(), keyType: 'phone', participant: await participantIspb(participant) }),
     );
     assertWrapper(res, 504, 'Timeout');
-  });
-
-  it('answers a failure of its own (500) in the wrapper format, without the entry it carried', async () => {
-    const participant = await svc.newParty({ participant: true });
-    const failing = cpf();
-    // A realistic storage refusal: the database rejects this owner's row.
-    await svc.service.ctx.db.query(
-      `alter table dict_entries add constraint test_refuses_owner check (owner_tax_id <> '${failing}')`,
-    );
-    try {
-      const c = callerWithFreshToken(participant);
-      const res = await c(
-        'POST',
-        '/dict/entries',
-        entryBody({ key: phone(), keyType: 'phone', participant: await participantIspb(participant), taxId: failing }),
-      );
-      assert.equal(res.status, 500, res.text);
-      assert.equal(typeof res.body.correlationId, 'string', res.text);
-      assert.equal(res.body.error.status, 500, res.text);
-      assert.ok(!res.text.includes(failing), 'the answer quotes the owner document');
-    } finally {
-      await svc.service.ctx.db.query('alter table dict_entries drop constraint test_refuses_owner');
-    }
   });
 });

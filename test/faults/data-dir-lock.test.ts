@@ -28,7 +28,7 @@ describe('faults: the embedded data directory has one owner', () => {
     const dir = svc.data.dataDir;
     assert.equal(fs.readFileSync(path.join(dir, 'pixd.lock'), 'utf8').trim(), String(process.pid));
     for (const args of [
-      ['start', '--data-dir', dir, '--port', String(await freePort())],
+      ['start', '--data-dir', dir, '--port', String(await freePort()), '--pages-port', '0'],
       ['migrate', '--data-dir', dir],
     ]) {
       const run = await pixd(args);

@@ -41,7 +41,7 @@ describe('faults: the data directory and its database belong to one service', ()
       assert.match(error.message, /--reinitialize/);
       return true;
     });
-    const cli = await pixd(['start', '--data-dir', dir, '--port', String(await freePort())]);
+    const cli = await pixd(['start', '--data-dir', dir, '--port', String(await freePort()), '--pages-port', '0']);
     assert.equal(cli.status, 1);
     assert.equal(cli.stderr.trim().split('\n').length, 1, `one line: ${cli.stderr}`);
     assert.match(cli.stderr, /^pixd: the data directory .* belongs to an existing service/);
@@ -59,7 +59,7 @@ describe('faults: the data directory and its database belong to one service', ()
     svc = undefined;
     const file = path.join(dir, 'credentials.json');
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').slice(0, 40));
-    const cli = await pixd(['start', '--data-dir', dir, '--port', String(await freePort())]);
+    const cli = await pixd(['start', '--data-dir', dir, '--port', String(await freePort()), '--pages-port', '0']);
     assert.equal(cli.status, 1);
     assert.equal(cli.stderr.trim().split('\n').length, 1, `one line: ${cli.stderr}`);
     assert.match(cli.stderr, /credentials\.json is damaged/);

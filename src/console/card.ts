@@ -38,7 +38,7 @@ export async function cardListPage(ctx: AppContext, caller: Caller, q: { before?
 
 export async function cardDetailPage(ctx: AppContext, caller: Caller, id: string): Promise<Html> {
   // Not a number, or another account's: the API's own 404.
-  const c = await chargeDetail(ctx.db, caller, /^\d{1,18}$/.test(id) ? Number(id) : 0);
+  const c = await chargeDetail(ctx.db, { ...caller, pagesUrl: ctx.pages.url }, /^\d{1,18}$/.test(id) ? Number(id) : 0);
   const deliveries = await recentDeliveries(
     ctx.db,
     caller.accountId,

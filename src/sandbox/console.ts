@@ -124,7 +124,7 @@ export const sandboxConsoleTools: ConsoleTools = {
         if (!Number.isSafeInteger(id) || id < 1)
           return kit.done(reply, session, PAGE, { kind: 'bad', text: 'Informe o charge_id (número).' });
         try {
-          await ctx.db.tx((sql) => settleNow(sql, kit.callerOf(session), id));
+          await ctx.db.tx((sql) => settleNow(sql, { ...kit.callerOf(session), pagesUrl: ctx.pages.url }, id));
           return kit.done(reply, session, PAGE, { kind: 'ok', text: `Cobrança de cartão ${id} paga.` });
         } catch (error) {
           return kit.done(reply, session, PAGE, { kind: 'bad', text: refusalText(error) });

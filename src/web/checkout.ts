@@ -115,11 +115,11 @@ export async function checkoutPay(
   card: CreditCardInput,
   /** The time of the charge's account (the sandbox moves it per account). */
   now: (accountId: number) => Date,
-  publicUrl: string,
+  pagesUrl: string,
 ): Promise<string> {
   const charge = await chargeByToken(sql, checkoutToken);
   if (!charge) throw notFound();
-  const caller: BillingCaller = { accountId: charge.account_id, now: now(charge.account_id), publicUrl };
+  const caller: BillingCaller = { accountId: charge.account_id, now: now(charge.account_id), pagesUrl };
   const paid =
     charge.status === 'unpaid'
       ? await retryCharge(sql, caller, charge.id, card)

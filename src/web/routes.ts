@@ -103,7 +103,7 @@ export const webRoutes =
             request.params.token,
             request.body,
             (accountId) => ctx.clock.forAccount(accountId).now(),
-            ctx.config.publicUrl,
+            ctx.pages.url,
           ),
         );
         return { code: 200, status };

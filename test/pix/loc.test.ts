@@ -216,7 +216,8 @@ describe('payload locations (loc)', () => {
       'a square image of a usable size',
     );
 
-    assert.ok(res.body.linkVisualizacao.startsWith(svc.config.publicUrl));
+    // A page a person opens: on the pages listener, which asks the browser for no certificate.
+    assert.ok(res.body.linkVisualizacao.startsWith(svc.service.ctx.pages.url));
     const page = await svc.anonymous.request('GET', res.body.linkVisualizacao);
     assert.equal(page.status, 200);
     assert.match(String(page.headers['content-type']), /^text\/html/);

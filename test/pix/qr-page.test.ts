@@ -50,7 +50,7 @@ async function pageLink(charge: { loc: { id: number } }): Promise<string> {
 async function open(link: string, options: { viewport?: typeof PHONE; clipboard?: boolean } = {}): Promise<Page> {
   const context = await newContext(browser, {
     viewport: options.viewport,
-    clipboardOrigin: options.clipboard ? svc.baseUrl : undefined,
+    clipboardOrigin: options.clipboard ? svc.service.ctx.pages.url : undefined,
   });
   const page = await context.newPage();
   const response = await page.goto(link);

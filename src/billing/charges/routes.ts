@@ -41,7 +41,7 @@ export const billingChargeRoutes =
     const caller = (request: FastifyRequest): BillingCaller => ({
       accountId: request.principal.accountId,
       now: ctx.clock.forAccount(request.principal.accountId).now(),
-      publicUrl: ctx.config.publicUrl,
+      pagesUrl: ctx.pages.url,
     });
     const id = { params: ChargeIdParams };
 

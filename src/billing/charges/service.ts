@@ -24,11 +24,12 @@ import { requireStatus, transition } from './transitions.ts';
 export interface BillingCaller {
   accountId: number;
   now: Date;
-  publicUrl: string;
+  /** The pages listener's origin: `checkout_url` is a page a shopper opens (no certificate asked there). */
+  pagesUrl: string;
 }
 
 const checkoutUrl = (caller: BillingCaller, charge: ChargeRow) =>
-  `${caller.publicUrl}/checkout/${charge.checkout_token}`;
+  `${caller.pagesUrl}/checkout/${charge.checkout_token}`;
 
 async function lockOwn(sql: Sql, caller: BillingCaller, id: number): Promise<ChargeRow> {
   const charge = await lockCharge(sql, { id, accountId: caller.accountId });

@@ -74,6 +74,6 @@ export const locRoutes =
           response: { 200: LocQrCode },
         },
       },
-      async (request) => locQrCode(ctx.db, callerOf(ctx, request), request.params.id),
+      async (request) => locQrCode(ctx.db, callerOf(ctx, request), request.params.id, ctx.pages.url),
     );
   };

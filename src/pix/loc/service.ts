@@ -119,13 +119,14 @@ async function locationBrCode(
  * The QR code of a location, whether or not a charge uses it now: a location is reusable (unlink, then
  * link a new charge), so a printed code stays valid; while no charge is linked payers get a 404.
  */
-export async function locQrCode(sql: Sql, caller: Caller, id: string): Promise<LocQrCode> {
+/** `pagesUrl`: the pages listener's origin, where the person who opens `linkVisualizacao` is asked for no certificate. */
+export async function locQrCode(sql: Sql, caller: Caller, id: string, pagesUrl: string): Promise<LocQrCode> {
   const row = await ownLocation(sql, caller, id);
   const { brCode } = await locationBrCode(sql, row, caller.publicUrl);
   return {
     qrcode: brCode,
     imagemQrcode: await qrImageDataUrl(brCode),
-    linkVisualizacao: `${caller.publicUrl}${VISUALIZATION_PATH}/${row.token}`,
+    linkVisualizacao: `${pagesUrl}${VISUALIZATION_PATH}/${row.token}`,
   };
 }
 

@@ -4,8 +4,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { servedBaseUrl, type Config } from './config.ts';
-import { embeddedDatabaseExists, openDatabase, type Database } from './platform/db/database.ts';
-import { clusterTemplateDir } from './platform/db/embedded-cluster.ts';
+import { openDatabase, type Database } from './platform/db/database.ts';
 import { timed, type Progress } from './platform/progress.ts';
 import { migrate } from './platform/db/migrate.ts';
 import { ensureServicePki, type ServicePki } from './platform/bootstrap.ts';
@@ -51,8 +50,6 @@ export async function prepareDatabase(
 ): Promise<{ db: Database; pki: ServicePki }> {
   const { progress } = options;
   fs.mkdirSync(config.dataDir, { recursive: true });
-  const created = !config.databaseUrl && !embeddedDatabaseExists(config.dataDir);
-  const templated = created && fs.existsSync(clusterTemplateDir());
   // A data directory without credentials is a first start: its keys are made while the database opens.
   const keysAhead = fs.existsSync(path.join(config.dataDir, 'credentials.json'))
     ? undefined
@@ -61,7 +58,9 @@ export async function prepareDatabase(
   const db = await timed(
     progress,
     () => openDatabase(config),
-    () => (created ? `created the embedded database in ${config.dataDir}${templated ? '' : NO_TEMPLATE}` : undefined),
+    ({ createdCluster }) =>
+      createdCluster &&
+      `created the embedded database in ${config.dataDir}${createdCluster === 'with initdb' ? NO_TEMPLATE : ''}`,
   );
   try {
     await timed(

@@ -42,6 +42,11 @@ export interface Database extends Sql {
   subscribe(channel: string, listener: (detail?: string) => void): void;
   /** Runs `work` holding a session-level advisory lock (migrations, first-start bootstrap). */
   withAdvisoryLock<T>(lockId: number, work: (sql: Sql) => Promise<T>): Promise<T>;
+  /**
+   * How this open created the embedded cluster, for the first start's progress line: copied from the install
+   * template, or by initdb when there is none for this tree. Undefined when nothing was created.
+   */
+  readonly createdCluster?: 'from the install template' | 'with initdb';
   close(): Promise<void>;
 }
 
@@ -191,12 +196,13 @@ async function openPostgres(url: string): Promise<Database> {
 /** The embedded cluster's directory inside a data directory. */
 const clusterDir = (dataDir: string) => path.join(dataDir, 'pgdata');
 
-/** False until the first start in a data directory has created its embedded database. */
-export const embeddedDatabaseExists = (dataDir: string) => fs.existsSync(path.join(clusterDir(dataDir), 'PG_VERSION'));
-
 async function openPglite(dataDir: string): Promise<Database> {
   const dir = clusterDir(dataDir);
-  if (!embeddedDatabaseExists(dataDir)) copyClusterTemplate(dir);
+  const createdCluster = fs.existsSync(path.join(dir, 'PG_VERSION'))
+    ? undefined
+    : copyClusterTemplate(dir)
+      ? ('from the install template' as const)
+      : ('with initdb' as const);
   fs.mkdirSync(dir, { recursive: true });
   const { PGlite } = await import('@electric-sql/pglite');
   const db = await PGlite.create(dir, { parsers: { [INT8_OID]: int8AsNumber } });
@@ -226,6 +232,7 @@ async function openPglite(dataDir: string): Promise<Database> {
   };
   return {
     kind: 'pglite',
+    createdCluster,
     ...asSql(db, tx),
     tx,
     subscribe: (channel, listener) => notifications.subscribe(channel, listener),

@@ -135,8 +135,8 @@ const INTERFACE_ENDPOINTS = JSON.parse(
 ) as Record<string, InterfaceEndpoint>;
 
 /** What the interface says of the operation, for its description: the request, the answer, the named errors. */
-function fromInterface(method: RouteOptions['method'], url: string): string | undefined {
-  const row = INTERFACE_ENDPOINTS[`${String(Array.isArray(method) ? method[0] : method)} ${url.replace(/\/$/, '')}`];
+function fromInterface(method: string, url: string): string | undefined {
+  const row = INTERFACE_ENDPOINTS[`${method} ${url.replace(/\/$/, '')}`];
   if (!row) return undefined;
   return [
     `**${row.section}** (interface). Request: ${row.request}. Success: ${row.success}.`,
@@ -148,25 +148,27 @@ function fromInterface(method: RouteOptions['method'], url: string): string | un
  * A route that declares no success body (a delete, a page, a script, a stream) still succeeds: the document
  * says so, with the statuses its handler answers described in words.
  */
-function successOf(method: RouteOptions['method'], response: Schema['response']) {
+function successOf(method: string, response: Schema['response']) {
   if (Object.keys(response ?? {}).some((status) => status.startsWith('2'))) return {};
-  const removed = String(Array.isArray(method) ? method[0] : method) === 'DELETE';
+  const removed = method === 'DELETE';
   return { '2XX': { description: removed ? 'Removed (200 or 204, no body).' : 'Success (see the description).' } };
 }
 
 /** `POST /v2/cob/:txid` → `postV2CobTxid`: stable, unique per method and path, readable in generated clients. */
-function operationId(method: RouteOptions['method'], url: string): string {
+function operationId(method: string, url: string): string {
   const words = url
     .split(/[^A-Za-z0-9]+/)
     .filter(Boolean)
     .map((w) => w[0].toUpperCase() + w.slice(1));
-  return `${String(Array.isArray(method) ? method[0] : method).toLowerCase()}${words.join('')}`;
+  return `${method.toLowerCase()}${words.join('')}`;
 }
 
 /** @fastify/swagger's `transform`: the route's own schema, plus its family's security and error responses. */
 export function documentRoute({ schema, url, route }: { schema: unknown; url: string; route: RouteOptions }) {
   const family = route.config?.family;
   if (!family || !schema) return { schema: schema as Schema, url };
+  // `route.method` may list several methods (GET with HEAD): the first one names the operation.
+  const method = String(Array.isArray(route.method) ? route.method[0] : route.method);
   const own = schema as Schema;
   const kind = family.format === 'oauth' ? 'oauth' : (family.audience ?? 'public');
   const scope = route.config?.scope;
@@ -188,21 +190,21 @@ export function documentRoute({ schema, url, route }: { schema: unknown; url: st
   );
   const description = [
     own.description,
-    fromInterface(route.method, url),
+    fromInterface(method, url),
     scope && `Scope: \`${scope}\`.`,
     route.config?.rateLimited && 'Rate limited per application (see the interface limits).',
   ]
     .filter(Boolean)
     .join('\n\n');
-  const example = REQUEST_EXAMPLES[`${String(route.method)} ${url}` as ExampleOperation];
+  const example = REQUEST_EXAMPLES[`${method} ${url}` as ExampleOperation];
   return {
     schema: {
       ...own,
       ...(example && own.body ? { body: { ...(own.body as object), examples: [example] } } : {}),
-      operationId: own.operationId ?? operationId(route.method, url),
+      operationId: own.operationId ?? operationId(method, url),
       ...(description && { description }),
       security,
-      response: { ...successOf(route.method, own.response), ...own.response, ...errors },
+      response: { ...successOf(method, own.response), ...own.response, ...errors },
     },
     url,
   };

@@ -3,7 +3,12 @@
 // still matches src/, pixd runs it, else tsx loads the sources, so a clone works with or without the build.
 import fs from 'node:fs';
 import path from 'node:path';
+import v8 from 'node:v8';
 import { sourceStamp } from './source-stamp.js';
+
+// Before any module loads, so that loading them does not grow it: the young generation keeps its first
+// size (src/platform/process-footprint.ts says why, and how `pixd start` chooses again).
+v8.setFlagsFromString('--semi-space-growth-factor=1');
 
 const root = path.resolve(import.meta.dirname, '..');
 const build = path.join(root, 'node_modules', '.cache', 'pixd', 'build');

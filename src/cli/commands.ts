@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Config } from '../config.ts';
 import { migrate } from '../platform/db/migrate.ts';
 import { openDatabase } from '../platform/db/database.ts';
+import { chooseServerFootprint } from '../platform/process-footprint.ts';
 import { readJsonFile, writeJsonAtomic } from '../platform/state-files.ts';
 import { LIMITS } from '../platform/limits.ts';
 import { OffsetClock } from '../platform/clock.ts';
@@ -19,6 +20,7 @@ import { CliError, throughOperatorApi } from './operator-client.ts';
 import { assertPortFree, explainStartFailure, printProgress } from './startup.ts';
 
 export async function start(config: Config, options: { reinitialize: boolean }): Promise<void> {
+  chooseServerFootprint(config.databaseUrl ? 'postgres' : 'embedded');
   await assertPortFree(config);
   let service: RunningService;
   try {

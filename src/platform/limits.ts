@@ -165,6 +165,11 @@ export const LIMITS = {
    */
   webhookCallsInFlightPerDestination: 64,
   webhookBusyDestinationDeferMs: 1_000,
+  /**
+   * What an attempt record keeps of the body sent and of the receiver's answer (the console shows both): the
+   * first bytes only. The answer is read no further into memory than this; the rest is drained and counted.
+   */
+  webhookAttemptBodyBytes: 2048,
   /** Sandbox deliveries inspection: at most this many recent deliveries per call. */
   webhookInspectionMaxItems: 200,
   /** Spec: Limits, batch size of PUT /v2/lotecobv/:id (also rule 1: a batch holds 1 to 1000 charges). */

@@ -13,7 +13,8 @@ import { readJsonFile } from '../platform/state-files.ts';
 import { operatorSecretValid } from '../operator/secret.ts';
 import type { Caller } from '../pix/shared/caller.ts';
 import type { TipoCob } from '../pix/loc/store.ts';
-import { consoleAccounts } from './store.ts';
+import { consoleAccounts, revokeSession, sessionRevoked } from './store.ts';
+import { LIMITS } from '../platform/limits.ts';
 import { findApplication } from '../accounts/store.ts';
 import type { Scope } from '../platform/auth/scopes.ts';
 import {
@@ -124,7 +125,12 @@ export const consoleRoutes =
         return reply.type(HTML).header('cache-control', 'no-store').send(String(page));
       },
       guarded: (handler, scope) => async (request, reply) => {
-        const session = sessions.read(cookiesOf(request)[SESSION_COOKIE]);
+        let session = sessions.read(cookiesOf(request)[SESSION_COOKIE]);
+        // A signed cookie outlives "Sair" in any copy taken before: the revocation every node reads refuses it.
+        if (session && (await sessionRevoked(ctx.db, session.id))) {
+          setCookie(reply, SESSION_COOKIE, '', 0);
+          session = undefined;
+        }
         // Every use starts the idle time again (the event stream writes its own headers: nothing to set there).
         if (session) sessions.write(reply, session);
         const form = (request.body ?? {}) as Form;
@@ -188,7 +194,15 @@ export const consoleRoutes =
     app.post(
       '/console/signout',
       kit.guarded(async (_request, reply, session) => {
-        // The cookie is the session: gone from the browser, it is gone.
+        // Gone from this browser, and refused wherever a copy of its cookie is (every node reads the revocation).
+        const nowMs = Date.now();
+        await revokeSession(
+          ctx.db,
+          session.id,
+          new Date(nowMs + (LIMITS.consoleSessionIdleSeconds + LIMITS.consoleRevocationMarginSeconds) * 1000),
+          new Date(nowMs),
+          LIMITS.consoleRevocationsPurgedPerSignout,
+        );
         setCookie(reply, SESSION_COOKIE, '', 0);
         return reply.redirect('/console/signin', 303);
       }),

@@ -2,8 +2,10 @@
  * Console sessions: who signed in, which accounts they may see, which one they look at, what they may do,
  * and the CSRF token every change must carry. The session travels in its cookie, signed with a key derived
  * from the service's token signing key (the same on every node, kept in the database), so any node of a
- * cluster reads it and a restart signs nobody out. Each request slides its idle expiry. The CSRF token is a
- * MAC of the session's random id: never in the cookie, the same for the session's whole life.
+ * cluster reads it and a restart signs nobody out. Each request slides its idle expiry. "Sair" records the
+ * session's id as revoked in the database (console/store.ts), which every request checks: a copy of the cookie
+ * taken before is refused on every node. The CSRF token is a MAC of the session's random id: never in the
+ * cookie, the same for the session's whole life.
  */
 import crypto from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';

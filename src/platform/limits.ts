@@ -300,6 +300,13 @@ export const LIMITS = {
   dictRefundDetailsMaxChars: 2_000,
   /** Console (docs/console.md): a signed-in session lasts this long without use. */
   consoleSessionIdleSeconds: 8 * 3600,
+  /**
+   * A signed-out session stays refused this long past its idle time: a request that read it just before the
+   * sign-out and answered just after gave its cookie a slightly later start.
+   */
+  consoleRevocationMarginSeconds: 3600,
+  /** Expired revocations removed by each sign-out: the table stays about the sessions ended in the idle time. */
+  consoleRevocationsPurgedPerSignout: 100,
   /** Console lists: rows per page (keyset paging, so a page costs the same whatever the account holds). */
   consolePageSize: 25,
   /** Console live updates: how often an open page's event stream looks for a change in its account. */

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { webhookApi } from '../helpers/receiver.ts';
 import { startupSummary } from '../../src/runtime.ts';
 import { consoleUrl, createCob, demoSignIn, openContext, startRig, stopRig, type ConsoleRig } from './helpers.ts';
 
@@ -179,6 +180,66 @@ describe('web console access (headless Chromium)', () => {
     assert.equal(await page.locator('tbody tr').count(), 1);
     await page.goto(`${console_}/charges?doc=123.456.789-09&status=CONCLUIDA`);
     assert.match(await page.innerText('.empty'), /Nenhuma cobrança corresponde/);
+
+    // Received Pix page by keyset too, newest first; the sent list keeps its own place.
+    const api = webhookApi(fresh);
+    const paid: string[] = [];
+    for (const txid of txids) {
+      const res = await api.call('POST', '/sandbox/pix/pay', { txid });
+      assert.equal(res.status, 201, res.text);
+      paid.push(res.body.endToEndId);
+    }
+    await page.goto(`${console_}/pix`);
+    const newest = await page.locator('#received + * tbody tr td:nth-child(2)').allInnerTexts();
+    assert.deepEqual(newest, paid.slice(2).reverse());
+    await page.click('#received ~ p.pager a[rel="next"]');
+    assert.match(page.url(), /rbefore=/);
+    assert.deepEqual(
+      await page.locator('#received + * tbody tr td:nth-child(2)').allInnerTexts(),
+      paid.slice(0, 2).reverse(),
+    );
+    assert.equal(await page.locator('#received ~ p.pager a[rel="next"]').count(), 0);
+    await page.click('#received ~ p.pager a:has-text("Mais recentes")');
+    assert.equal(await page.locator('#received + * tbody tr').count(), 25);
+    await context.close();
+  });
+
+  it('signing out revokes the session: a copy of its cookie taken before is refused, its live stream ends', async () => {
+    const context = await newContext();
+    const page = await signInDemo(context);
+    const copied = (await context.cookies()).filter((c) => c.name === 'pixd_console');
+    assert.equal(copied.length, 1);
+    // Another browser holding the copy reads pages, with a live stream open.
+    const thief = await newContext();
+    await thief.addCookies(copied);
+    const stolen = await thief.newPage();
+    await stolen.goto(`${console_}/charges`);
+    assert.equal(stolen.url(), `${console_}/charges`);
+    await stolen.waitForSelector('#live[data-state="on"]');
+    const csrf = (await stolen.getAttribute('form[action="/console/signout"] input[name="_csrf"]', 'value'))!;
+
+    await page.click('button:has-text("Sair")');
+    await page.waitForURL(/\/console\/signin$/);
+    // The stream of the copy ends within a poll, and reconnecting is refused: the badge says offline.
+    await stolen.waitForSelector('#live[data-state="off"]', { timeout: 15_000 });
+    await stolen.goto(`${console_}/charges`);
+    assert.match(stolen.url(), /\/console\/signin$/);
+    // The copy sent by hand (the browser dropped it when told to), with the CSRF token its page had: a read is
+    // sent to sign in, a change refused.
+    const cookie = `pixd_console=${copied[0].value}`;
+    const read = await stolen.request.get(`${console_}/charges`, { headers: { cookie }, maxRedirects: 0 });
+    assert.equal(read.status(), 302);
+    assert.match(read.headers().location, /\/console\/signin$/);
+    const change = await stolen.request.post(`${console_}/switch`, {
+      headers: { cookie },
+      form: { _csrf: csrf, account: String(svc.demo.accountId) },
+      maxRedirects: 0,
+    });
+    assert.equal(change.status(), 403);
+    // Signing in again makes a new session, unaffected.
+    await page.click('text=Entrar na conta demo');
+    await page.waitForURL(console_);
+    await thief.close();
     await context.close();
   });
 

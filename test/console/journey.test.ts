@@ -264,6 +264,17 @@ describe('web console journey (headless Chromium)', () => {
     assert.equal(await page.locator(`a[href="/console/charges/cobr/${txid}"]`).count(), 1);
     await page.goto(`${console_}/charges?kind=cobr&status=CANCELADA`);
     assert.match(await page.innerText('.empty'), /Nenhuma cobrança recorrente corresponde/);
+    // By txid (the API's list has no such filter): that one only.
+    await page.goto(`${console_}/charges?kind=cobr&txid=${txid}`);
+    assert.deepEqual(await page.locator('tbody a').allInnerTexts(), [txid]);
+    await page.goto(`${console_}/charges?kind=cobr&txid=ConsoleCobr000000000000000099`);
+    assert.match(await page.innerText('.empty'), /Nenhuma cobrança recorrente corresponde/);
+    // Keyset pages: from a cursor after it, the charge is there; from one before it, nothing older is.
+    await page.goto(`${console_}/charges?kind=cobr&before=2999-01-01T00:00:00.000Z_1`);
+    assert.equal(await page.locator(`a[href="/console/charges/cobr/${txid}"]`).count(), 1);
+    assert.equal(await page.locator('.pager a:has-text("Mais recentes")').count(), 1);
+    await page.goto(`${console_}/charges?kind=cobr&before=2000-01-01T00:00:00.000Z_1`);
+    assert.match(await page.innerText('.empty'), /Nenhuma cobrança recorrente corresponde/);
     await page.goto(`${console_}/charges?kind=cobr`);
     await page.click(`a[href="/console/charges/cobr/${txid}"]`);
     assert.match(await page.innerText('#summary + dl'), new RegExp(rec.body.idRec));

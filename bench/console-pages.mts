@@ -56,10 +56,11 @@ try {
   const api = (method: string, url: string, body?: unknown) => svc.demo.http.request(method, url, { token, body });
   const paidCob = await api('POST', '/v2/cob', cobBody(svc.demo.chaves[0], '9.99'));
   const paid = await api('POST', '/sandbox/pix/pay', { txid: paidCob.body.txid });
+  // Received Pix 25 s apart: 100,000 of them fill the Pix page's default 30 days (about 3,500 a day).
   await svc.service.ctx.db.query(
     `insert into received_pix (end_to_end_id, account_id, txid, chave, amount_cents, received_at, pagador_cpf,
        pagador_cnpj, pagador_nome, info_pagador, origin)
-     select end_to_end_id || g, account_id, txid, chave, amount_cents, received_at - g * interval '1 second',
+     select end_to_end_id || g, account_id, txid, chave, amount_cents, received_at - g * interval '25 seconds',
             pagador_cpf, pagador_cnpj, pagador_nome, info_pagador, origin
        from received_pix, generate_series(1, $2::int) g where end_to_end_id = $1`,
     [paid.body.endToEndId, CHARGES],
@@ -119,7 +120,10 @@ try {
     ['cobr, a page in the middle (cursor)', `/charges?kind=cobr&before=${middle}_999999999`],
     ['cobr, by txid', `/charges?kind=cobr&txid=benchcobr${String(CHARGES / 2).padStart(20, '0')}`],
     ['Pix, first page (30 days)', '/pix'],
-    ['Pix, a page in the middle (cursor)', `/pix?rbefore=${middle}_999999999`],
+    [
+      'Pix, a page in the middle (cursor)',
+      `/pix?rbefore=${new Date(Date.now() - (CHARGES / 2) * 25_000).toISOString()}_999999999`,
+    ],
     ['overview', ''],
     ['webhooks', '/webhooks'],
   ];

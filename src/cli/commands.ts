@@ -16,6 +16,12 @@ import type { ScheduleView } from '../pix/schedules/schemas.ts';
 import type { ServicePki } from '../platform/bootstrap.ts';
 import { describeVerification, verifyLedger, type LedgerVerification } from '../platform/ledger/verify.ts';
 import { CliError, throughOperatorApi } from './operator-client.ts';
+import {
+  ConsoleUserInputError,
+  createConsoleUser,
+  type IssuedConsoleUser,
+  type NewConsoleUser,
+} from '../console/users/service.ts';
 import { assertPortFree, explainStartFailure, printProgress } from './startup.ts';
 
 export async function start(config: Config, options: { reinitialize: boolean }): Promise<void> {
@@ -129,6 +135,31 @@ export async function scheduleCreate(config: Config, command: ScheduleCommand, j
     }
   }
   process.stdout.write(json ? JSON.stringify(view, null, 2) + '\n' : describeSchedule(view) + '\n');
+}
+
+/** A person who may use the console (docs/console.md): through the running server, else on the database directly. */
+export async function consoleUserCreate(config: Config, input: NewConsoleUser, json: boolean): Promise<void> {
+  let issued = await throughOperatorApi<IssuedConsoleUser>(config, '/operator/console-users', input);
+  if (!issued) {
+    const { db } = await prepareDatabase(config);
+    try {
+      issued = await createConsoleUser(db, new Date(), input);
+    } catch (error) {
+      if (error instanceof ConsoleUserInputError) throw new CliError(error.message);
+      throw error;
+    } finally {
+      await db.close();
+    }
+  }
+  process.stdout.write(
+    json
+      ? `${JSON.stringify(issued, null, 2)}\n`
+      : [
+          `created console user ${issued.name} (${issued.role}) for account(s) ${issued.contas.join(', ')}`,
+          `  secret: ${issued.secret}`,
+          '  (shown this once; sign in at /console with the name and this secret)',
+        ].join('\n') + '\n',
+  );
 }
 
 /** Through the running server, else on the database directly; exit status 2 when the ledger is not sound. */

@@ -1,7 +1,8 @@
 /**
  * The web console (docs/console.md): server-rendered pages under /console, served on the pages listener (no
- * client certificate asked) and the main one. Sign-in with the operator secret, or straight in to the demo
- * account in a sandbox reached over loopback. Every change is a POST carrying the session's CSRF token (403
+ * client certificate asked) and the main one. Sign-in with the operator secret, as a console user (name and
+ * secret: their accounts, their role's scopes), or straight in to the demo account in a sandbox reached over
+ * loopback. Every change is a POST carrying the session's CSRF token (403
  * without it); every read and change goes through the services the API uses, for the session's current account.
  */
 import fs from 'node:fs';
@@ -14,6 +15,8 @@ import { operatorSecretValid } from '../operator/secret.ts';
 import type { Caller } from '../pix/shared/caller.ts';
 import type { TipoCob } from '../pix/loc/store.ts';
 import { consoleAccounts, revokeSession, sessionRevoked } from './store.ts';
+import { authenticateConsoleUser } from './users/service.ts';
+import { scopesOf } from './users/roles.ts';
 import { LIMITS } from '../platform/limits.ts';
 import { findApplication } from '../accounts/store.ts';
 import type { Scope } from '../platform/auth/scopes.ts';
@@ -159,9 +162,12 @@ export const consoleRoutes =
       const field = html`<input type="hidden" name="_csrf" value="${token}">`;
       const body = html`${demoAllowed(request) ? html`<form method="post" action="/console/signin">${field}<input type="hidden" name="mode" value="demo"><button type="submit" class="primary">Entrar na conta demo (sandbox local)</button></form><p class="muted">ou, como operador:</p>` : ''}
 <form method="post" action="/console/signin" class="stack">${field}
-<label for="secret">Segredo de operador</label>
-<input id="secret" name="secret" type="password" autocomplete="current-password" required>
-<p class="muted">Está em <code>operator.json</code> no diretório de dados do pixd.</p>
+<label for="name">Usuário</label>
+<input id="name" name="name" autocomplete="username" autocapitalize="none" spellcheck="false" aria-describedby="name-help">
+<p class="muted" id="name-help">Vazio para entrar como operador. Usuários são criados com <code>pixd console-user create</code>.</p>
+<label for="secret">Segredo</label>
+<input id="secret" name="secret" type="password" autocomplete="current-password" required aria-describedby="secret-help">
+<p class="muted" id="secret-help">O do usuário; o de operador está em <code>operator.json</code> no diretório de dados do pixd.</p>
 <button type="submit">Entrar</button></form>`;
       return reply.type(HTML).send(String(bareLayout('Entrar no console', body)));
     });
@@ -179,6 +185,11 @@ export const consoleRoutes =
         if (!application) throw new ApiError(404, 'demo', 'Este nó não tem conta demo (credentials.json).');
         const demo = Number(application.account_id);
         session = sessions.create('sandbox', [demo], demo, application.scopes);
+      } else if (form.name?.trim()) {
+        const user = form.secret ? await authenticateConsoleUser(ctx.db, form.name, form.secret) : undefined;
+        // An unknown name and a wrong secret answer alike: the form does not tell which names exist.
+        if (!user) throw new ApiError(401, 'segredo', 'Usuário ou segredo inválido.');
+        session = sessions.create('user', user.account_ids, user.account_ids[0], scopesOf(user.role));
       } else {
         if (!form.secret || !(await operatorSecretValid(ctx.db, form.secret)))
           throw new ApiError(401, 'segredo', 'Segredo de operador inválido.');

@@ -18,7 +18,8 @@ export const COOKIE_PATH = '/console';
 /** A flash message is cut to this many characters: it rides in the cookie. */
 const FLASH_MAX_CHARS = 400;
 
-export type Role = 'operator' | 'sandbox';
+/** Who signed in: the operator, the sandbox's demo account, or a console user (docs/console.md). */
+export type Role = 'operator' | 'sandbox' | 'user';
 
 export interface Session {
   id: string;

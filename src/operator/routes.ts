@@ -12,6 +12,8 @@ import { scheduleOperatorRoutes } from '../pix/schedules/creation-routes.ts';
 import { verifyLedger } from '../platform/ledger/verify.ts';
 import { blockDocument } from '../pix/cob-v1/store.ts';
 import { participantOperatorRoutes } from '../openfinance/participants/operator-routes.ts';
+import { ConsoleUserInputError, createConsoleUser } from '../console/users/service.ts';
+import { LIMITS } from '../platform/limits.ts';
 
 const tags = ['Operator'];
 const hide = true;
@@ -54,6 +56,33 @@ export const operatorRoutes =
           return reply.status(201).send(await createAccount(ctx.db, ctx.pki, ctx.clock, request.body));
         } catch (error) {
           if (error instanceof AccountInputError) throw new ApiError(400, 'conta_invalida', error.message);
+          throw error;
+        }
+      },
+    );
+
+    app.post(
+      '/operator/console-users',
+      {
+        schema: {
+          tags,
+          hide,
+          body: Type.Object(
+            {
+              name: Type.String({ maxLength: LIMITS.consoleUserNameMaxChars }),
+              role: Type.String({ maxLength: 20 }),
+              contas: Type.Array(Type.String({ maxLength: 20 }), { maxItems: LIMITS.consoleUserAccountsMax }),
+            },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      async (request, reply) => {
+        try {
+          return reply.status(201).send(await createConsoleUser(ctx.db, ctx.clock.now(), request.body));
+        } catch (error) {
+          if (error instanceof ConsoleUserInputError)
+            throw new ApiError(error.conflict ? 409 : 400, 'usuario_invalido', error.message);
           throw error;
         }
       },

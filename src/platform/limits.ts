@@ -307,6 +307,9 @@ export const LIMITS = {
   consoleRevocationMarginSeconds: 3600,
   /** Expired revocations removed by each sign-out: the table stays about the sessions ended in the idle time. */
   consoleRevocationsPurgedPerSignout: 100,
+  /** Console users (`pixd console-user create`): a name's length, and the accounts one user may be given. */
+  consoleUserNameMaxChars: 64,
+  consoleUserAccountsMax: 100,
   /** Console lists: rows per page (keyset paging, so a page costs the same whatever the account holds). */
   consolePageSize: 25,
   /** Console live updates: how often an open page's event stream looks for a change in its account. */

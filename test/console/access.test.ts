@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { webhookApi } from '../helpers/receiver.ts';
+import { runPixd } from '../helpers/cli.ts';
 import { startupSummary } from '../../src/runtime.ts';
 import { consoleUrl, createCob, demoSignIn, openContext, startRig, stopRig, type ConsoleRig } from './helpers.ts';
 
@@ -240,6 +241,90 @@ describe('web console access (headless Chromium)', () => {
     await page.click('text=Entrar na conta demo');
     await page.waitForURL(console_);
     await thief.close();
+    await context.close();
+  });
+
+  it('a console user (pixd console-user create) sees only its accounts and gets 403 for what its role lacks', async () => {
+    const db = svc.service.ctx.db;
+    const shared = await svc.newParty({ nome: 'Loja Compartilhada' });
+    const hidden = await svc.newParty({ nome: 'Loja Oculta' });
+    const contaOf = async (accountId: number) =>
+      (await db.query<{ conta: string }>('select conta from accounts where id = $1', [accountId])).rows[0].conta;
+    const theirs = await createCob(hidden, '55.00');
+    const ours = await createCob(shared, '44.00');
+    const run = await runPixd(
+      [
+        'console-user',
+        'create',
+        '--name',
+        'Ana.Viewer',
+        '--role',
+        'viewer',
+        '--contas',
+        `${await contaOf(svc.demo.accountId)},${await contaOf(shared.accountId)}`,
+        '--data-dir',
+        svc.data.dataDir,
+      ],
+      { DATABASE_URL: svc.data.databaseUrl },
+    );
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /created console user ana\.viewer \(viewer\)/);
+    const secret = /secret: (\S+)/.exec(run.stdout)![1];
+    // Kept hashed, never in the clear.
+    const stored = await db.query<{ secret_hash: string }>('select secret_hash from console_users where name = $1', [
+      'ana.viewer',
+    ]);
+    assert.notEqual(stored.rows[0].secret_hash, secret);
+    // The operator API refuses a taken name (409) and an account that does not exist (400).
+    const operator = JSON.parse(fs.readFileSync(path.join(svc.config.dataDir, 'operator.json'), 'utf8')).secret;
+    const create = (body: object) =>
+      svc.anonymous.request('POST', '/operator/console-users', {
+        body,
+        headers: { authorization: `Bearer ${operator}` },
+      });
+    assert.equal(
+      (await create({ name: 'ana.viewer', role: 'viewer', contas: [await contaOf(shared.accountId)] })).status,
+      409,
+    );
+    assert.equal((await create({ name: 'bruno', role: 'viewer', contas: ['000000000'] })).status, 400);
+    assert.equal(
+      (await create({ name: 'bruno', role: 'root', contas: [await contaOf(shared.accountId)] })).status,
+      400,
+    );
+
+    const context = await newContext();
+    const page = await context.newPage();
+    await page.goto(`${console_}/signin`);
+    await page.fill('#name', 'ana.viewer');
+    await page.fill('#secret', 'not-the-secret');
+    await page.click('form.stack button');
+    assert.match(await page.innerText('main'), /Usuário ou segredo inválido/);
+    await page.goto(`${console_}/signin`);
+    await page.fill('#name', 'Ana.Viewer');
+    await page.fill('#secret', secret);
+    await page.click('form.stack button');
+    await page.waitForURL(console_);
+    // The switcher offers its two accounts, no other.
+    const offered = await page
+      .locator('#account-switch option')
+      .evaluateAll((options) => options.map((o) => Number((o as HTMLOptionElement).value)));
+    assert.deepEqual(offered.sort(), [svc.demo.accountId, shared.accountId].sort());
+    await page.selectOption('#account-switch', String(shared.accountId));
+    await page.click('button:has-text("Trocar")');
+    await page.goto(`${console_}/charges/cob/${ours}`);
+    assert.match(await page.innerText('#live-region'), /R\$ 44,00/);
+    assert.equal((await page.goto(`${console_}/charges/cob/${theirs}`))!.status(), 404);
+    // A viewer reads, and changes nothing: replay and the sandbox tools need scopes its role lacks.
+    assert.equal((await page.goto(`${console_}/webhooks`))!.status(), 200);
+    const csrf = (await page.getAttribute('meta[name="csrf-token"]', 'content'))!;
+    const sneak = await page.request.post(`${console_}/switch`, {
+      form: { account: String(hidden.accountId), _csrf: csrf },
+    });
+    assert.equal(sneak.status(), 404);
+    const replay = await page.request.post(`${console_}/webhooks/replay`, { form: { e2eid: 'E1', _csrf: csrf } });
+    assert.equal(replay.status(), 403);
+    assert.match(await replay.text(), /webhook\.write/);
+    assert.equal((await page.goto(`${console_}/sandbox`))!.status(), 403);
     await context.close();
   });
 

@@ -19,3 +19,19 @@ create index console_session_revocations_expires on console_session_revocations 
 -- the account first. It replaces the index without `id`, whose every use it covers.
 create index recurring_charges_account_created_id on recurring_charges (account_id, created_at, id);
 drop index recurring_charges_account_created;
+
+-- Console users: people the operator lets into the console (`pixd console-user create`), each with the
+-- accounts they may see and a role, a named set of API scopes (src/console/users/roles.ts). The secret is
+-- shown once; only its hash is kept, like a client secret's.
+create table console_users (
+  id bigserial primary key,
+  name text not null unique,
+  secret_hash text not null,
+  role text not null check (role in ('viewer', 'developer', 'admin')),
+  created_at timestamptz not null
+);
+create table console_user_accounts (
+  user_id bigint not null references console_users (id) on delete cascade,
+  account_id bigint not null references accounts (id),
+  primary key (user_id, account_id)
+);

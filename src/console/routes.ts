@@ -160,7 +160,7 @@ export const consoleRoutes =
       const token = newSigninToken();
       setCookie(reply, SIGNIN_COOKIE, token);
       const field = html`<input type="hidden" name="_csrf" value="${token}">`;
-      const body = html`${demoAllowed(request) ? html`<form method="post" action="/console/signin">${field}<input type="hidden" name="mode" value="demo"><button type="submit" class="primary">Entrar na conta demo (sandbox local)</button></form><p class="muted">ou, como operador:</p>` : ''}
+      const body = html`${demoAllowed(request) ? html`<form method="post" action="/console/signin">${field}<input type="hidden" name="mode" value="demo"><button type="submit" class="primary">Entrar na conta demo (sandbox local)</button></form><p class="muted">ou, com usuário e segredo:</p>` : ''}
 <form method="post" action="/console/signin" class="stack">${field}
 <label for="name">Usuário</label>
 <input id="name" name="name" autocomplete="username" autocapitalize="none" spellcheck="false" aria-describedby="name-help">

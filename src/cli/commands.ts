@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
 import { migrate } from '../platform/db/migrate.ts';
-import { openDatabase } from '../platform/db/database.ts';
+import { openDatabase, type Database } from '../platform/db/database.ts';
 import { readJsonFile, writeJsonAtomic } from '../platform/state-files.ts';
 import { LIMITS } from '../platform/limits.ts';
 import { OffsetClock } from '../platform/clock.ts';
@@ -19,6 +19,7 @@ import { CliError, throughOperatorApi } from './operator-client.ts';
 import {
   ConsoleUserInputError,
   createConsoleUser,
+  removeConsoleUser,
   type IssuedConsoleUser,
   type NewConsoleUser,
 } from '../console/users/service.ts';
@@ -140,17 +141,7 @@ export async function scheduleCreate(config: Config, command: ScheduleCommand, j
 /** A person who may use the console (docs/console.md): through the running server, else on the database directly. */
 export async function consoleUserCreate(config: Config, input: NewConsoleUser, json: boolean): Promise<void> {
   let issued = await throughOperatorApi<IssuedConsoleUser>(config, '/operator/console-users', input);
-  if (!issued) {
-    const { db } = await prepareDatabase(config);
-    try {
-      issued = await createConsoleUser(db, new Date(), input);
-    } catch (error) {
-      if (error instanceof ConsoleUserInputError) throw new CliError(error.message);
-      throw error;
-    } finally {
-      await db.close();
-    }
-  }
+  if (!issued) issued = await offlineConsoleUser(config, (db) => createConsoleUser(db, new Date(), input));
   process.stdout.write(
     json
       ? `${JSON.stringify(issued, null, 2)}\n`
@@ -160,6 +151,25 @@ export async function consoleUserCreate(config: Config, input: NewConsoleUser, j
           '  (shown this once; sign in at /console with the name and this secret)',
         ].join('\n') + '\n',
   );
+}
+
+export async function consoleUserRemove(config: Config, name: string): Promise<void> {
+  let removed = await throughOperatorApi<{ name: string }>(config, '/operator/console-users/remove', { name });
+  if (!removed) removed = await offlineConsoleUser(config, (db) => removeConsoleUser(db, name));
+  process.stdout.write(`removed console user ${removed.name}\n`);
+}
+
+/** No server runs on this data directory: the database is ours to open; a refusal is one line. */
+async function offlineConsoleUser<T>(config: Config, work: (db: Database) => Promise<T>): Promise<T> {
+  const { db } = await prepareDatabase(config);
+  try {
+    return await work(db);
+  } catch (error) {
+    if (error instanceof ConsoleUserInputError) throw new CliError(error.message);
+    throw error;
+  } finally {
+    await db.close();
+  }
 }
 
 /** Through the running server, else on the database directly; exit status 2 when the ledger is not sound. */

@@ -99,9 +99,10 @@ export function buildProgram(): Command {
         ),
     );
 
-  program
+  const consoleUser = program
     .command('console-user')
-    .description('people who may use the web console (docs/console.md)')
+    .description('people who may use the web console (docs/console.md)');
+  consoleUser
     .command('create')
     .description('create a console user with the accounts they may see and a role; prints the secret once')
     .requiredOption('--name <name>', 'the name they sign in with')
@@ -116,6 +117,13 @@ export function buildProgram(): Command {
           options.json === true,
         ),
       ),
+    );
+  consoleUser
+    .command('remove')
+    .description('remove a console user: their open sessions are refused from their next request')
+    .requiredOption('--name <name>', 'the name they sign in with')
+    .action((options: { name: string }, command: Command) =>
+      commands().then((c) => c.consoleUserRemove(configOf(command), options.name)),
     );
 
   const schedule = program.command('schedule').description('scheduled Pix sent from an account');

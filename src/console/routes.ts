@@ -2,8 +2,8 @@
  * The web console (docs/console.md): server-rendered pages under /console, served on the pages listener (no
  * client certificate asked) and the main one. Sign-in with the operator secret, as a console user (name and
  * secret: their accounts, their role's scopes), or straight in to the demo account in a sandbox reached over
- * loopback. Every change is a POST carrying the session's CSRF token (403
- * without it); every read and change goes through the services the API uses, for the session's current account.
+ * loopback. Every change is a POST carrying the session's CSRF token (403 without it); every read and change
+ * goes through the services the API uses, for the session's current account.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,7 +14,7 @@ import { readJsonFile } from '../platform/state-files.ts';
 import { operatorSecretValid } from '../operator/secret.ts';
 import type { Caller } from '../pix/shared/caller.ts';
 import type { TipoCob } from '../pix/loc/store.ts';
-import { consoleAccounts, revokeSession, sessionRevoked } from './store.ts';
+import { consoleAccounts, revokeSession, sessionRefused } from './store.ts';
 import { authenticateConsoleUser } from './users/service.ts';
 import { scopesOf } from './users/roles.ts';
 import { LIMITS } from '../platform/limits.ts';
@@ -129,8 +129,8 @@ export const consoleRoutes =
       },
       guarded: (handler, scope) => async (request, reply) => {
         let session = sessions.read(cookiesOf(request)[SESSION_COOKIE]);
-        // A signed cookie outlives "Sair" in any copy taken before: the revocation every node reads refuses it.
-        if (session && (await sessionRevoked(ctx.db, session.id))) {
+        // A signed cookie outlives "Sair" in any copy taken before, and its user's removal: every node reads both.
+        if (session && (await sessionRefused(ctx.db, session))) {
           setCookie(reply, SESSION_COOKIE, '', 0);
           session = undefined;
         }
@@ -189,7 +189,7 @@ export const consoleRoutes =
         const user = form.secret ? await authenticateConsoleUser(ctx.db, form.name, form.secret) : undefined;
         // An unknown name and a wrong secret answer alike: the form does not tell which names exist.
         if (!user) throw new ApiError(401, 'segredo', 'Usuário ou segredo inválido.');
-        session = sessions.create('user', user.account_ids, user.account_ids[0], scopesOf(user.role));
+        session = sessions.create('user', user.account_ids, user.account_ids[0], scopesOf(user.role), user.id);
       } else {
         if (!form.secret || !(await operatorSecretValid(ctx.db, form.secret)))
           throw new ApiError(401, 'segredo', 'Segredo de operador inválido.');

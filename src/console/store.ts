@@ -188,31 +188,45 @@ export async function sentPixPage(
 
 /**
  * What changed last in an account, as one text: the newest charge (cob, cobv, cobr), received Pix and webhook
- * attempt; and whether the stream's session was ended meanwhile. An open page's event stream compares the mark
+ * attempt; and whether the stream's session was ended meanwhile (signed out, or its user removed). An open page's event stream compares the mark
  * between polls; each part reads an index's end.
  */
 export async function liveMark(
   sql: Sql,
   accountId: number,
-  sessionId: string,
-): Promise<{ mark: string; revoked: boolean }> {
+  session: SessionRef,
+): Promise<{ mark: string; refused: boolean }> {
   const { rows } = await sql.query<Record<string, unknown>>(
     `select (select max(created_at) from charges where account_id = $1 and kind = 'cob') as cob,
             (select max(created_at) from charges where account_id = $1 and kind = 'cobv') as cobv,
             (select max(created_at) from recurring_charges where account_id = $1) as cobr,
             (select max(received_at) from received_pix where account_id = $1) as pix,
             (select max(id) from webhook_attempts where account_id = $1) as attempt,
-            exists (select 1 from console_session_revocations where session_id = $2) as revoked`,
-    [accountId, sessionId],
+            ${refusedSql('$2', '$3')} as refused`,
+    [accountId, session.id, session.userId ?? null],
   );
-  const { revoked, ...mark } = rows[0];
-  return { mark: JSON.stringify(mark), revoked: revoked === true };
+  const { refused, ...mark } = rows[0];
+  return { mark: JSON.stringify(mark), refused: refused === true };
 }
 
-/** Whether "Sair" ended this session: a copy of its cookie is then no session. */
-export async function sessionRevoked(sql: Sql, sessionId: string): Promise<boolean> {
-  const { rows } = await sql.query('select 1 from console_session_revocations where session_id = $1', [sessionId]);
-  return rows.length > 0;
+/** A session as the database knows it: its id, and its console user's when it is one's. */
+export interface SessionRef {
+  id: string;
+  userId?: number;
+}
+
+/** Signed out ("Sair"), or its console user removed since. */
+const refusedSql = (sessionParam: string, userParam: string) =>
+  `(exists (select 1 from console_session_revocations where session_id = ${sessionParam})
+    or (${userParam}::bigint is not null and not exists (select 1 from console_users where id = ${userParam}::bigint)))`;
+
+/** Whether a session is over before its time: a copy of its cookie is then no session. */
+export async function sessionRefused(sql: Sql, session: SessionRef): Promise<boolean> {
+  const { rows } = await sql.query<{ refused: boolean }>(`select ${refusedSql('$1', '$2')} as refused`, [
+    session.id,
+    session.userId ?? null,
+  ]);
+  return rows[0].refused === true;
 }
 
 /**

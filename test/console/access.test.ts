@@ -325,6 +325,20 @@ describe('web console access (headless Chromium)', () => {
     assert.equal(replay.status(), 403);
     assert.match(await replay.text(), /webhook\.write/);
     assert.equal((await page.goto(`${console_}/sandbox`))!.status(), 403);
+
+    // Removed by the operator: the open session is refused at its next request, and a second removal says so.
+    const remove = () =>
+      runPixd(['console-user', 'remove', '--name', 'ana.viewer', '--data-dir', svc.data.dataDir], {
+        DATABASE_URL: svc.data.databaseUrl,
+      });
+    const removed = await remove();
+    assert.equal(removed.status, 0, removed.stderr);
+    assert.match(removed.stdout, /removed console user ana\.viewer/);
+    await page.goto(`${console_}/webhooks`);
+    assert.match(page.url(), /\/console\/signin$/);
+    const again = await remove();
+    assert.equal(again.status, 1);
+    assert.match(again.stderr, /no console user named ana\.viewer/);
     await context.close();
   });
 

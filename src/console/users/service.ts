@@ -1,19 +1,26 @@
 /**
  * Console users: the operator creates them (operator API, `pixd console-user create`) with the accounts they
- * may see and a role; each signs in with name and secret. The secret is returned once and stored hashed.
+ * may see and a role, and removes them; each signs in with name and secret. The secret is returned once and
+ * stored hashed. A removed user's sessions end at their next request (console/store.ts `sessionRefused`).
  */
 import type { Database } from '../../platform/db/database.ts';
 import { hashSecret, secretMatches } from '../../platform/auth/tokens.ts';
 import { newSecret } from '../../platform/ids.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { ROLES, isRole, type RoleName } from './roles.ts';
-import { accountIdsByConta, findConsoleUser, insertConsoleUser, type ConsoleUserRow } from './store.ts';
+import {
+  accountIdsByConta,
+  deleteConsoleUser,
+  findConsoleUser,
+  insertConsoleUser,
+  type ConsoleUserRow,
+} from './store.ts';
 
-/** What a person gave that cannot make a user (the operator API answers 400; a taken name, 409). */
+/** What a person gave that cannot make (or remove) a user: the operator API answers 400, 409 or 404. */
 export class ConsoleUserInputError extends Error {
   constructor(
     message: string,
-    readonly conflict = false,
+    readonly kind: 'invalid' | 'taken' | 'missing' = 'invalid',
   ) {
     super(message);
   }
@@ -54,7 +61,7 @@ export async function createConsoleUser(db: Database, now: Date, input: NewConso
     if (unknown.length) throw new ConsoleUserInputError(`no such account: ${unknown.join(', ')}.`);
     return insertConsoleUser(sql, { name, secretHash: hashSecret(secret), role, accountIds: [...ids.values()] }, now);
   });
-  if (created === undefined) throw new ConsoleUserInputError(`a console user named ${name} exists already.`, true);
+  if (created === undefined) throw new ConsoleUserInputError(`a console user named ${name} exists already.`, 'taken');
   return { name, role, contas, secret };
 }
 
@@ -66,4 +73,12 @@ export async function authenticateConsoleUser(
 ): Promise<ConsoleUserRow | undefined> {
   const user = await findConsoleUser(db, name.trim().toLowerCase());
   return user && secretMatches(secret, user.secret_hash) ? user : undefined;
+}
+
+/** Removes a user; their open sessions are refused from their next request on. */
+export async function removeConsoleUser(db: Database, name: string): Promise<{ name: string }> {
+  const normalized = name.trim().toLowerCase();
+  if (!(await deleteConsoleUser(db, normalized)))
+    throw new ConsoleUserInputError(`no console user named ${normalized}.`, 'missing');
+  return { name: normalized };
 }

@@ -49,3 +49,9 @@ export async function accountIdsByConta(sql: Sql, contas: string[]): Promise<Map
   );
   return new Map(rows.map((r) => [r.conta, Number(r.id)]));
 }
+
+/** Whether a user of that name was removed (their accounts go with them, `on delete cascade`). */
+export async function deleteConsoleUser(sql: Sql, name: string): Promise<boolean> {
+  const { rows } = await sql.query('delete from console_users where name = $1 returning id', [name]);
+  return rows.length > 0;
+}

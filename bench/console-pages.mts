@@ -1,13 +1,16 @@
 /**
- * `node --import tsx bench/console-pages.ts` (DATABASE_URL for PostgreSQL): how long console pages take to
- * render with 100,000 charges in the account (issue 19: under 200 ms). Creates one charge through the API,
- * copies it 100,000 times by SQL (a bench fixture, not a code path), signs in as the operator and times each
- * page, median and worst of RUNS requests. Numbers go to docs/console.md by hand.
+ * `node --import tsx bench/console-pages.mts` (DATABASE_URL for PostgreSQL): how long console pages take to
+ * render with 100,000 charges in the account (issue 19: under 200 ms). Creates a charge, a recurring charge
+ * (cobr) and a received Pix through the API, copies each 100,000 times by SQL (a bench fixture, not a code
+ * path), signs in as the operator and times each page, median and worst of RUNS requests. Numbers go to
+ * docs/console.md by hand.
  */
 import https from 'node:https';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startTestService, cobBody } from '../test/helpers/service.ts';
+import { recBody } from '../test/pix/rec-fixtures.ts';
+import { brasiliaDate, fromEpochDay, isBusinessDay, toEpochDay } from '../src/pix/cobv/calendar.ts';
 
 const CHARGES = Number(process.env.CHARGES ?? 100_000);
 const RUNS = 20;
@@ -50,8 +53,52 @@ try {
        from charges, generate_series(1, $2::int) g where txid = $1`,
     [created.body.txid, CHARGES],
   );
-  await svc.service.ctx.db.query('analyze charges');
-  console.log(`inserted ${CHARGES} charges in ${Date.now() - t0} ms (${svc.service.ctx.db.kind})`);
+  const api = (method: string, url: string, body?: unknown) => svc.demo.http.request(method, url, { token, body });
+  const paidCob = await api('POST', '/v2/cob', cobBody(svc.demo.chaves[0], '9.99'));
+  const paid = await api('POST', '/sandbox/pix/pay', { txid: paidCob.body.txid });
+  // Received Pix 25 s apart: 100,000 of them fill the Pix page's default 30 days (about 3,500 a day).
+  await svc.service.ctx.db.query(
+    `insert into received_pix (end_to_end_id, account_id, txid, chave, amount_cents, received_at, pagador_cpf,
+       pagador_cnpj, pagador_nome, info_pagador, origin)
+     select end_to_end_id || g, account_id, txid, chave, amount_cents, received_at - g * interval '25 seconds',
+            pagador_cpf, pagador_cnpj, pagador_nome, info_pagador, origin
+       from received_pix, generate_series(1, $2::int) g where end_to_end_id = $1`,
+    [paid.body.endToEndId, CHARGES],
+  );
+  const today = brasiliaDate(new Date());
+  const rec = await api(
+    'POST',
+    '/v2/rec',
+    recBody({ calendario: { dataInicial: today, periodicidade: 'SEMANAL' }, valor: { valorRec: '30.00' } }),
+  );
+  await api('POST', `/sandbox/rec/${rec.body.idRec}/aprovar`);
+  let due = toEpochDay(today) + 4;
+  while (!isBusinessDay(due)) due++;
+  const { rows } = await svc.service.ctx.db.query<{ conta: string }>('select conta from accounts where id = $1', [
+    svc.demo.accountId,
+  ]);
+  const cobr = await api('PUT', '/v2/cobr/BenchCobr0000000000000000000', {
+    idRec: rec.body.idRec,
+    calendario: { dataDeVencimento: fromEpochDay(due) },
+    valor: { original: '30.00' },
+    ajusteDiaUtil: false,
+    recebedor: { conta: rows[0].conta, tipoConta: 'PAGAMENTO', agencia: '0001' },
+    devedor: { cpf: '45164632481', nome: 'Fulano de Tal' },
+  });
+  if (cobr.status !== 201) throw new Error(`cobr: ${cobr.status} ${cobr.text}`);
+  await svc.service.ctx.db.query(
+    `insert into recurring_charges (account_id, recurrence_id, txid, status, body, amount_cents, due_date, atualizacao,
+       tentativas, created_at, updated_at)
+     select account_id, recurrence_id, 'benchcobr' || lpad(g::text, 20, '0'), status, body, amount_cents, due_date,
+            atualizacao, tentativas, created_at - g * interval '1 second', updated_at
+       from recurring_charges, generate_series(1, $1::int) g where txid = 'BenchCobr0000000000000000000'`,
+    [CHARGES],
+  );
+  for (const table of ['charges', 'received_pix', 'recurring_charges'])
+    await svc.service.ctx.db.query(`analyze ${table}`);
+  console.log(
+    `inserted ${CHARGES} charges, cobr and received Pix each in ${Date.now() - t0} ms (${svc.service.ctx.db.kind})`,
+  );
 
   const signin = await request('GET', '/signin');
   const csrf = /name="_csrf" value="([^"]+)"/.exec(signin.text)![1];
@@ -69,6 +116,14 @@ try {
     ['charges, payer document', '/charges?doc=12345678909'],
     ['charges, a day', `/charges?from=${middle.slice(0, 10)}&to=${middle.slice(0, 10)}`],
     ['charge page', `/charges/cob/${created.body.txid}`],
+    ['cobr, first page', '/charges?kind=cobr'],
+    ['cobr, a page in the middle (cursor)', `/charges?kind=cobr&before=${middle}_999999999`],
+    ['cobr, by txid', `/charges?kind=cobr&txid=benchcobr${String(CHARGES / 2).padStart(20, '0')}`],
+    ['Pix, first page (30 days)', '/pix'],
+    [
+      'Pix, a page in the middle (cursor)',
+      `/pix?rbefore=${new Date(Date.now() - (CHARGES / 2) * 25_000).toISOString()}_999999999`,
+    ],
     ['overview', ''],
     ['webhooks', '/webhooks'],
   ];

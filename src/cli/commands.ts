@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
 import { migrate } from '../platform/db/migrate.ts';
-import { openDatabase } from '../platform/db/database.ts';
+import { openDatabase, type Database } from '../platform/db/database.ts';
 import { chooseServerFootprint } from '../platform/process-footprint.ts';
 import { readJsonFile, writeJsonAtomic } from '../platform/state-files.ts';
 import { LIMITS } from '../platform/limits.ts';
@@ -17,6 +17,13 @@ import type { ScheduleView } from '../pix/schedules/schemas.ts';
 import type { ServicePki } from '../platform/bootstrap.ts';
 import { describeVerification, verifyLedger, type LedgerVerification } from '../platform/ledger/verify.ts';
 import { CliError, throughOperatorApi } from './operator-client.ts';
+import {
+  ConsoleUserInputError,
+  createConsoleUser,
+  removeConsoleUser,
+  type IssuedConsoleUser,
+  type NewConsoleUser,
+} from '../console/users/service.ts';
 import { assertPortFree, explainStartFailure, printProgress } from './startup.ts';
 
 export async function start(config: Config, options: { reinitialize: boolean }): Promise<void> {
@@ -131,6 +138,40 @@ export async function scheduleCreate(config: Config, command: ScheduleCommand, j
     }
   }
   process.stdout.write(json ? JSON.stringify(view, null, 2) + '\n' : describeSchedule(view) + '\n');
+}
+
+/** A person who may use the console (docs/console.md): through the running server, else on the database directly. */
+export async function consoleUserCreate(config: Config, input: NewConsoleUser, json: boolean): Promise<void> {
+  let issued = await throughOperatorApi<IssuedConsoleUser>(config, '/operator/console-users', input);
+  if (!issued) issued = await offlineConsoleUser(config, (db) => createConsoleUser(db, new Date(), input));
+  process.stdout.write(
+    json
+      ? `${JSON.stringify(issued, null, 2)}\n`
+      : [
+          `created console user ${issued.name} (${issued.role}) for account(s) ${issued.contas.join(', ')}`,
+          `  secret: ${issued.secret}`,
+          '  (shown this once; sign in at /console with the name and this secret)',
+        ].join('\n') + '\n',
+  );
+}
+
+export async function consoleUserRemove(config: Config, name: string): Promise<void> {
+  let removed = await throughOperatorApi<{ name: string }>(config, '/operator/console-users/remove', { name });
+  if (!removed) removed = await offlineConsoleUser(config, (db) => removeConsoleUser(db, name));
+  process.stdout.write(`removed console user ${removed.name}\n`);
+}
+
+/** No server runs on this data directory: the database is ours to open; a refusal is one line. */
+async function offlineConsoleUser<T>(config: Config, work: (db: Database) => Promise<T>): Promise<T> {
+  const { db } = await prepareDatabase(config);
+  try {
+    return await work(db);
+  } catch (error) {
+    if (error instanceof ConsoleUserInputError) throw new CliError(error.message);
+    throw error;
+  } finally {
+    await db.close();
+  }
 }
 
 /** Through the running server, else on the database directly; exit status 2 when the ledger is not sound. */

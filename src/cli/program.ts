@@ -99,6 +99,33 @@ export function buildProgram(): Command {
         ),
     );
 
+  const consoleUser = program
+    .command('console-user')
+    .description('people who may use the web console (docs/console.md)');
+  consoleUser
+    .command('create')
+    .description('create a console user with the accounts they may see and a role; prints the secret once')
+    .requiredOption('--name <name>', 'the name they sign in with')
+    .requiredOption('--role <role>', 'viewer (reads) | developer (reads, webhook and sandbox writes) | admin (all)')
+    .requiredOption('--contas <a,b>', 'the accounts they may see, by account number (conta), comma-separated')
+    .option('--json', 'print the user and secret as JSON')
+    .action((options: { name: string; role: string; contas: string; json?: boolean }, command: Command) =>
+      commands().then((c) =>
+        c.consoleUserCreate(
+          configOf(command),
+          { name: options.name, role: options.role, contas: options.contas.split(',') },
+          options.json === true,
+        ),
+      ),
+    );
+  consoleUser
+    .command('remove')
+    .description('remove a console user: their open sessions are refused from their next request')
+    .requiredOption('--name <name>', 'the name they sign in with')
+    .action((options: { name: string }, command: Command) =>
+      commands().then((c) => c.consoleUserRemove(configOf(command), options.name)),
+    );
+
   const schedule = program.command('schedule').description('scheduled Pix sent from an account');
   const create = schedule
     .command('create')

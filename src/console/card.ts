@@ -12,6 +12,7 @@ import { NOTIFICATION_TOPIC } from '../billing/notifications/delivery.ts';
 import type { Caller } from '../pix/shared/caller.ts';
 import { badge, brl, empty, html, when, type Html } from './render.ts';
 import { deliveryTable } from './webhooks.ts';
+import { pager } from './paging.ts';
 
 export const CARD_KIND = 'cartao';
 
@@ -28,7 +29,7 @@ export async function cardListPage(ctx: AppContext, caller: Caller, q: { before?
         ) => html`<tr><td>${when(c.created_at)}</td><td><a href="/console/charges/${CARD_KIND}/${c.id}">${c.id}</a></td>
 <td>${badge(c.status)}</td><td class="num">${brl(Number(c.total_cents))}</td><td>${c.custom_id ?? ''}</td></tr>`,
       )}</tbody></table></div>
-<p class="pager">${before ? html`<a href="/console/charges?kind=${CARD_KIND}">Mais recentes</a>` : html`<span></span>`}${more && last ? html`<a href="/console/charges?kind=${CARD_KIND}&before=${last.id}" rel="next">Mais antigas →</a>` : ''}</p>`
+${pager(before ? `/console/charges?kind=${CARD_KIND}` : undefined, more && last ? `/console/charges?kind=${CARD_KIND}&before=${last.id}` : undefined)}`
     : empty(
         'Nenhuma cobrança de cartão nesta conta.',
         html`Crie uma com <code>POST /v1/charge</code> (docs/billing.md).`,

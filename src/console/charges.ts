@@ -21,6 +21,7 @@ import { deliveryTable } from './webhooks.ts';
 import { cobrListPage } from './cobr.ts';
 import { CARD_KIND, cardListPage } from './card.ts';
 import type { Session } from './session.ts';
+import { cursorOf, cursorText, pager } from './paging.ts';
 
 export const CHARGE_KINDS: TipoCob[] = ['cob', 'cobv'];
 const STATUSES = ['ATIVA', 'CONCLUIDA', 'REMOVIDA_PELO_USUARIO_RECEBEDOR', 'REMOVIDA_PELO_PSP'];
@@ -44,11 +45,6 @@ function searchOf(q: ChargeQuery): ChargeSearch {
     const at = new Date(`${text}T00:00:00Z`);
     return Number.isNaN(at.getTime()) ? undefined : new Date(at.getTime() + plusDays * DAY_MS);
   };
-  const [cursorAt, cursorId] = (q.before ?? '').split('_');
-  const before =
-    cursorAt && /^\d+$/.test(cursorId ?? '') && !Number.isNaN(new Date(cursorAt).getTime())
-      ? { createdAt: new Date(cursorAt), id: Number(cursorId) }
-      : undefined;
   const document = q.doc?.replace(/\D/g, '');
   return {
     kind: (CHARGE_KINDS as string[]).includes(q.kind ?? '') ? (q.kind as TipoCob) : 'cob',
@@ -57,7 +53,7 @@ function searchOf(q: ChargeQuery): ChargeSearch {
     from: date(q.from),
     to: date(q.to, 1),
     document: document || undefined,
-    before,
+    before: cursorOf(q.before),
   };
 }
 
@@ -80,14 +76,14 @@ function kindTabs(current: string): Html {
 export async function chargeListPage(
   ctx: AppContext,
   caller: Caller,
-  q: ChargeQuery & { page?: string },
+  q: ChargeQuery & { idRec?: string },
 ): Promise<Html> {
   if (q.kind === 'cobr') return cobrListPage(ctx, caller, q, kindTabs('cobr'));
   if (q.kind === CARD_KIND) return cardListPage(ctx, caller, q, kindTabs(CARD_KIND));
   const search = searchOf(q);
   const { rows, more } = await chargePage(ctx.db, caller.accountId, search, LIMITS.consolePageSize);
   const last = rows.at(-1);
-  const next = more && last ? link(search, q, `${last.created_at.toISOString()}_${last.id}`) : undefined;
+  const next = more && last ? link(search, q, cursorText(last.created_at, last.id)) : undefined;
   const filtered = Boolean(
     search.txid || search.status || search.from || search.to || search.document || search.before,
   );
@@ -111,7 +107,7 @@ export async function chargeListPage(
 <td>${badge(r.status)}</td><td class="num">${brl(r.amount_cents)}</td>
 <td>${r.devedor_nome ?? ''}${r.devedor_documento ? html` <span class="muted">${r.devedor_documento}</span>` : ''}</td></tr>`,
       )}</tbody></table></div>
-${next || search.before ? html`<p class="pager">${search.before ? html`<a href="${link(search, q)}">Mais recentes</a>` : ''} ${next ? html`<a href="${next}" rel="next">Mais antigas →</a>` : ''}</p>` : ''}`
+${pager(search.before && link(search, q), next)}`
     : filtered
       ? empty(
           'Nenhuma cobrança corresponde a esta busca.',

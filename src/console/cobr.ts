@@ -1,69 +1,69 @@
 /**
- * Recurring charges (cobr, automatic Pix): the list and one charge's page, through `GET /v2/cobr`'s and
- * `GET /v2/cobr/:txid`'s services (`listCobrsView`, `readCobr`). The list pages as the API does (offset).
+ * Recurring charges (cobr, automatic Pix): the list, a keyset page newest first read in console/store.ts
+ * (the API's `GET /v2/cobr` pages by offset, dearer the deeper it goes), with its filters (status, debtor,
+ * idRec) and txid; and one charge's page through `GET /v2/cobr/:txid`'s service (`readCobr`).
  */
 import type { AppContext } from '../platform/context.ts';
 import { parseAmount } from '../platform/money.ts';
 import { LIMITS } from '../platform/limits.ts';
-import { listCobrsView, readCobr } from '../pix/cobr/service.ts';
+import { readCobr } from '../pix/cobr/service.ts';
 import { REC_ID_PATTERN } from '../pix/rec/schemas.ts';
 import type { Caller } from '../pix/shared/caller.ts';
 import { badge, brl, empty, html, when, type Html } from './render.ts';
+import { cobrPage, type CobrSearch } from './store.ts';
+import { cursorOf, cursorText, pager } from './paging.ts';
 
-const DAY_MS = 86_400_000;
-const STATUSES = ['CRIADA', 'ATIVA', 'CONCLUIDA', 'EXPIRADA', 'REJEITADA', 'CANCELADA'] as const;
-type CobrStatus = (typeof STATUSES)[number];
-const WINDOW_DAYS = 90;
+const STATUSES = ['CRIADA', 'ATIVA', 'CONCLUIDA', 'EXPIRADA', 'REJEITADA', 'CANCELADA'];
 
 export async function cobrListPage(
   ctx: AppContext,
   caller: Caller,
-  q: { page?: string; status?: string; doc?: string; idRec?: string },
+  q: { txid?: string; status?: string; doc?: string; idRec?: string; before?: string },
   tabs: Html,
 ): Promise<Html> {
-  const page = Math.max(0, Math.min(Number(q.page) || 0, 10_000));
-  // What a person typed: only usable filters go to the API's list, the rest is dropped (never an error page).
-  const status = (STATUSES as readonly string[]).includes(q.status ?? '') ? (q.status as CobrStatus) : undefined;
-  const doc = q.doc?.replace(/\D/g, '');
-  const idRec = new RegExp(REC_ID_PATTERN).test(q.idRec ?? '') ? q.idRec : undefined;
-  const list = await listCobrsView(ctx.db, caller, {
-    inicio: new Date(caller.now.getTime() - WINDOW_DAYS * DAY_MS).toISOString(),
-    fim: new Date(caller.now.getTime() + DAY_MS).toISOString(),
-    ...(status && { status }),
-    ...(doc?.length === 11 && { cpf: doc }),
-    ...(doc?.length === 14 && { cnpj: doc }),
-    ...(idRec && { idRec }),
-    'paginacao.paginaAtual': page,
-    'paginacao.itensPorPagina': LIMITS.consolePageSize,
-  });
+  // What a person typed: only usable filters are applied, the rest is dropped (never an error page).
+  const search: CobrSearch = {
+    txid: q.txid?.trim() || undefined,
+    status: STATUSES.includes(q.status ?? '') ? q.status : undefined,
+    document: q.doc?.replace(/\D/g, '') || undefined,
+    idRec: new RegExp(REC_ID_PATTERN).test(q.idRec ?? '') ? q.idRec : undefined,
+    before: cursorOf(q.before),
+  };
+  const { rows, more } = await cobrPage(ctx.db, caller.accountId, search, LIMITS.consolePageSize);
   const filters = new URLSearchParams({ kind: 'cobr' });
-  if (status) filters.set('status', status);
-  if (doc) filters.set('doc', doc);
-  if (idRec) filters.set('idRec', idRec);
-  const pageLink = (n: number) => `/console/charges?${filters}&page=${n}`;
+  for (const [name, value] of [
+    ['txid', search.txid],
+    ['status', search.status],
+    ['doc', search.document],
+    ['idRec', search.idRec],
+  ] as const)
+    if (value) filters.set(name, value);
+  const last = rows.at(-1);
+  const older = more && last ? `/console/charges?${filters}&before=${cursorText(last.created_at, last.id)}` : undefined;
   const form = html`<form class="search" method="get" action="/console/charges" role="search">
 <input type="hidden" name="kind" value="cobr">
+<label>txid <input name="txid" value="${q.txid ?? ''}" autocomplete="off"></label>
 <label>Status <select name="status"><option value="">todos</option>${STATUSES.map(
-    (st) => html`<option${st === status ? html` selected` : ''}>${st}</option>`,
+    (st) => html`<option${st === search.status ? html` selected` : ''}>${st}</option>`,
   )}</select></label>
 <label>CPF/CNPJ do devedor <input name="doc" value="${q.doc ?? ''}" inputmode="numeric"></label>
 <label>idRec <input name="idRec" value="${q.idRec ?? ''}" autocomplete="off"></label>
 <button type="submit">Buscar</button></form>`;
-  const { quantidadeDePaginas } = list.parametros.paginacao;
-  const body = list.cobsr.length
-    ? html`<div class="scroll"><table><caption class="sr">Cobranças recorrentes (cobr) dos últimos ${WINDOW_DAYS} dias</caption>
+  const filtered = Boolean(search.txid || search.status || search.document || search.idRec || search.before);
+  const body = rows.length
+    ? html`<div class="scroll"><table><caption class="sr">Cobranças recorrentes (cobr), mais recentes primeiro</caption>
 <thead><tr><th scope="col">Criada</th><th scope="col">txid</th><th scope="col">Vencimento</th><th scope="col">Status</th><th scope="col" class="num">Valor</th></tr></thead>
-<tbody>${list.cobsr.map(
+<tbody>${rows.map(
         (
           c,
-        ) => html`<tr><td>${when(c.calendario.criacao)}</td><td><a href="/console/charges/cobr/${encodeURIComponent(c.txid)}"><code>${c.txid}</code></a></td>
-<td>${c.calendario.dataDeVencimento}</td><td>${badge(c.status)}</td><td class="num">${brl(parseAmount(c.valor.original))}</td></tr>`,
+        ) => html`<tr><td>${when(c.created_at)}</td><td><a href="/console/charges/cobr/${encodeURIComponent(c.txid)}"><code>${c.txid}</code></a></td>
+<td>${c.due_date}</td><td>${badge(c.status)}</td><td class="num">${brl(c.amount_cents)}</td></tr>`,
       )}</tbody></table></div>
-${quantidadeDePaginas > 1 ? html`<p class="pager">${page > 0 ? html`<a href="${pageLink(page - 1)}">← Anterior</a>` : html`<span></span>`}${page + 1 < quantidadeDePaginas ? html`<a href="${pageLink(page + 1)}" rel="next">Próxima →</a>` : ''}</p>` : ''}`
+${pager(search.before && `/console/charges?${filters}`, older)}`
     : empty(
-        status || doc || idRec
+        filtered
           ? 'Nenhuma cobrança recorrente corresponde a esta busca.'
-          : `Nenhuma cobrança recorrente nos últimos ${WINDOW_DAYS} dias.`,
+          : 'Nenhuma cobrança recorrente nesta conta ainda.',
         html`Uma recorrência aprovada (<code>POST /v2/rec</code>) recebe cobranças com <code>PUT /v2/cobr/:txid</code>.`,
       );
   return html`${tabs}${form}${body}`;

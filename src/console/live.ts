@@ -2,7 +2,7 @@
  * Live updates: each open console page holds one server-sent event stream. The stream polls its account's
  * live mark (console/store.ts: the newest charge, received Pix and webhook attempt) and sends `change` when
  * it moves, whichever node made the change; the page then reloads its list region. A comment line keeps
- * proxies from closing an idle stream. Streams end when the node closes.
+ * proxies from closing an idle stream. Streams end when the node closes or their session is signed out (or its user removed).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
@@ -34,7 +34,10 @@ export class LiveStreams {
       if (busy) return;
       busy = true;
       try {
-        const mark = await liveMark(this.ctx.db, account);
+        const { mark, refused } = await liveMark(this.ctx.db, account, session);
+        // Signed out (in any browser holding this session, on any node) or its user removed: the stream ends;
+        // the page's reconnect is then refused like any request of that session.
+        if (refused) return close();
         if (last !== undefined && mark !== last) raw.write('event: change\ndata: {}\n\n');
         else if (++polls % POLLS_PER_KEEPALIVE === 0) raw.write(': keep-alive\n\n');
         last = mark;
@@ -45,7 +48,6 @@ export class LiveStreams {
       }
     };
     const timer = setInterval(() => void tick(), LIMITS.consoleLivePollMs);
-    void tick();
     const close = () => {
       clearInterval(timer);
       this.open_.delete(close);
@@ -53,6 +55,7 @@ export class LiveStreams {
     };
     this.open_.add(close);
     request.raw.on('close', close);
+    void tick();
   }
 
   closeAll(): void {

@@ -1,8 +1,9 @@
 /**
  * The web console (docs/console.md): server-rendered pages under /console, served on the pages listener (no
- * client certificate asked) and the main one. Sign-in with the operator secret, or straight in to the demo
- * account in a sandbox reached over loopback. Every change is a POST carrying the session's CSRF token (403
- * without it); every read and change goes through the services the API uses, for the session's current account.
+ * client certificate asked) and the main one. Sign-in with the operator secret, as a console user (name and
+ * secret: their accounts, their role's scopes), or straight in to the demo account in a sandbox reached over
+ * loopback. Every change is a POST carrying the session's CSRF token (403 without it); every read and change
+ * goes through the services the API uses, for the session's current account.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,7 +14,10 @@ import { readJsonFile } from '../platform/state-files.ts';
 import { operatorSecretValid } from '../operator/secret.ts';
 import type { Caller } from '../pix/shared/caller.ts';
 import type { TipoCob } from '../pix/loc/store.ts';
-import { consoleAccounts } from './store.ts';
+import { consoleAccounts, revokeSession, sessionRefused } from './store.ts';
+import { authenticateConsoleUser } from './users/service.ts';
+import { scopesOf } from './users/roles.ts';
+import { LIMITS } from '../platform/limits.ts';
 import { findApplication } from '../accounts/store.ts';
 import type { Scope } from '../platform/auth/scopes.ts';
 import {
@@ -124,7 +128,12 @@ export const consoleRoutes =
         return reply.type(HTML).header('cache-control', 'no-store').send(String(page));
       },
       guarded: (handler, scope) => async (request, reply) => {
-        const session = sessions.read(cookiesOf(request)[SESSION_COOKIE]);
+        let session = sessions.read(cookiesOf(request)[SESSION_COOKIE]);
+        // A signed cookie outlives "Sair" in any copy taken before, and its user's removal: every node reads both.
+        if (session && (await sessionRefused(ctx.db, session))) {
+          setCookie(reply, SESSION_COOKIE, '', 0);
+          session = undefined;
+        }
         // Every use starts the idle time again (the event stream writes its own headers: nothing to set there).
         if (session) sessions.write(reply, session);
         const form = (request.body ?? {}) as Form;
@@ -151,11 +160,14 @@ export const consoleRoutes =
       const token = newSigninToken();
       setCookie(reply, SIGNIN_COOKIE, token);
       const field = html`<input type="hidden" name="_csrf" value="${token}">`;
-      const body = html`${demoAllowed(request) ? html`<form method="post" action="/console/signin">${field}<input type="hidden" name="mode" value="demo"><button type="submit" class="primary">Entrar na conta demo (sandbox local)</button></form><p class="muted">ou, como operador:</p>` : ''}
+      const body = html`${demoAllowed(request) ? html`<form method="post" action="/console/signin">${field}<input type="hidden" name="mode" value="demo"><button type="submit" class="primary">Entrar na conta demo (sandbox local)</button></form><p class="muted">ou, com usuário e segredo:</p>` : ''}
 <form method="post" action="/console/signin" class="stack">${field}
-<label for="secret">Segredo de operador</label>
-<input id="secret" name="secret" type="password" autocomplete="current-password" required>
-<p class="muted">Está em <code>operator.json</code> no diretório de dados do pixd.</p>
+<label for="name">Usuário</label>
+<input id="name" name="name" autocomplete="username" autocapitalize="none" spellcheck="false" aria-describedby="name-help">
+<p class="muted" id="name-help">Vazio para entrar como operador. Usuários são criados com <code>pixd console-user create</code>.</p>
+<label for="secret">Segredo</label>
+<input id="secret" name="secret" type="password" autocomplete="current-password" required aria-describedby="secret-help">
+<p class="muted" id="secret-help">O do usuário; o de operador está em <code>operator.json</code> no diretório de dados do pixd.</p>
 <button type="submit">Entrar</button></form>`;
       return reply.type(HTML).send(String(bareLayout('Entrar no console', body)));
     });
@@ -173,6 +185,11 @@ export const consoleRoutes =
         if (!application) throw new ApiError(404, 'demo', 'Este nó não tem conta demo (credentials.json).');
         const demo = Number(application.account_id);
         session = sessions.create('sandbox', [demo], demo, application.scopes);
+      } else if (form.name?.trim()) {
+        const user = form.secret ? await authenticateConsoleUser(ctx.db, form.name, form.secret) : undefined;
+        // An unknown name and a wrong secret answer alike: the form does not tell which names exist.
+        if (!user) throw new ApiError(401, 'segredo', 'Usuário ou segredo inválido.');
+        session = sessions.create('user', user.account_ids, user.account_ids[0], scopesOf(user.role), user.id);
       } else {
         if (!form.secret || !(await operatorSecretValid(ctx.db, form.secret)))
           throw new ApiError(401, 'segredo', 'Segredo de operador inválido.');
@@ -188,7 +205,15 @@ export const consoleRoutes =
     app.post(
       '/console/signout',
       kit.guarded(async (_request, reply, session) => {
-        // The cookie is the session: gone from the browser, it is gone.
+        // Gone from this browser, and refused wherever a copy of its cookie is (every node reads the revocation).
+        const nowMs = Date.now();
+        await revokeSession(
+          ctx.db,
+          session.id,
+          new Date(nowMs + (LIMITS.consoleSessionIdleSeconds + LIMITS.consoleRevocationMarginSeconds) * 1000),
+          new Date(nowMs),
+          LIMITS.consoleRevocationsPurgedPerSignout,
+        );
         setCookie(reply, SESSION_COOKIE, '', 0);
         return reply.redirect('/console/signin', 303);
       }),

@@ -2,8 +2,10 @@
  * Console sessions: who signed in, which accounts they may see, which one they look at, what they may do,
  * and the CSRF token every change must carry. The session travels in its cookie, signed with a key derived
  * from the service's token signing key (the same on every node, kept in the database), so any node of a
- * cluster reads it and a restart signs nobody out. Each request slides its idle expiry. The CSRF token is a
- * MAC of the session's random id: never in the cookie, the same for the session's whole life.
+ * cluster reads it and a restart signs nobody out. Each request slides its idle expiry. "Sair" records the
+ * session's id as revoked in the database (console/store.ts), which every request checks: a copy of the cookie
+ * taken before is refused on every node; so is every session of a console user the operator removed. The
+ * CSRF token is a MAC of the session's random id: never in the cookie, the same for the session's whole life.
  */
 import crypto from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -16,7 +18,8 @@ export const COOKIE_PATH = '/console';
 /** A flash message is cut to this many characters: it rides in the cookie. */
 const FLASH_MAX_CHARS = 400;
 
-export type Role = 'operator' | 'sandbox';
+/** Who signed in: the operator, the sandbox's demo account, or a console user (docs/console.md). */
+export type Role = 'operator' | 'sandbox' | 'user';
 
 export interface Session {
   id: string;
@@ -27,6 +30,8 @@ export interface Session {
   /** What this person may do (API scopes as roles): `all` for the operator. */
   scopes: readonly string[] | 'all';
   current: number;
+  /** A console user's id: their removal ends the session (console/store.ts `sessionRefused`). */
+  userId?: number;
   lastUsedMs: number;
   /** A message shown once, on the page a change redirects to. */
   flash?: { kind: 'ok' | 'bad'; text: string };
@@ -88,9 +93,24 @@ export class SessionCodec {
     return crypto.createHmac('sha256', this.key).update(text).digest('base64url');
   }
 
-  create(role: Role, accountIds: number[] | 'all', current: number, scopes: readonly string[] | 'all'): Session {
+  create(
+    role: Role,
+    accountIds: number[] | 'all',
+    current: number,
+    scopes: readonly string[] | 'all',
+    userId?: number,
+  ): Session {
     const id = randomToken();
-    return { id, csrf: this.mac(`csrf:${id}`), role, accountIds, current, scopes, lastUsedMs: this.nowMs() };
+    return {
+      id,
+      csrf: this.mac(`csrf:${id}`),
+      role,
+      accountIds,
+      current,
+      scopes,
+      ...(userId !== undefined && { userId }),
+      lastUsedMs: this.nowMs(),
+    };
   }
 
   /** The session a cookie carries, if its signature holds and it was used recently enough. */

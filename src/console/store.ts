@@ -1,10 +1,33 @@
 /**
  * The console's reads that no API service already offers: the account list for the switcher, keyset pages of
- * charges (newest first, so a page costs the same with 100,000 charges), the overview's sums, and the mark
- * live updates compare. Every query names the account: nothing here crosses accounts but `consoleAccounts`.
+ * charges, recurring charges and received and sent Pix (newest first, so a page costs the same with 100,000
+ * rows; the API's lists page by offset), the overview's sums, the mark live updates compare, and the sessions
+ * ended by "Sair". Every query names the account (or the session): nothing here crosses accounts but
+ * `consoleAccounts`.
  */
 import type { Sql } from '../platform/db/database.ts';
 import type { TipoCob } from '../pix/loc/store.ts';
+import type { ReceivedPixRow } from '../pix/received/store.ts';
+import type { SentPixRow } from '../pix/send/store.ts';
+import type { CobrRow } from '../pix/cobr/store.ts';
+
+/** Keyset position (console/paging.ts): a page holds the rows strictly older than this (time, id). */
+export interface Cursor {
+  at: Date;
+  id: number;
+}
+
+/** A `limit + 1` read as one page and whether another follows. */
+function pageOf<T>(rows: T[], limit: number): { rows: T[]; more: boolean } {
+  return { rows: rows.slice(0, limit), more: rows.length > limit };
+}
+
+/** bigint columns as numbers (ids and cents stay far below 2^53). */
+const numeric = <T extends { id: unknown; amount_cents: unknown }>(r: T) => ({
+  ...r,
+  id: Number(r.id),
+  amount_cents: Number(r.amount_cents),
+});
 
 export interface ConsoleAccount {
   id: number;
@@ -28,8 +51,7 @@ export interface ChargeSearch {
   to?: Date;
   /** The payer's CPF or CNPJ (digits). */
   document?: string;
-  /** Keyset cursor: rows strictly older than this (created_at, id). */
-  before?: { createdAt: Date; id: number };
+  before?: Cursor;
 }
 
 export interface ChargeListRow {
@@ -50,7 +72,7 @@ export async function chargePage(
   search: ChargeSearch,
   limit: number,
 ): Promise<{ rows: ChargeListRow[]; more: boolean }> {
-  const { rows } = await sql.query<ChargeListRow & { id: string | number; amount_cents: string | number }>(
+  const { rows } = await sql.query<ChargeListRow>(
     `select id, txid, kind, status, created_at, amount_cents,
             body->'devedor'->>'nome' as devedor_nome, coalesce(devedor_cpf, devedor_cnpj) as devedor_documento
        from charges
@@ -71,28 +93,158 @@ export async function chargePage(
       search.from ?? null,
       search.to ?? null,
       search.document ?? null,
-      search.before?.createdAt ?? null,
+      search.before?.at ?? null,
       search.before?.id ?? 0,
       limit + 1,
     ],
   );
-  const page = rows.slice(0, limit).map((r) => ({ ...r, id: Number(r.id), amount_cents: Number(r.amount_cents) }));
-  return { rows: page, more: rows.length > limit };
+  return pageOf(rows.map(numeric), limit);
+}
+
+export interface CobrSearch {
+  txid?: string;
+  status?: string;
+  /** The debtor's CPF or CNPJ (digits), as the recurrence names it. */
+  document?: string;
+  idRec?: string;
+  before?: Cursor;
+}
+
+export type CobrListRow = Pick<CobrRow, 'id' | 'txid' | 'status' | 'due_date' | 'amount_cents' | 'created_at'>;
+
+/** Recurring charges newest first, on (account_id, created_at, id) (migration 024). */
+export async function cobrPage(
+  sql: Sql,
+  accountId: number,
+  search: CobrSearch,
+  limit: number,
+): Promise<{ rows: CobrListRow[]; more: boolean }> {
+  const { rows } = await sql.query<CobrListRow>(
+    `select c.id::int as id, c.txid, c.status, c.due_date, c.amount_cents::int as amount_cents, c.created_at
+       from recurring_charges c join recurrences r on r.id = c.recurrence_id
+      where c.account_id = $1
+        and ($2::text is null or c.txid = $2)
+        and ($3::text is null or c.status = $3)
+        and ($4::text is null or r.devedor_documento = $4)
+        and ($5::text is null or r.id_rec = $5)
+        and ($6::timestamptz is null or (c.created_at, c.id) < ($6, $7::bigint))
+      order by c.created_at desc, c.id desc
+      limit $8`,
+    [
+      accountId,
+      search.txid ?? null,
+      search.status ?? null,
+      search.document ?? null,
+      search.idRec ?? null,
+      search.before?.at ?? null,
+      search.before?.id ?? 0,
+      limit + 1,
+    ],
+  );
+  return pageOf(rows, limit);
+}
+
+/** Received Pix in [from, to), newest first, on (account_id, received_at, id). */
+export type ReceivedListRow = Pick<ReceivedPixRow, 'id' | 'end_to_end_id' | 'txid' | 'amount_cents' | 'received_at'>;
+
+export async function receivedPixPage(
+  sql: Sql,
+  accountId: number,
+  window: { from: Date; to: Date; before?: Cursor },
+  limit: number,
+): Promise<{ rows: ReceivedListRow[]; more: boolean }> {
+  const { rows } = await sql.query<ReceivedListRow>(
+    `select id, end_to_end_id, txid, amount_cents, received_at
+       from received_pix
+      where account_id = $1 and received_at >= $2 and received_at < $3
+        and ($4::timestamptz is null or (received_at, id) < ($4, $5::bigint))
+      order by received_at desc, id desc
+      limit $6`,
+    [accountId, window.from, window.to, window.before?.at ?? null, window.before?.id ?? 0, limit + 1],
+  );
+  return pageOf(rows.map(numeric), limit);
+}
+
+export type SentListRow = Pick<SentPixRow, 'id' | 'id_envio' | 'status' | 'amount_cents' | 'requested_at'>;
+
+/** Sent Pix requested in [from, to), newest first, on (account_id, requested_at, id). */
+export async function sentPixPage(
+  sql: Sql,
+  accountId: number,
+  window: { from: Date; to: Date; before?: Cursor },
+  limit: number,
+): Promise<{ rows: SentListRow[]; more: boolean }> {
+  const { rows } = await sql.query<SentListRow>(
+    `select id, id_envio, status, amount_cents, requested_at
+       from sent_pix
+      where account_id = $1 and requested_at >= $2 and requested_at < $3
+        and ($4::timestamptz is null or (requested_at, id) < ($4, $5::bigint))
+      order by requested_at desc, id desc
+      limit $6`,
+    [accountId, window.from, window.to, window.before?.at ?? null, window.before?.id ?? 0, limit + 1],
+  );
+  return pageOf(rows.map(numeric), limit);
 }
 
 /**
- * What changed last in an account, as one text: the newest charge write, received Pix, outbox job and
- * webhook attempt. An open page's event stream compares it between polls; each part reads an index's end.
+ * What changed last in an account, as one text: the newest charge (cob, cobv, cobr), received Pix and webhook
+ * attempt; and whether the stream's session was ended meanwhile (signed out, or its user removed). An open page's event stream compares the mark
+ * between polls; each part reads an index's end.
  */
-export async function liveMark(sql: Sql, accountId: number): Promise<string> {
+export async function liveMark(
+  sql: Sql,
+  accountId: number,
+  session: SessionRef,
+): Promise<{ mark: string; refused: boolean }> {
   const { rows } = await sql.query<Record<string, unknown>>(
     `select (select max(created_at) from charges where account_id = $1 and kind = 'cob') as cob,
             (select max(created_at) from charges where account_id = $1 and kind = 'cobv') as cobv,
+            (select max(created_at) from recurring_charges where account_id = $1) as cobr,
             (select max(received_at) from received_pix where account_id = $1) as pix,
-            (select max(id) from webhook_attempts where account_id = $1) as attempt`,
-    [accountId],
+            (select max(id) from webhook_attempts where account_id = $1) as attempt,
+            ${refusedSql('$2', '$3')} as refused`,
+    [accountId, session.id, session.userId ?? null],
   );
-  return JSON.stringify(rows[0]);
+  const { refused, ...mark } = rows[0];
+  return { mark: JSON.stringify(mark), refused: refused === true };
+}
+
+/** A session as the database knows it: its id, and its console user's when it is one's. */
+export interface SessionRef {
+  id: string;
+  userId?: number;
+}
+
+/** Signed out ("Sair"), or its console user removed since. */
+const refusedSql = (sessionParam: string, userParam: string) =>
+  `(exists (select 1 from console_session_revocations where session_id = ${sessionParam})
+    or (${userParam}::bigint is not null and not exists (select 1 from console_users where id = ${userParam}::bigint)))`;
+
+/** Whether a session is over before its time: a copy of its cookie is then no session. */
+export async function sessionRefused(sql: Sql, session: SessionRef): Promise<boolean> {
+  const { rows } = await sql.query<{ refused: boolean }>(`select ${refusedSql('$1', '$2')} as refused`, [
+    session.id,
+    session.userId ?? null,
+  ]);
+  return rows[0].refused === true;
+}
+
+/**
+ * Ends a session for every node (they all read this table), kept until `expiresAt`, when any copy of its cookie
+ * has expired anyway; and removes at most `purgeMax` revocations past theirs, so the table holds about the
+ * sessions ended within the idle time.
+ */
+export async function revokeSession(sql: Sql, sessionId: string, expiresAt: Date, now: Date, purgeMax: number) {
+  await sql.query(
+    `insert into console_session_revocations (session_id, expires_at) values ($1, $2)
+     on conflict (session_id) do update set expires_at = greatest(console_session_revocations.expires_at, $2)`,
+    [sessionId, expiresAt],
+  );
+  await sql.query(
+    `delete from console_session_revocations where session_id in
+       (select session_id from console_session_revocations where expires_at < $1 order by expires_at limit $2)`,
+    [now, purgeMax],
+  );
 }
 
 export interface DaySums {

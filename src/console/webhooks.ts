@@ -25,6 +25,24 @@ type Delivery = Awaited<ReturnType<typeof recentDeliveries>>[number];
 const cut = (text: string | null) =>
   text && text.length > LIMITS.consoleBodyShownMaxChars ? `${text.slice(0, LIMITS.consoleBodyShownMaxChars)}…` : text;
 
+type Attempt = Delivery['tentativas'][number];
+
+const bytesLabel = (b: { corpo: string; bytes: number }) =>
+  b.bytes > LIMITS.webhookAttemptBodyBytes
+    ? `primeiros ${LIMITS.webhookAttemptBodyBytes} de ${b.bytes} bytes`
+    : `${b.bytes} bytes`;
+
+/** What an attempt sent and what the receiver answered, as kept (cut) with it; escaped like every value. */
+function attemptBodies(a: Attempt): Html | '' {
+  if (!a.enviado && !a.resposta) return '';
+  const part = (title: string, body: Attempt['enviado']) =>
+    body
+      ? html`<p>${title} (${bytesLabel(body)})</p><pre>${body.corpo || '(vazio)'}</pre>`
+      : html`<p>${title}: nenhuma</p>`;
+  return html`<details class="bodies" data-attempt="${a.numero}"><summary>Tentativa ${a.numero}: corpo enviado e resposta</summary>
+${part('Enviado', a.enviado)}${part('Resposta', a.resposta)}</details>`;
+}
+
 /** A delivery's attempts; the replay button where the API could resend it (a received Pix). */
 export function deliveryTable(caller: Caller & { session?: Session }, deliveries: Delivery[]): Html {
   if (!deliveries.length)
@@ -42,7 +60,8 @@ ${'evento' in d ? html`<details><summary>Evento entregue (o corpo segue as confi
 ${
   d.tentativas.length
     ? html`<div class="scroll"><table><caption class="sr">Tentativas da entrega ${d.id}</caption><thead><tr><th scope="col">#</th><th scope="col">Horário</th><th scope="col">URL</th><th scope="col" class="num">HTTP</th><th scope="col" class="num">Latência</th><th scope="col">Erro</th></tr></thead>
-<tbody>${d.tentativas.map((a) => html`<tr class="attempt"><td>${a.numero}</td><td>${when(a.horario)}</td><td><code>${a.url}</code></td><td class="num">${a.statusHttp ?? '—'}</td><td class="num">${a.latenciaMs} ms</td><td>${cut(a.erro) ?? ''}</td></tr>`)}</tbody></table></div>`
+<tbody>${d.tentativas.map((a) => html`<tr class="attempt"><td>${a.numero}</td><td>${when(a.horario)}</td><td><code>${a.url}</code></td><td class="num">${a.statusHttp ?? '—'}</td><td class="num">${a.latenciaMs} ms</td><td>${cut(a.erro) ?? ''}</td></tr>`)}</tbody></table></div>
+${d.tentativas.map(attemptBodies)}`
     : html`<p class="muted">Nenhuma tentativa ainda.</p>`
 }
 ${caller.session && PIX_TOPICS.has(d.topico) && d.assunto ? html`<form method="post" action="/console/webhooks/replay">${csrfField(caller.session)}<input type="hidden" name="e2eid" value="${d.assunto}"><button type="submit">Reenviar</button></form>` : ''}</li>`,

@@ -12,9 +12,19 @@ import { scheduleOperatorRoutes } from '../pix/schedules/creation-routes.ts';
 import { verifyLedger } from '../platform/ledger/verify.ts';
 import { blockDocument } from '../pix/cob-v1/store.ts';
 import { participantOperatorRoutes } from '../openfinance/participants/operator-routes.ts';
+import { ConsoleUserInputError, createConsoleUser, removeConsoleUser } from '../console/users/service.ts';
+import { LIMITS } from '../platform/limits.ts';
 
 const tags = ['Operator'];
 const hide = true;
+const CONSOLE_USER_STATUS = { invalid: 400, taken: 409, missing: 404 } as const;
+
+/** A console user refused, in the operator API's error format; anything else goes on as it is. */
+function consoleUserRefusal(error: unknown): unknown {
+  return error instanceof ConsoleUserInputError
+    ? new ApiError(CONSOLE_USER_STATUS[error.kind], 'usuario_invalido', error.message)
+    : error;
+}
 
 export const operatorRoutes =
   (ctx: AppContext): FastifyPluginAsync =>
@@ -55,6 +65,52 @@ export const operatorRoutes =
         } catch (error) {
           if (error instanceof AccountInputError) throw new ApiError(400, 'conta_invalida', error.message);
           throw error;
+        }
+      },
+    );
+
+    app.post(
+      '/operator/console-users',
+      {
+        schema: {
+          tags,
+          hide,
+          body: Type.Object(
+            {
+              name: Type.String({ maxLength: LIMITS.consoleUserNameMaxChars }),
+              role: Type.String({ maxLength: 20 }),
+              contas: Type.Array(Type.String({ maxLength: 20 }), { maxItems: LIMITS.consoleUserAccountsMax }),
+            },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      async (request, reply) => {
+        try {
+          return reply.status(201).send(await createConsoleUser(ctx.db, ctx.clock.now(), request.body));
+        } catch (error) {
+          throw consoleUserRefusal(error);
+        }
+      },
+    );
+
+    app.post(
+      '/operator/console-users/remove',
+      {
+        schema: {
+          tags,
+          hide,
+          body: Type.Object(
+            { name: Type.String({ maxLength: LIMITS.consoleUserNameMaxChars }) },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      async (request) => {
+        try {
+          return await removeConsoleUser(ctx.db, request.body.name);
+        } catch (error) {
+          throw consoleUserRefusal(error);
         }
       },
     );

@@ -165,6 +165,11 @@ export const LIMITS = {
    */
   webhookCallsInFlightPerDestination: 64,
   webhookBusyDestinationDeferMs: 1_000,
+  /**
+   * What an attempt record keeps of the body sent and of the receiver's answer (the console shows both): the
+   * first bytes only. The answer is read no further into memory than this; the rest is drained and counted.
+   */
+  webhookAttemptBodyBytes: 2048,
   /** Sandbox deliveries inspection: at most this many recent deliveries per call. */
   webhookInspectionMaxItems: 200,
   /** Spec: Limits, batch size of PUT /v2/lotecobv/:id (also rule 1: a batch holds 1 to 1000 charges). */
@@ -295,6 +300,16 @@ export const LIMITS = {
   dictRefundDetailsMaxChars: 2_000,
   /** Console (docs/console.md): a signed-in session lasts this long without use. */
   consoleSessionIdleSeconds: 8 * 3600,
+  /**
+   * A signed-out session stays refused this long past its idle time: a request that read it just before the
+   * sign-out and answered just after gave its cookie a slightly later start.
+   */
+  consoleRevocationMarginSeconds: 3600,
+  /** Expired revocations removed by each sign-out: the table stays about the sessions ended in the idle time. */
+  consoleRevocationsPurgedPerSignout: 100,
+  /** Console users (`pixd console-user create`): a name's length, and the accounts one user may be given. */
+  consoleUserNameMaxChars: 64,
+  consoleUserAccountsMax: 100,
   /** Console lists: rows per page (keyset paging, so a page costs the same whatever the account holds). */
   consolePageSize: 25,
   /** Console live updates: how often an open page's event stream looks for a change in its account. */

@@ -11,6 +11,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { webhookApi } from '../helpers/receiver.ts';
+import { runPixd } from '../helpers/cli.ts';
 import { startupSummary } from '../../src/runtime.ts';
 import { consoleUrl, createCob, demoSignIn, openContext, startRig, stopRig, type ConsoleRig } from './helpers.ts';
 
@@ -179,6 +181,164 @@ describe('web console access (headless Chromium)', () => {
     assert.equal(await page.locator('tbody tr').count(), 1);
     await page.goto(`${console_}/charges?doc=123.456.789-09&status=CONCLUIDA`);
     assert.match(await page.innerText('.empty'), /Nenhuma cobrança corresponde/);
+
+    // Received Pix page by keyset too, newest first; the sent list keeps its own place.
+    const api = webhookApi(fresh);
+    const paid: string[] = [];
+    for (const txid of txids) {
+      const res = await api.call('POST', '/sandbox/pix/pay', { txid });
+      assert.equal(res.status, 201, res.text);
+      paid.push(res.body.endToEndId);
+    }
+    await page.goto(`${console_}/pix`);
+    const newest = await page.locator('#received + * tbody tr td:nth-child(2)').allInnerTexts();
+    assert.deepEqual(newest, paid.slice(2).reverse());
+    await page.click('#received ~ p.pager a[rel="next"]');
+    assert.match(page.url(), /rbefore=/);
+    assert.deepEqual(
+      await page.locator('#received + * tbody tr td:nth-child(2)').allInnerTexts(),
+      paid.slice(0, 2).reverse(),
+    );
+    assert.equal(await page.locator('#received ~ p.pager a[rel="next"]').count(), 0);
+    await page.click('#received ~ p.pager a:has-text("Mais recentes")');
+    assert.equal(await page.locator('#received + * tbody tr').count(), 25);
+    await context.close();
+  });
+
+  it('signing out revokes the session: a copy of its cookie taken before is refused, its live stream ends', async () => {
+    const context = await newContext();
+    const page = await signInDemo(context);
+    const copied = (await context.cookies()).filter((c) => c.name === 'pixd_console');
+    assert.equal(copied.length, 1);
+    // Another browser holding the copy reads pages, with a live stream open.
+    const thief = await newContext();
+    await thief.addCookies(copied);
+    const stolen = await thief.newPage();
+    await stolen.goto(`${console_}/charges`);
+    assert.equal(stolen.url(), `${console_}/charges`);
+    await stolen.waitForSelector('#live[data-state="on"]');
+    const csrf = (await stolen.getAttribute('form[action="/console/signout"] input[name="_csrf"]', 'value'))!;
+
+    await page.click('button:has-text("Sair")');
+    await page.waitForURL(/\/console\/signin$/);
+    // The stream of the copy ends within a poll, and reconnecting is refused: the badge says offline.
+    await stolen.waitForSelector('#live[data-state="off"]', { timeout: 15_000 });
+    await stolen.goto(`${console_}/charges`);
+    assert.match(stolen.url(), /\/console\/signin$/);
+    // The copy sent by hand (the browser dropped it when told to), with the CSRF token its page had: a read is
+    // sent to sign in, a change refused.
+    const cookie = `pixd_console=${copied[0].value}`;
+    const read = await stolen.request.get(`${console_}/charges`, { headers: { cookie }, maxRedirects: 0 });
+    assert.equal(read.status(), 302);
+    assert.match(read.headers().location, /\/console\/signin$/);
+    const change = await stolen.request.post(`${console_}/switch`, {
+      headers: { cookie },
+      form: { _csrf: csrf, account: String(svc.demo.accountId) },
+      maxRedirects: 0,
+    });
+    assert.equal(change.status(), 403);
+    // Signing in again makes a new session, unaffected.
+    await page.click('text=Entrar na conta demo');
+    await page.waitForURL(console_);
+    await thief.close();
+    await context.close();
+  });
+
+  it('a console user (pixd console-user create) sees only its accounts and gets 403 for what its role lacks', async () => {
+    const db = svc.service.ctx.db;
+    const shared = await svc.newParty({ nome: 'Loja Compartilhada' });
+    const hidden = await svc.newParty({ nome: 'Loja Oculta' });
+    const contaOf = async (accountId: number) =>
+      (await db.query<{ conta: string }>('select conta from accounts where id = $1', [accountId])).rows[0].conta;
+    const theirs = await createCob(hidden, '55.00');
+    const ours = await createCob(shared, '44.00');
+    const run = await runPixd(
+      [
+        'console-user',
+        'create',
+        '--name',
+        'Ana.Viewer',
+        '--role',
+        'viewer',
+        '--contas',
+        `${await contaOf(svc.demo.accountId)},${await contaOf(shared.accountId)}`,
+        '--data-dir',
+        svc.data.dataDir,
+      ],
+      { DATABASE_URL: svc.data.databaseUrl },
+    );
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /created console user ana\.viewer \(viewer\)/);
+    const secret = /secret: (\S+)/.exec(run.stdout)![1];
+    // Kept hashed, never in the clear.
+    const stored = await db.query<{ secret_hash: string }>('select secret_hash from console_users where name = $1', [
+      'ana.viewer',
+    ]);
+    assert.notEqual(stored.rows[0].secret_hash, secret);
+    // The operator API refuses a taken name (409) and an account that does not exist (400).
+    const operator = JSON.parse(fs.readFileSync(path.join(svc.config.dataDir, 'operator.json'), 'utf8')).secret;
+    const create = (body: object) =>
+      svc.anonymous.request('POST', '/operator/console-users', {
+        body,
+        headers: { authorization: `Bearer ${operator}` },
+      });
+    assert.equal(
+      (await create({ name: 'ana.viewer', role: 'viewer', contas: [await contaOf(shared.accountId)] })).status,
+      409,
+    );
+    assert.equal((await create({ name: 'bruno', role: 'viewer', contas: ['000000000'] })).status, 400);
+    assert.equal(
+      (await create({ name: 'bruno', role: 'root', contas: [await contaOf(shared.accountId)] })).status,
+      400,
+    );
+
+    const context = await newContext();
+    const page = await context.newPage();
+    await page.goto(`${console_}/signin`);
+    await page.fill('#name', 'ana.viewer');
+    await page.fill('#secret', 'not-the-secret');
+    await page.click('form.stack button');
+    assert.match(await page.innerText('main'), /Usuário ou segredo inválido/);
+    await page.goto(`${console_}/signin`);
+    await page.fill('#name', 'Ana.Viewer');
+    await page.fill('#secret', secret);
+    await page.click('form.stack button');
+    await page.waitForURL(console_);
+    // The switcher offers its two accounts, no other.
+    const offered = await page
+      .locator('#account-switch option')
+      .evaluateAll((options) => options.map((o) => Number((o as HTMLOptionElement).value)));
+    assert.deepEqual(offered.sort(), [svc.demo.accountId, shared.accountId].sort());
+    await page.selectOption('#account-switch', String(shared.accountId));
+    await page.click('button:has-text("Trocar")');
+    await page.goto(`${console_}/charges/cob/${ours}`);
+    assert.match(await page.innerText('#live-region'), /R\$ 44,00/);
+    assert.equal((await page.goto(`${console_}/charges/cob/${theirs}`))!.status(), 404);
+    // A viewer reads, and changes nothing: replay and the sandbox tools need scopes its role lacks.
+    assert.equal((await page.goto(`${console_}/webhooks`))!.status(), 200);
+    const csrf = (await page.getAttribute('meta[name="csrf-token"]', 'content'))!;
+    const sneak = await page.request.post(`${console_}/switch`, {
+      form: { account: String(hidden.accountId), _csrf: csrf },
+    });
+    assert.equal(sneak.status(), 404);
+    const replay = await page.request.post(`${console_}/webhooks/replay`, { form: { e2eid: 'E1', _csrf: csrf } });
+    assert.equal(replay.status(), 403);
+    assert.match(await replay.text(), /webhook\.write/);
+    assert.equal((await page.goto(`${console_}/sandbox`))!.status(), 403);
+
+    // Removed by the operator: the open session is refused at its next request, and a second removal says so.
+    const remove = () =>
+      runPixd(['console-user', 'remove', '--name', 'ana.viewer', '--data-dir', svc.data.dataDir], {
+        DATABASE_URL: svc.data.databaseUrl,
+      });
+    const removed = await remove();
+    assert.equal(removed.status, 0, removed.stderr);
+    assert.match(removed.stdout, /removed console user ana\.viewer/);
+    await page.goto(`${console_}/webhooks`);
+    assert.match(page.url(), /\/console\/signin$/);
+    const again = await remove();
+    assert.equal(again.status, 1);
+    assert.match(again.stderr, /no console user named ana\.viewer/);
     await context.close();
   });
 

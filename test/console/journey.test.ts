@@ -95,17 +95,30 @@ describe('web console journey (headless Chromium)', () => {
     assert.equal(await page.locator('tr.attempt').count(), 1);
     // The event the delivery carried, folded under the delivery.
     assert.match((await page.locator('.deliveries details pre').first().textContent())!, /"endToEndId"/);
+    // The attempt's body sent and the receiver's answer (`{}`), folded under the attempts.
+    await page.click('details.bodies summary');
+    const firstBodies = (await page.locator('details.bodies').textContent())!;
+    assert.match(firstBodies, /Enviado \(\d+ bytes\)[\s\S]*"endToEndId"[\s\S]*Resposta \(2 bytes\)\s*\{\}/);
     await shoot(page, 'charge');
 
+    // The replay meets a receiver that refuses, saying why at length, in markup: kept cut, shown as text.
+    receiver.behaviour = { status: 500, body: `<b id="injected">recusado</b>${'x'.repeat(3000)}` };
     const callsBefore = receiver.calls.length;
     await page.click('button:has-text("Reenviar")');
     await page.waitForSelector('.flash');
     assert.match(await page.innerText('.flash'), /Reenvio de/);
     await waitFor(async () => receiver.calls.length > callsBefore, 'the replayed webhook at the receiver');
+    receiver.behaviour = { status: 200 };
     await page.waitForFunction(() => document.querySelectorAll('tr.attempt').length === 2, undefined, {
       timeout: 15_000,
     });
     assert.match(await page.innerText('.deliveries'), /webhook\.pix\.resend/);
+    const replayed = page.locator('.deliveries > li', { hasText: 'webhook.pix.resend' });
+    assert.match(await replayed.locator('tr.attempt').innerText(), /500/);
+    const replayBodies = (await replayed.locator('details.bodies').textContent())!;
+    assert.match(replayBodies, /"endToEndId"/);
+    assert.match(replayBodies, /Resposta \(primeiros 2048 de 3029 bytes\)\s*<b id="injected">recusado<\/b>x{2019}\s*$/);
+    assert.equal(await page.locator('#injected').count(), 0);
 
     await page.goto(`${console_}/pix`);
     assert.match(await page.innerText('#received + *'), /R\$ 1\.234,56/);
@@ -250,6 +263,17 @@ describe('web console journey (headless Chromium)', () => {
     await page.goto(`${console_}/charges?kind=cobr&idRec=${rec.body.idRec}&doc=451.646.324-81`);
     assert.equal(await page.locator(`a[href="/console/charges/cobr/${txid}"]`).count(), 1);
     await page.goto(`${console_}/charges?kind=cobr&status=CANCELADA`);
+    assert.match(await page.innerText('.empty'), /Nenhuma cobrança recorrente corresponde/);
+    // By txid (the API's list has no such filter): that one only.
+    await page.goto(`${console_}/charges?kind=cobr&txid=${txid}`);
+    assert.deepEqual(await page.locator('tbody a').allInnerTexts(), [txid]);
+    await page.goto(`${console_}/charges?kind=cobr&txid=ConsoleCobr000000000000000099`);
+    assert.match(await page.innerText('.empty'), /Nenhuma cobrança recorrente corresponde/);
+    // Keyset pages: from a cursor after it, the charge is there; from one before it, nothing older is.
+    await page.goto(`${console_}/charges?kind=cobr&before=2999-01-01T00:00:00.000Z_1`);
+    assert.equal(await page.locator(`a[href="/console/charges/cobr/${txid}"]`).count(), 1);
+    assert.equal(await page.locator('.pager a:has-text("Mais recentes")').count(), 1);
+    await page.goto(`${console_}/charges?kind=cobr&before=2000-01-01T00:00:00.000Z_1`);
     assert.match(await page.innerText('.empty'), /Nenhuma cobrança recorrente corresponde/);
     await page.goto(`${console_}/charges?kind=cobr`);
     await page.click(`a[href="/console/charges/cobr/${txid}"]`);

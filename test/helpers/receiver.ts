@@ -2,7 +2,7 @@
  * Real local HTTPS webhook receivers for tests. Each has a server certificate from a test CA (which pixd
  * is told to trust, see `trustTestCa`), and either requires the service's client certificate (mutual TLS,
  * trusting the service CA) or does not ask for one. A receiver counts what it got, answers with a chosen
- * status, can redirect (301/302 with a Location), can hang (to make the sender time out), and can go down
+ * status and body, can redirect (301/302 with a Location), can hang (to make the sender time out), and can go down
  * and come back on the same port.
  */
 import https from 'node:https';
@@ -22,8 +22,11 @@ export interface ReceivedCall {
   atMs: number;
 }
 
-/** Answer with a status; redirect (301/302 with a Location, default 302); or hang until the caller gives up. */
-export type Behaviour = { status: number } | { redirect: string; status?: 301 | 302 } | 'hang';
+/**
+ * Answer with a status (and a body, `{}` unless given); redirect (301/302 with a Location, default 302); or
+ * hang until the caller gives up.
+ */
+export type Behaviour = { status: number; body?: string } | { redirect: string; status?: 301 | 302 } | 'hang';
 
 let testCa: KeyPairPem | undefined;
 let serverIdentity: KeyPairPem | undefined;
@@ -116,7 +119,7 @@ export class Receiver {
               .end('{}');
             return;
           }
-          res.writeHead(behaviour.status, { 'content-type': 'application/json' }).end('{}');
+          res.writeHead(behaviour.status, { 'content-type': 'application/json' }).end(behaviour.body ?? '{}');
         });
       },
     );

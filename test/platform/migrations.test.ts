@@ -35,6 +35,7 @@ const APPLIED: [number, string, string][] = [
   [21, 'recurrences_journey_txid', '98718330a334ca75'],
   [22, 'outbox_topic_pending', 'a5cf5e6c02930496'],
   [23, 'open_finance', '8017bb6bb6119cf0'],
+  [24, 'attempt_bodies_console_sessions', 'b7006dd084309fd6'],
 ];
 
 describe('migrations', () => {

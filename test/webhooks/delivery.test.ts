@@ -12,6 +12,7 @@ import { setWebhookSettings, webhookSettings } from '../../src/platform/webhooks
 import { WEBHOOK_LOOKUP_SHARED_MS } from '../../src/pix/webhook/events.ts';
 import { brasiliaDate, fromEpochDay, isBusinessDay, toEpochDay } from '../../src/pix/cobv/calendar.ts';
 import { recBody } from '../pix/rec-fixtures.ts';
+import { LIMITS } from '../../src/platform/limits.ts';
 
 /** The first retry of a Pix webhook is 1 minute after the failure (LIMITS.webhookRetryScheduleMinutes). */
 const FIRST_RETRY_S = 61;
@@ -62,6 +63,28 @@ describe('webhook delivery', () => {
     assert.equal(delivery.tentativas[0].statusHttp, 200);
     assert.equal(typeof delivery.tentativas[0].latenciaMs, 'number');
     assert.equal(delivery.tentativas[0].url, `${receiver.url}/a/webhook/pix?hmac=abc`);
+  });
+
+  it("records the body sent and the receiver's answer, cut to LIMITS.webhookAttemptBodyBytes, NUL replaced", async () => {
+    const api = await newApi();
+    await api.registerPix(`${receiver.url}/bodies`);
+    // 3,001 bytes: a NUL (PostgreSQL text refuses it), then two-byte characters, the cut falling inside one.
+    receiver.behaviour = { status: 200, body: `\0${'ç'.repeat(1500)}` };
+    try {
+      const pix = await api.payNewCharge();
+      const [callback] = await receiver.waitForCalls(1, '/bodies/pix');
+      const delivery = await waitFor(async () => {
+        const d = await attemptsOf(api, pix.endToEndId);
+        return d?.situacao === 'entregue' && d;
+      }, 'delivery recorded');
+      const [attempt] = delivery.tentativas;
+      assert.equal(LIMITS.webhookAttemptBodyBytes, 2048);
+      assert.deepEqual(attempt.resposta, { corpo: `\uFFFD${'ç'.repeat(1023)}\uFFFD`, bytes: 3001 });
+      assert.deepEqual(JSON.parse(attempt.enviado.corpo), callback.body);
+      assert.equal(attempt.enviado.bytes, Buffer.byteLength(JSON.stringify(callback.body)));
+    } finally {
+      receiver.behaviour = { status: 200 };
+    }
   });
 
   it('does not append the suffix when the URL ends in ignorar=, and skips Pix without txid', async () => {

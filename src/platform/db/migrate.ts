@@ -37,6 +37,7 @@ export const MIGRATION_FILES = [
   'pix/rec/migrations/021_recurrences_journey_txid.sql',
   'platform/db/migrations/022_outbox_topic_pending.sql',
   'openfinance/migrations/023_open_finance.sql',
+  'platform/db/migrations/024_attempt_bodies_console_sessions.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

@@ -1,10 +1,12 @@
 /**
- * Every delivery attempt is recorded: when (service clock), where, the HTTP status, latency and error.
+ * Every delivery attempt is recorded: when (service clock), where, the HTTP status, latency and error, and
+ * the start of the body sent and of the receiver's answer (transport.ts cuts them).
  * Rows of attempts finishing together are written by one multi-row insert (a group commit), and each
  * caller is answered only once its row is stored: the record is durable before the outbox job is marked.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Sql } from '../db/database.ts';
+import type { BodyExcerpt } from './transport.ts';
 
 export interface AttemptRecord {
   outboxId: number;
@@ -16,20 +18,37 @@ export interface AttemptRecord {
   statusCode: number | null;
   latencyMs: number;
   error: string | null;
+  request: BodyExcerpt | undefined;
+  response: BodyExcerpt | undefined;
 }
 
-const COLUMNS = 9;
-/** Rows per insert: 9 parameters each stays far below PostgreSQL's 65,535-parameter limit. */
+const COLUMNS = 13;
+/** Rows per insert: 13 parameters each stays far below PostgreSQL's 65,535-parameter limit. */
 const MAX_ROWS_PER_INSERT = 500;
 
 async function insertAttempts(sql: Sql, records: AttemptRecord[]): Promise<void> {
   const params: unknown[] = [];
   const tuples = records.map((r, i) => {
-    params.push(r.outboxId, r.accountId, r.topic, r.url, r.attempt, r.attemptedAt, r.statusCode, r.latencyMs, r.error);
+    params.push(
+      r.outboxId,
+      r.accountId,
+      r.topic,
+      r.url,
+      r.attempt,
+      r.attemptedAt,
+      r.statusCode,
+      r.latencyMs,
+      r.error,
+      r.request?.text ?? null,
+      r.request?.bytes ?? null,
+      r.response?.text ?? null,
+      r.response?.bytes ?? null,
+    );
     return `(${Array.from({ length: COLUMNS }, (_, k) => `$${i * COLUMNS + k + 1}`).join(', ')})`;
   });
   await sql.query(
-    `insert into webhook_attempts (outbox_id, account_id, topic, url, attempt, attempted_at, status_code, latency_ms, error) values ${tuples.join(', ')}`,
+    `insert into webhook_attempts (outbox_id, account_id, topic, url, attempt, attempted_at, status_code, latency_ms, error,
+       request_body, request_bytes, response_body, response_bytes) values ${tuples.join(', ')}`,
     params,
   );
 }
@@ -111,12 +130,18 @@ export interface AttemptRow {
   status_code: number | null;
   latency_ms: number;
   error: string | null;
+  request_body: string | null;
+  request_bytes: number | null;
+  response_body: string | null;
+  response_bytes: number | null;
 }
 
 export async function attemptsOf(sql: Sql, outboxIds: number[]): Promise<AttemptRow[]> {
   if (!outboxIds.length) return [];
   const { rows } = await sql.query<AttemptRow>(
-    'select outbox_id, attempt, url, attempted_at, status_code, latency_ms, error from webhook_attempts where outbox_id = any($1) order by outbox_id, id',
+    `select outbox_id, attempt, url, attempted_at, status_code, latency_ms, error,
+            request_body, request_bytes, response_body, response_bytes
+       from webhook_attempts where outbox_id = any($1) order by outbox_id, id`,
     [outboxIds],
   );
   return rows;

@@ -91,6 +91,8 @@ export async function attemptDelivery(
     statusCode: result.statusCode ?? null,
     latencyMs: result.latencyMs,
     error,
+    request: result.request,
+    response: result.response,
   });
   if (result.ok) return { done: true };
   // This node stopping is not the receiver's failure: another node (or this one after restart) tries at once.

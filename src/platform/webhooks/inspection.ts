@@ -57,6 +57,9 @@ function eventOf(payload: Record<string, unknown>): unknown {
   return rest;
 }
 
+const bodyOf = (corpo: string | null, bytes: number | null) =>
+  corpo === null || bytes === null ? null : { corpo, bytes };
+
 export async function recentDeliveries(
   sql: Sql,
   accountId: number,
@@ -108,6 +111,9 @@ export async function recentDeliveries(
         statusHttp: a.status_code,
         latenciaMs: a.latency_ms,
         erro: a.error,
+        // The first LIMITS.webhookAttemptBodyBytes of each body, with its whole size (null before they were kept).
+        enviado: bodyOf(a.request_body, a.request_bytes),
+        resposta: bodyOf(a.response_body, a.response_bytes),
       })),
     };
   });

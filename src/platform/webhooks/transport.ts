@@ -31,11 +31,30 @@ export type FailureKind =
   /** The destination's address is one pixd may not call (destinations.ts): never connected. */
   | 'forbidden';
 
+/** The first `LIMITS.webhookAttemptBodyBytes` of a body as text, and its whole size. */
+export interface BodyExcerpt {
+  text: string;
+  bytes: number;
+}
+
 export interface PostResult {
   ok: boolean;
   statusCode?: number;
   latencyMs: number;
   failure?: { kind: FailureKind; message: string };
+  /** What was sent (absent when nothing was: a refused destination, a stopping node). */
+  request?: BodyExcerpt;
+  /** What the receiver answered, when it answered. */
+  response?: BodyExcerpt;
+}
+
+/**
+ * The start of a body as text: a character cut in half at the end becomes U+FFFD, and NUL (which a
+ * PostgreSQL text column refuses; a receiver may answer anything) becomes U+FFFD too.
+ */
+export function excerptOf(head: Buffer, bytes: number): BodyExcerpt {
+  const text = head.subarray(0, LIMITS.webhookAttemptBodyBytes).toString('utf8').replaceAll('\0', '\uFFFD');
+  return { text, bytes };
 }
 
 export interface PostOptions {
@@ -156,6 +175,8 @@ export class WebhookTransport {
     const refused = net.isIP(literal) ? this.destinations.refusal(literal) : undefined;
     if (refused) return Promise.resolve({ ok: false, latencyMs: 0, failure: classify(refused) });
     this.refreshOnSettingsChange();
+    const payloadBuffer = Buffer.from(payload);
+    const request = excerptOf(payloadBuffer, payloadBuffer.length);
     const oneOff = options.fresh ? new https.Agent(this.agentOptions(options.clientCertificate, false)) : undefined;
     const agent = oneOff ?? this.pooledAgent(target.origin);
     const started = performance.now();
@@ -170,30 +191,41 @@ export class WebhookTransport {
         oneOff?.destroy();
         resolve(result);
       };
-      const fail = (error: unknown) => finish({ ok: false, latencyMs: latency(), failure: classify(error) });
-      const request = https.request(target, {
+      const fail = (error: unknown) => finish({ ok: false, latencyMs: latency(), failure: classify(error), request });
+      const call = https.request(target, {
         method: 'POST',
         agent,
         headers: {
           'content-type': options.form ? 'application/x-www-form-urlencoded' : 'application/json',
-          'content-length': String(Buffer.byteLength(payload)),
+          'content-length': String(payloadBuffer.length),
           'user-agent': USER_AGENT,
           ...options.headers,
         },
       });
       const handle = {
-        abort: () => request.destroy(new AbortedError('envio interrompido: o nó está sendo encerrado.')),
+        abort: () => call.destroy(new AbortedError('envio interrompido: o nó está sendo encerrado.')),
       };
       this.inFlight.add(handle);
       const timer = setTimeout(
-        () => request.destroy(new TimeoutError(`sem resposta em ${options.timeoutMs} ms.`)),
+        () => call.destroy(new TimeoutError(`sem resposta em ${options.timeoutMs} ms.`)),
         options.timeoutMs,
       );
-      request.on('error', fail);
-      request.on('response', (response) => {
+      call.on('error', fail);
+      call.on('response', (response) => {
         const statusCode = response.statusCode ?? 0;
-        // Drained, never kept: the receiver's answer body means nothing to us, and the socket goes back to the pool.
-        response.resume();
+        // The receiver is untrusted: only the answer's first bytes are kept (for the attempt record); the
+        // rest is drained uncounted in memory, so the socket goes back to the pool, within the timeout.
+        const head: Buffer[] = [];
+        let kept = 0;
+        let bytes = 0;
+        response.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          if (kept < LIMITS.webhookAttemptBodyBytes) {
+            const part = chunk.subarray(0, LIMITS.webhookAttemptBodyBytes - kept);
+            head.push(part);
+            kept += part.length;
+          }
+        });
         response.on('error', fail);
         response.on('end', () => {
           const ok = statusCode >= 200 && statusCode < 300;
@@ -202,10 +234,12 @@ export class WebhookTransport {
             statusCode,
             latencyMs: latency(),
             ...(!ok && { failure: { kind: 'http_status' as const, message: `HTTP ${statusCode}` } }),
+            request,
+            response: excerptOf(Buffer.concat(head), bytes),
           });
         });
       });
-      request.end(payload);
+      call.end(payloadBuffer);
     });
   }
 

@@ -1,0 +1,84 @@
+/**
+ * Console users: the operator creates them (operator API, `pixd console-user create`) with the accounts they
+ * may see and a role, and removes them; each signs in with name and secret. The secret is returned once and
+ * stored hashed. A removed user's sessions end at their next request (console/store.ts `sessionRefused`).
+ */
+import type { Database } from '../../platform/db/database.ts';
+import { hashSecret, secretMatches } from '../../platform/auth/tokens.ts';
+import { newSecret } from '../../platform/ids.ts';
+import { LIMITS } from '../../platform/limits.ts';
+import { ROLES, isRole, type RoleName } from './roles.ts';
+import {
+  accountIdsByConta,
+  deleteConsoleUser,
+  findConsoleUser,
+  insertConsoleUser,
+  type ConsoleUserRow,
+} from './store.ts';
+
+/** What a person gave that cannot make (or remove) a user: the operator API answers 400, 409 or 404. */
+export class ConsoleUserInputError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'invalid' | 'taken' | 'missing' = 'invalid',
+  ) {
+    super(message);
+  }
+}
+
+export interface NewConsoleUser {
+  name: string;
+  role: string;
+  /** The accounts' numbers (`conta`, as `pixd account create` prints them). */
+  contas: string[];
+}
+
+export interface IssuedConsoleUser {
+  name: string;
+  role: RoleName;
+  contas: string[];
+  /** Shown once: only its hash is kept. */
+  secret: string;
+}
+
+const NAME = new RegExp(`^[a-z0-9][a-z0-9._@-]{0,${LIMITS.consoleUserNameMaxChars - 1}}$`);
+
+export async function createConsoleUser(db: Database, now: Date, input: NewConsoleUser): Promise<IssuedConsoleUser> {
+  const name = input.name.trim().toLowerCase();
+  if (!NAME.test(name))
+    throw new ConsoleUserInputError(
+      `name must be 1 to ${LIMITS.consoleUserNameMaxChars} of a-z, 0-9, ".", "_", "@", "-", starting with a letter or digit.`,
+    );
+  if (!isRole(input.role)) throw new ConsoleUserInputError(`role must be one of ${ROLES.join(', ')}.`);
+  const contas = [...new Set(input.contas.map((c) => c.trim()).filter(Boolean))];
+  if (!contas.length || contas.length > LIMITS.consoleUserAccountsMax)
+    throw new ConsoleUserInputError(`give 1 to ${LIMITS.consoleUserAccountsMax} accounts (conta).`);
+  const secret = newSecret();
+  const role = input.role;
+  const created = await db.tx(async (sql) => {
+    const ids = await accountIdsByConta(sql, contas);
+    const unknown = contas.filter((c) => !ids.has(c));
+    if (unknown.length) throw new ConsoleUserInputError(`no such account: ${unknown.join(', ')}.`);
+    return insertConsoleUser(sql, { name, secretHash: hashSecret(secret), role, accountIds: [...ids.values()] }, now);
+  });
+  if (created === undefined) throw new ConsoleUserInputError(`a console user named ${name} exists already.`, 'taken');
+  return { name, role, contas, secret };
+}
+
+/** The user a name and secret sign in as, or undefined (an unknown name and a wrong secret alike). */
+export async function authenticateConsoleUser(
+  db: Database,
+  name: string,
+  secret: string,
+): Promise<ConsoleUserRow | undefined> {
+  const user = await findConsoleUser(db, name.trim().toLowerCase());
+  return user && secretMatches(secret, user.secret_hash) ? user : undefined;
+}
+
+/** Removes a user; their open sessions are refused from their next request on. */
+export async function removeConsoleUser(db: Database, name: string): Promise<{ name: string }> {
+  const normalized = name.trim().toLowerCase();
+  if (!(await deleteConsoleUser(db, normalized)))
+    throw new ConsoleUserInputError(`no console user named ${normalized}.`, 'missing');
+  return { name: normalized };
+}

@@ -1,0 +1,57 @@
+/** Storage of console users (tables `console_users`, `console_user_accounts`, migration 024). */
+import type { Sql } from '../../platform/db/database.ts';
+import type { RoleName } from './roles.ts';
+
+export interface ConsoleUserRow {
+  id: number;
+  name: string;
+  secret_hash: string;
+  role: RoleName;
+  account_ids: number[];
+}
+
+/** The new user's id, or undefined when the name is taken. */
+export async function insertConsoleUser(
+  sql: Sql,
+  user: { name: string; secretHash: string; role: RoleName; accountIds: number[] },
+  now: Date,
+): Promise<number | undefined> {
+  const { rows } = await sql.query<{ id: string | number }>(
+    `insert into console_users (name, secret_hash, role, created_at) values ($1, $2, $3, $4)
+     on conflict (name) do nothing returning id`,
+    [user.name, user.secretHash, user.role, now],
+  );
+  if (!rows[0]) return undefined;
+  const id = Number(rows[0].id);
+  await sql.query('insert into console_user_accounts (user_id, account_id) select $1, unnest($2::bigint[])', [
+    id,
+    user.accountIds,
+  ]);
+  return id;
+}
+
+export async function findConsoleUser(sql: Sql, name: string): Promise<ConsoleUserRow | undefined> {
+  const { rows } = await sql.query<ConsoleUserRow & { id: string | number; account_ids: (string | number)[] }>(
+    `select u.id, u.name, u.secret_hash, u.role,
+            array(select account_id from console_user_accounts a where a.user_id = u.id order by account_id) as account_ids
+       from console_users u where u.name = $1`,
+    [name],
+  );
+  const row = rows[0];
+  return row && { ...row, id: Number(row.id), account_ids: row.account_ids.map(Number) };
+}
+
+/** The account ids of these account numbers (`conta`); unknown numbers are absent. */
+export async function accountIdsByConta(sql: Sql, contas: string[]): Promise<Map<string, number>> {
+  const { rows } = await sql.query<{ id: string | number; conta: string }>(
+    'select id, conta from accounts where conta = any($1::text[])',
+    [contas],
+  );
+  return new Map(rows.map((r) => [r.conta, Number(r.id)]));
+}
+
+/** Whether a user of that name was removed (their accounts go with them, `on delete cascade`). */
+export async function deleteConsoleUser(sql: Sql, name: string): Promise<boolean> {
+  const { rows } = await sql.query('delete from console_users where name = $1 returning id', [name]);
+  return rows.length > 0;
+}

@@ -30,6 +30,11 @@ import type { CredentialsFile } from '../../src/accounts/credentials.ts';
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 const MAX_AGE_MS = 7 * 86_400_000;
 const LOCK_WAIT_MS = 600_000;
+/** Templates of other trees (every edit under src/ is a new key) kept besides the newest: a machine's
+ * worktrees each keep theirs, and the rest are removed when a template is built. */
+const OTHER_TEMPLATES_KEPT = 8;
+/** A template younger than this is never removed for others: its tree may be copying it right now. */
+const TEMPLATE_REMOVABLE_AFTER_MS = 3_600_000;
 
 export interface SeededData {
   dataDir: string;
@@ -114,9 +119,59 @@ async function findOrBuild(key: string, adminUrl: string | undefined): Promise<T
     const service = await startService(config, { logger: false });
     await service.close();
     fs.writeFileSync(ready, new Date().toISOString());
+    await removeOldTemplates(key, adminUrl);
     return template;
   } finally {
     release();
+  }
+}
+
+/** Each under its own lock, so none is removed while its tree builds it. */
+async function removeOldTemplates(keep: string, adminUrl: string | undefined): Promise<void> {
+  const prefix = 'pixd-template-';
+  const others = fs
+    .readdirSync(os.tmpdir())
+    .filter((name) => name.startsWith(prefix) && !name.endsWith('.lock') && name !== `${prefix}${keep}`)
+    .map((name) => ({ key: name.slice(prefix.length), root: path.join(os.tmpdir(), name), builtMs: builtAt(name) }))
+    .sort((a, b) => b.builtMs - a.builtMs);
+  const removable = others.filter(
+    (t, rank) =>
+      Date.now() - t.builtMs > MAX_AGE_MS ||
+      (rank >= OTHER_TEMPLATES_KEPT && Date.now() - t.builtMs > TEMPLATE_REMOVABLE_AFTER_MS),
+  );
+  for (const old of removable) {
+    const release = await lock(`${old.root}.lock`);
+    try {
+      fs.rmSync(old.root, { recursive: true, force: true });
+    } finally {
+      release();
+    }
+  }
+  if (!adminUrl) return;
+  // Also those whose directory a run on PGlite removed (it knows no server): a template's directory is made
+  // before its database, so one being built is never among them.
+  const databases = (await adminQuery(
+    adminUrl,
+    `select datname from pg_database where datname like 'pixd\\_tmpl\\_%'`,
+  )) as {
+    datname: string;
+  }[];
+  for (const { datname } of databases)
+    if (!fs.existsSync(path.join(os.tmpdir(), `${prefix}${datname.slice('pixd_tmpl_'.length)}`)))
+      await adminQuery(adminUrl, `drop database if exists ${datname} with (force)`);
+}
+
+/** When the template under tmpdir's `name` was built; for one still being built, when that began. */
+function builtAt(name: string): number {
+  const root = path.join(os.tmpdir(), name);
+  try {
+    return fs.statSync(path.join(root, 'ready')).mtimeMs;
+  } catch {
+    try {
+      return fs.statSync(root).mtimeMs;
+    } catch {
+      return Date.now(); // removed meanwhile: nothing to do
+    }
   }
 }
 

@@ -4,7 +4,7 @@
  * allows 500 req/s per application and a max-throughput run must not be measuring 429s.
  */
 import fs from 'node:fs';
-import { SCOPES } from '../src/platform/auth/scopes.ts';
+import { SCOPES, isParticipantScope } from '../src/platform/auth/scopes.ts';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -166,7 +166,8 @@ async function newAccounts(ready: PixdReady, count: number, name: string, first:
       { ca },
       {
         method: 'POST',
-        body: { nome: `${name} ${i} Ltda`, scopes: [...SCOPES] },
+        // Every scope a non-participant account may hold: the *.ind.* ones are a participant's (issue 16).
+        body: { nome: `${name} ${i} Ltda`, scopes: SCOPES.filter((s) => !isParticipantScope(s)) },
         headers: { authorization: `Bearer ${operator.secret}` },
       },
     );

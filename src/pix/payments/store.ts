@@ -149,7 +149,7 @@ export interface Settlement {
  */
 export async function writeSettlements(sql: Sql, list: Settlement[]): Promise<(ReceivedPixRow | undefined)[]> {
   const column = <T>(value: (s: Settlement) => T) => list.map(value);
-  const { rows } = await sql.query<{ charge_id: number; id: number }>(
+  const { rows } = await sql.query<{ charge_id: number; id: number; pending: boolean }>(
     `with input as (
        select * from unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::bigint[],
          $8::timestamptz[], $9::text[], $10::text[], $11::text[], $12::text[], $13::jsonb[], $14::text[], $15::bigint[],
@@ -169,14 +169,29 @@ export async function writeSettlements(sql: Sql, list: Settlement[]): Promise<(R
        from input i join paid on paid.id = i.charge_id
        returning id, charge_id, end_to_end_id),
      ${PIX_RECEIVED_POSTING},
+     -- Whether the event can reach a webhook (docs/webhooks.md, "Events with no webhook"): the keys are locked
+     -- for share, so a registration (which updates its key's row) either committed before this statement's
+     -- snapshot (its webhook row is seen), or is ordered around this payment by the lock. A key row whose
+     -- locked version is not the one the snapshot reads changed meanwhile: the event is kept pending then, and
+     -- its delivery decides, as every event's did before.
+     locked_keys as materialized (
+       select k.chave, k.xmin::text as version from pix_keys k where k.chave = any($23::text[]) for share of k),
+     routed as (
+       select i.charge_id,
+         exists (select 1 from pix_webhooks w where w.chave = i.chave)
+           or (select k.xmin::text from pix_keys k where k.chave = i.chave) is distinct from
+              (select l.version from locked_keys l where l.chave = i.chave) as pending
+       from input i join pix on pix.charge_id = i.charge_id),
      -- The event is due now on the receiver's clock: stored on the service's, as enqueue does (no lock on the
-     -- clock's row: a move only brings pending jobs forward, and this one is due already).
+     -- clock's row: a move only brings pending jobs forward, and this one is due already). With no webhook it is
+     -- stored done, as its delivery would have left it: no attempt, nothing to claim.
      job as (
-       insert into outbox (topic, ordering_key, payload, available_at, created_at, account_id)
-       select i.topic, i.ordering_key, i.payload, i.available_at - ${accountOffset('i.job_account_id')}, i.created_at,
-         i.job_account_id
-       from input i join pix on pix.charge_id = i.charge_id)
-     select charge_id, id from pix`,
+       insert into outbox (topic, ordering_key, payload, available_at, created_at, account_id, done_at)
+       select i.topic, i.ordering_key, i.payload, due.at, i.created_at, i.job_account_id,
+         case when not r.pending then due.at end
+       from input i join routed r on r.charge_id = i.charge_id,
+         lateral (select i.available_at - ${accountOffset('i.job_account_id')} as at) due)
+     select pix.charge_id, pix.id, routed.pending from pix join routed on routed.charge_id = pix.charge_id`,
     [
       column((s) => s.charge.id),
       column((s) => s.charge.version),
@@ -195,16 +210,18 @@ export async function writeSettlements(sql: Sql, list: Settlement[]): Promise<(R
       column((s) => s.ledger.externalId),
       column((s) => s.ledger.availableId),
       ...[0, 1, 2, 3, 4, 5].map((n) => column((s) => outboxRowValues(s.event)[n])),
+      [...new Set(column((s) => s.pix.chave))],
     ],
   );
-  const ids = new Map(rows.map((r) => [r.charge_id, r.id]));
-  const enqueued = new Set<string>();
+  const written = new Map(rows.map((r) => [r.charge_id, r]));
+  const woken = new Set<string>();
   return list.map((s) => {
-    const id = ids.get(s.charge.id);
-    if (id === undefined) return undefined;
+    const row = written.get(s.charge.id);
+    if (row === undefined) return undefined;
     pixReceivedMoved(sql, s.pix);
-    if (!enqueued.has(s.event.topic.name)) jobsEnqueued(sql, s.event.topic);
-    enqueued.add(s.event.topic.name);
-    return { id, ...s.pix };
+    // Only an event stored pending wakes the webhook lanes: one stored done has nothing to claim.
+    if (row.pending && !woken.has(s.event.topic.name)) jobsEnqueued(sql, s.event.topic);
+    if (row.pending) woken.add(s.event.topic.name);
+    return { id: row.id, ...s.pix };
   });
 }

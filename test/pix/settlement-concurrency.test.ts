@@ -1,14 +1,15 @@
 /**
  * The settlement path under concurrency: payments coalesced into one statement (SettlementBatcher) keep their
- * own outcomes, a charge paid many times at once is paid exactly once, and a charge that changed between the
- * settlement read and its write is not paid by that write.
+ * own outcomes (their reads coalesced too), a charge paid many times at once is paid exactly once, a charge that
+ * changed between the settlement read and its write is not paid by that write, and the event of a key with no
+ * webhook is stored done unless a registration of the key raced the payment.
  */
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { cobBody, startTestService, type Party, type TestService } from '../helpers/service.ts';
 import { assertBalanceMatchesLines, assertLedgerBalanced } from '../helpers/ledger.ts';
 import { readChargeForSettlement, type ChargeForSettlement, type Settlement } from '../../src/pix/payments/store.ts';
-import { settlementBatcherFor } from '../../src/pix/payments/settlement-batcher.ts';
+import { settlementBatcherFor, settlementReaderFor } from '../../src/pix/payments/settlement-batcher.ts';
 import { pixEventJob } from '../../src/pix/received/events.ts';
 import { newChargeVersion } from '../../src/pix/charges/store.ts';
 import { newEndToEndId } from '../../src/platform/institution.ts';
@@ -76,7 +77,9 @@ describe('settlement path under concurrency', () => {
 
   it('pays many charges of several receivers at once, each with its own answer and entry', async () => {
     const batcher = settlementBatcherFor(svc.service.ctx.db);
+    const reader = settlementReaderFor(svc.service.ctx.db);
     const before = { ...batcher.written };
+    const readBefore = { ...reader.written };
     const saldosBefore = await Promise.all(parties.map(saldo));
     // 12.34 and up: above the sandbox auto-payer's limit, so only these payments pay them.
     const charges = await Promise.all(
@@ -112,6 +115,13 @@ describe('settlement path under concurrency', () => {
     );
     assert.equal(events.rows[0].n, charges.length, 'one webhook event per payment, written with it');
     assert.equal(batcher.written.items - before.items, charges.length, 'all through the batcher');
+    assert.equal(reader.written.items - readBefore.items, charges.length, 'every read through the reader');
+    // On PostgreSQL the requests overlap and so do their reads; PGlite's one connection mostly runs them in turn.
+    if (svc.service.ctx.db.kind === 'postgres')
+      assert.ok(
+        reader.written.statements - readBefore.statements < charges.length,
+        'reads arriving while one is in flight share a statement',
+      );
   });
 
   it('pays a charge paid many times at once exactly once', async () => {

@@ -71,31 +71,49 @@ export async function lockChargeForPayment(sql: Sql, target: ChargeTarget): Prom
   return rows[0];
 }
 
-const READ_FOR_SETTLEMENT = `select ${CHARGE_COLUMNS}, c.xmin::text as version,
+const SETTLEMENT_COLUMNS = `${CHARGE_COLUMNS}, c.xmin::text as version,
     exists (select 1 from split_links s where s.charge_id = c.id) as split_linked,
     ${keySettingsJsonOf('c.account_id', 'c.chave')} as key_settings,
     (select a.id from ledger_accounts a where a.code = $1) as external_ledger_id,
-    (select a.id from ledger_accounts a where a.code = ${availableCodeSql('c.account_id')}) as available_ledger_id
-  from charges c left join pix_keys k on k.chave = c.chave`;
+    (select a.id from ledger_accounts a where a.code = ${availableCodeSql('c.account_id')}) as available_ledger_id`;
+const KEY_OF_CHARGE = 'left join pix_keys k on k.chave = c.chave';
 
 /** One round trip: the charge, its key, the key's settings, whether a split is linked, the ledger account ids. */
 export async function readChargeForSettlement(
   sql: Sql,
   target: ChargeTarget,
 ): Promise<ChargeForSettlement | undefined> {
-  const { rows } =
-    target.kind === 'charge'
-      ? await sql.query<ChargeForSettlement>(`${READ_FOR_SETTLEMENT} where c.account_id = $2 and c.txid = $3`, [
-          ledgerCode.externalPix,
-          target.accountId,
-          target.txid,
-        ])
-      : await sql.query<ChargeForSettlement>(
-          `${READ_FOR_SETTLEMENT} join locations l on l.id = c.location_id where l.token = $2`,
-          [ledgerCode.externalPix, target.token],
-        );
-  const row = rows[0];
-  if (row) row.key_settings = keySettingsOf(row.key_settings);
+  if (target.kind === 'charge') return (await readChargesForSettlement(sql, [target]))[0];
+  const { rows } = await sql.query<ChargeForSettlement>(
+    `select ${SETTLEMENT_COLUMNS} from charges c ${KEY_OF_CHARGE}
+     join locations l on l.id = c.location_id where l.token = $2`,
+    [ledgerCode.externalPix, target.token],
+  );
+  return settlementRead(rows[0]);
+}
+
+/**
+ * `readChargeForSettlement` of several charges by receiver and txid in one statement (the reads coalesced by
+ * settlement-batcher.ts), answering in the order asked; undefined where there is no such charge.
+ */
+export async function readChargesForSettlement(
+  sql: Sql,
+  targets: Extract<ChargeTarget, { kind: 'charge' }>[],
+): Promise<(ChargeForSettlement | undefined)[]> {
+  const { rows } = await sql.query<ChargeForSettlement & { n: number }>(
+    `select t.n, ${SETTLEMENT_COLUMNS}
+     from unnest($2::bigint[], $3::text[]) with ordinality as t(account_id, txid, n)
+     join charges c on c.account_id = t.account_id and c.txid = t.txid ${KEY_OF_CHARGE}`,
+    [ledgerCode.externalPix, targets.map((t) => t.accountId), targets.map((t) => t.txid)],
+  );
+  const byPosition = new Map(rows.map((row) => [Number(row.n), row]));
+  return targets.map((_, n) => settlementRead(byPosition.get(n + 1)));
+}
+
+function settlementRead(row: (ChargeForSettlement & { n?: number }) | undefined): ChargeForSettlement | undefined {
+  if (!row) return undefined;
+  delete row.n;
+  row.key_settings = keySettingsOf(row.key_settings);
   return row;
 }
 

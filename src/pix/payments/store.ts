@@ -167,6 +167,7 @@ export interface Settlement {
  */
 export async function writeSettlements(sql: Sql, list: Settlement[]): Promise<(ReceivedPixRow | undefined)[]> {
   const column = <T>(value: (s: Settlement) => T) => list.map(value);
+  const jobs = column((s) => outboxRowValues(s.event));
   const { rows } = await sql.query<{ charge_id: number; id: number; pending: boolean }>(
     `with input as (
        select * from unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::bigint[],
@@ -227,7 +228,7 @@ export async function writeSettlements(sql: Sql, list: Settlement[]): Promise<(R
       column((s) => s.pix.origin),
       column((s) => s.ledger.externalId),
       column((s) => s.ledger.availableId),
-      ...[0, 1, 2, 3, 4, 5].map((n) => column((s) => outboxRowValues(s.event)[n])),
+      ...[0, 1, 2, 3, 4, 5].map((n) => jobs.map((values) => values[n])),
       [...new Set(column((s) => s.pix.chave))],
     ],
   );

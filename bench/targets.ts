@@ -166,6 +166,7 @@ async function newAccounts(ready: PixdReady, count: number, name: string, first:
       { ca },
       {
         method: 'POST',
+        // Every scope a non-participant account may hold: the *.ind.* ones are a participant's (issue 16).
         body: { nome: `${name} ${i} Ltda`, scopes: SCOPES.filter((s) => !isParticipantScope(s)) },
         headers: { authorization: `Bearer ${operator.secret}` },
       },

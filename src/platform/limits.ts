@@ -42,6 +42,8 @@ export const LIMITS = {
    */
   settlementBatchMax: 100,
   settlementStatementsInFlight: 1,
+  /** The settlement reads coalesced the same way (`settlementReaderFor`): read statements in flight per node. */
+  settlementReadsInFlight: 1,
   /** `pixd ledger verify` names at most this many ledger accounts whose posted total differs from its lines. */
   ledgerVerifyMismatchesListedMax: 100,
   /**

@@ -1,17 +1,21 @@
 /**
  * The settlement path under concurrency: payments coalesced into one statement (SettlementBatcher) keep their
- * own outcomes, a charge paid many times at once is paid exactly once, and a charge that changed between the
- * settlement read and its write is not paid by that write.
+ * own outcomes (their reads coalesced too), a charge paid many times at once is paid exactly once, a charge that
+ * changed between the settlement read and its write is not paid by that write, and the event of a key with no
+ * webhook is stored done unless a registration of the key raced the payment.
  */
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { cobBody, startTestService, type Party, type TestService } from '../helpers/service.ts';
 import { assertBalanceMatchesLines, assertLedgerBalanced } from '../helpers/ledger.ts';
-import { readChargeForSettlement, type Settlement } from '../../src/pix/payments/store.ts';
-import { settlementBatcherFor } from '../../src/pix/payments/settlement-batcher.ts';
+import { readChargeForSettlement, type ChargeForSettlement, type Settlement } from '../../src/pix/payments/store.ts';
+import { settlementBatcherFor, settlementReaderFor } from '../../src/pix/payments/settlement-batcher.ts';
 import { pixEventJob } from '../../src/pix/received/events.ts';
 import { newChargeVersion } from '../../src/pix/charges/store.ts';
 import { newEndToEndId } from '../../src/platform/institution.ts';
+import { savePixWebhook } from '../../src/pix/webhook/store.ts';
+import { Receiver, webhookApi } from '../helpers/receiver.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 describe('settlement path under concurrency', () => {
   let svc: TestService;
@@ -45,9 +49,37 @@ describe('settlement path under concurrency', () => {
   });
   after(() => svc.close());
 
+  /** A payment of `charge` as the engine's settlement path writes it, decided on `charge` as read. */
+  const settlementOf = (charge: ChargeForSettlement, amountCents: number, endToEndId?: string): Settlement => {
+    const now = new Date();
+    const pix = {
+      end_to_end_id: endToEndId ?? newEndToEndId(now),
+      account_id: charge.account_id,
+      charge_id: charge.id,
+      txid: charge.txid,
+      chave: charge.chave,
+      amount_cents: amountCents,
+      received_at: now,
+      pagador_cpf: '11144477735',
+      pagador_cnpj: null,
+      pagador_nome: 'Pagador',
+      info_pagador: null,
+      components: null,
+      origin: 'sandbox_pay' as const,
+    };
+    return {
+      charge,
+      pix,
+      ledger: { externalId: charge.external_ledger_id!, availableId: charge.available_ledger_id! },
+      event: pixEventJob(pix, [], now),
+    };
+  };
+
   it('pays many charges of several receivers at once, each with its own answer and entry', async () => {
     const batcher = settlementBatcherFor(svc.service.ctx.db);
+    const reader = settlementReaderFor(svc.service.ctx.db);
     const before = { ...batcher.written };
+    const readBefore = { ...reader.written };
     const saldosBefore = await Promise.all(parties.map(saldo));
     // 12.34 and up: above the sandbox auto-payer's limit, so only these payments pay them.
     const charges = await Promise.all(
@@ -83,6 +115,13 @@ describe('settlement path under concurrency', () => {
     );
     assert.equal(events.rows[0].n, charges.length, 'one webhook event per payment, written with it');
     assert.equal(batcher.written.items - before.items, charges.length, 'all through the batcher');
+    assert.equal(reader.written.items - readBefore.items, charges.length, 'every read through the reader');
+    // On PostgreSQL the requests overlap and so do their reads; PGlite's one connection mostly runs them in turn.
+    if (svc.service.ctx.db.kind === 'postgres')
+      assert.ok(
+        reader.written.statements - readBefore.statements < charges.length,
+        'reads arriving while one is in flight share a statement',
+      );
   });
 
   it('pays a charge paid many times at once exactly once', async () => {
@@ -116,30 +155,8 @@ describe('settlement path under concurrency', () => {
     // The charge of the first changes after its read (as a split link or a revision would change it).
     await newChargeVersion(db, reads[0]!.id);
     const now = new Date();
-    const settlements: Settlement[] = reads.map((charge, n) => {
-      const pix = {
-        // The last two share an end-to-end id: the database takes one and refuses the other.
-        end_to_end_id: n >= 4 ? 'E00000000' : newEndToEndId(now),
-        account_id: charge!.account_id,
-        charge_id: charge!.id,
-        txid: charge!.txid,
-        chave: charge!.chave,
-        amount_cents: 2000,
-        received_at: now,
-        pagador_cpf: '11144477735',
-        pagador_cnpj: null,
-        pagador_nome: 'Pagador',
-        info_pagador: null,
-        components: null,
-        origin: 'sandbox_pay' as const,
-      };
-      return {
-        charge: charge!,
-        pix,
-        ledger: { externalId: charge!.external_ledger_id!, availableId: charge!.available_ledger_id! },
-        event: pixEventJob(pix, [], now),
-      };
-    });
+    // The last two share an end-to-end id: the database takes one and refuses the other.
+    const settlements = reads.map((charge, n) => settlementOf(charge!, 2000, n >= 4 ? 'E00000000' : undefined));
     const outcomes = await Promise.allSettled(settlements.map((s) => settlementBatcherFor(db).submit(s)));
     assert.deepEqual(outcomes[0], { status: 'fulfilled', value: undefined }, 'the changed charge is not paid');
     for (const n of [1, 2, 3]) {
@@ -157,5 +174,78 @@ describe('settlement path under concurrency', () => {
     // Paid through the API, the changed charge is decided again and paid once.
     const res = await call(p, 'POST', '/sandbox/pix/pay', { txid: txids[0] });
     assert.equal(res.status, 201, res.text);
+  });
+
+  it('stores the event of a key with no webhook done, and keeps it for a registration that raced the payment', async () => {
+    const db = svc.service.ctx.db;
+    const p = parties[2];
+    const api = webhookApi(p.party);
+    const eventOf = async (endToEndId: string) =>
+      (
+        await db.query<{ done: boolean; attempts: number }>(
+          `select done_at is not null as done, attempts from outbox
+           where topic = 'webhook.pix' and payload->'pix'->0->>'endToEndId' = $1`,
+          [endToEndId],
+        )
+      ).rows;
+    // No webhook: the event is stored as its delivery would have left it (no attempt; listed as not sent).
+    const quiet = await api.payNewCharge('13.00');
+    assert.deepEqual(await eventOf(quiet.endToEndId), [{ done: true, attempts: 0 }]);
+    const listed = (await api.deliveries('webhook.pix')).find((d) => d.assunto === quiet.endToEndId);
+    assert.equal(listed?.situacao, 'nao_enviado');
+    assert.deepEqual(listed.tentativas, []);
+
+    // A registration of the key not yet committed when the payment is written: the payment waits for it on the
+    // key's row and keeps its event, which the new webhook then receives.
+    const receiver = await Receiver.start();
+    try {
+      const txid = await createCob(p, '14.00');
+      const charge = await readChargeForSettlement(db, { kind: 'charge', accountId: p.party.accountId, txid });
+      let commit!: () => void;
+      let saved!: () => void;
+      const committed = new Promise<void>((resolve) => (commit = resolve));
+      const holding = new Promise<void>((resolve) => (saved = resolve));
+      const registration = db.tx(async (tx) => {
+        await savePixWebhook(tx, {
+          chave: p.party.chaves[0],
+          account_id: p.party.accountId,
+          webhook_url: receiver.url,
+          skip_mtls: false,
+          created_at: new Date(),
+        });
+        saved();
+        await committed;
+      });
+      await holding;
+      const paying = settlementBatcherFor(db).submit(settlementOf(charge!, 1400));
+      try {
+        // PostgreSQL: the payment's statement is under way, waiting on the key's row (PGlite runs it after the
+        // transaction, one connection).
+        if (db.kind === 'postgres')
+          await waitFor(
+            async () =>
+              (
+                await db.query(
+                  `select 1 from pg_locks l join pg_stat_activity a on a.pid = l.pid
+                   where not l.granted and a.datname = current_database()`,
+                )
+              ).rows.length > 0,
+            'the payment to wait for the registration',
+          );
+      } finally {
+        commit();
+        await registration;
+      }
+      const paid = await paying;
+      assert.ok(paid, 'the charge is paid');
+      assert.equal((await eventOf(paid.end_to_end_id)).length, 1);
+      const delivered = await waitFor(
+        async () => receiver.calls.find((c) => c.body?.pix?.[0]?.endToEndId === paid.end_to_end_id),
+        'the raced payment to reach the new webhook',
+      );
+      assert.equal(delivered.path, '/pix');
+    } finally {
+      await receiver.close();
+    }
   });
 });

@@ -31,7 +31,7 @@ import {
   type ChargeForSettlement,
   type PayableCharge,
 } from './store.ts';
-import { settlementBatcherFor } from './settlement-batcher.ts';
+import { settlementBatcherFor, settlementReaderFor } from './settlement-batcher.ts';
 import { CONFIRMATION_TIMEOUT_ERROR, findConfirmation, holdPix, type HeldPix } from './holds.ts';
 
 /** What the engine did with an incoming Pix: credited it, or held it for the receiving participant (holds.ts). */
@@ -123,7 +123,11 @@ async function receive(sql: Sql, now: Date, incoming: IncomingPix, holdable: boo
   checkAmount(incoming.amountCents);
   const { target } = incoming;
   if (target.kind === 'charge' || target.kind === 'location') {
-    const charge = await readChargeForSettlement(sql, target);
+    // Outside a transaction concurrent reads share one statement, as the writes do.
+    const charge =
+      target.kind === 'charge' && !sql.inTransaction
+        ? await settlementReaderFor(sql).submit(target)
+        : await readChargeForSettlement(sql, target);
     if (
       charge &&
       !charge.split_linked &&

@@ -11,7 +11,13 @@
 import { GroupCommit, perDatabase } from '../../platform/db/group-commit.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import type { ReceivedPixRow } from '../received/store.ts';
-import { writeSettlements, type Settlement } from './store.ts';
+import {
+  readChargesForSettlement,
+  writeSettlements,
+  type ChargeForSettlement,
+  type ChargeTarget,
+  type Settlement,
+} from './store.ts';
 
 export const settlementBatcherFor = perDatabase(
   (sql) =>
@@ -20,5 +26,19 @@ export const settlementBatcherFor = perDatabase(
       statementsInFlight: LIMITS.settlementStatementsInFlight,
       batchMax: LIMITS.settlementBatchMax,
       keyOf: (settlement) => settlement.charge.id,
+    }),
+);
+
+/**
+ * The reads before those writes, coalesced the same way: charges asked for (by receiver and txid) while a read
+ * statement is in flight are read together by the next one. A read takes no lock and each payment is decided
+ * on its own row, so sharing the statement changes nothing but the round trips (one per batch, not per payment).
+ */
+export const settlementReaderFor = perDatabase(
+  (sql) =>
+    new GroupCommit<Extract<ChargeTarget, { kind: 'charge' }>, ChargeForSettlement | undefined>({
+      write: (targets) => readChargesForSettlement(sql, targets),
+      statementsInFlight: LIMITS.settlementReadsInFlight,
+      batchMax: LIMITS.settlementBatchMax,
     }),
 );

@@ -71,31 +71,49 @@ export async function lockChargeForPayment(sql: Sql, target: ChargeTarget): Prom
   return rows[0];
 }
 
-const READ_FOR_SETTLEMENT = `select ${CHARGE_COLUMNS}, c.xmin::text as version,
+const SETTLEMENT_COLUMNS = `${CHARGE_COLUMNS}, c.xmin::text as version,
     exists (select 1 from split_links s where s.charge_id = c.id) as split_linked,
     ${keySettingsJsonOf('c.account_id', 'c.chave')} as key_settings,
     (select a.id from ledger_accounts a where a.code = $1) as external_ledger_id,
-    (select a.id from ledger_accounts a where a.code = ${availableCodeSql('c.account_id')}) as available_ledger_id
-  from charges c left join pix_keys k on k.chave = c.chave`;
+    (select a.id from ledger_accounts a where a.code = ${availableCodeSql('c.account_id')}) as available_ledger_id`;
+const KEY_OF_CHARGE = 'left join pix_keys k on k.chave = c.chave';
 
 /** One round trip: the charge, its key, the key's settings, whether a split is linked, the ledger account ids. */
 export async function readChargeForSettlement(
   sql: Sql,
   target: ChargeTarget,
 ): Promise<ChargeForSettlement | undefined> {
-  const { rows } =
-    target.kind === 'charge'
-      ? await sql.query<ChargeForSettlement>(`${READ_FOR_SETTLEMENT} where c.account_id = $2 and c.txid = $3`, [
-          ledgerCode.externalPix,
-          target.accountId,
-          target.txid,
-        ])
-      : await sql.query<ChargeForSettlement>(
-          `${READ_FOR_SETTLEMENT} join locations l on l.id = c.location_id where l.token = $2`,
-          [ledgerCode.externalPix, target.token],
-        );
-  const row = rows[0];
-  if (row) row.key_settings = keySettingsOf(row.key_settings);
+  if (target.kind === 'charge') return (await readChargesForSettlement(sql, [target]))[0];
+  const { rows } = await sql.query<ChargeForSettlement>(
+    `select ${SETTLEMENT_COLUMNS} from charges c ${KEY_OF_CHARGE}
+     join locations l on l.id = c.location_id where l.token = $2`,
+    [ledgerCode.externalPix, target.token],
+  );
+  return settlementRead(rows[0]);
+}
+
+/**
+ * `readChargeForSettlement` of several charges by receiver and txid in one statement (the reads coalesced by
+ * settlement-batcher.ts), answering in the order asked; undefined where there is no such charge.
+ */
+export async function readChargesForSettlement(
+  sql: Sql,
+  targets: Extract<ChargeTarget, { kind: 'charge' }>[],
+): Promise<(ChargeForSettlement | undefined)[]> {
+  const { rows } = await sql.query<ChargeForSettlement & { n: number }>(
+    `select t.n, ${SETTLEMENT_COLUMNS}
+     from unnest($2::bigint[], $3::text[]) with ordinality as t(account_id, txid, n)
+     join charges c on c.account_id = t.account_id and c.txid = t.txid ${KEY_OF_CHARGE}`,
+    [ledgerCode.externalPix, targets.map((t) => t.accountId), targets.map((t) => t.txid)],
+  );
+  const byPosition = new Map(rows.map((row) => [Number(row.n), row]));
+  return targets.map((_, n) => settlementRead(byPosition.get(n + 1)));
+}
+
+function settlementRead(row: (ChargeForSettlement & { n?: number }) | undefined): ChargeForSettlement | undefined {
+  if (!row) return undefined;
+  delete row.n;
+  row.key_settings = keySettingsOf(row.key_settings);
   return row;
 }
 
@@ -149,7 +167,8 @@ export interface Settlement {
  */
 export async function writeSettlements(sql: Sql, list: Settlement[]): Promise<(ReceivedPixRow | undefined)[]> {
   const column = <T>(value: (s: Settlement) => T) => list.map(value);
-  const { rows } = await sql.query<{ charge_id: number; id: number }>(
+  const jobs = column((s) => outboxRowValues(s.event));
+  const { rows } = await sql.query<{ charge_id: number; id: number; pending: boolean }>(
     `with input as (
        select * from unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::bigint[],
          $8::timestamptz[], $9::text[], $10::text[], $11::text[], $12::text[], $13::jsonb[], $14::text[], $15::bigint[],
@@ -169,14 +188,29 @@ export async function writeSettlements(sql: Sql, list: Settlement[]): Promise<(R
        from input i join paid on paid.id = i.charge_id
        returning id, charge_id, end_to_end_id),
      ${PIX_RECEIVED_POSTING},
+     -- Whether the event can reach a webhook (docs/webhooks.md, "Events with no webhook"): the keys are locked
+     -- for share, so a registration (which updates its key's row) either committed before this statement's
+     -- snapshot (its webhook row is seen), or is ordered around this payment by the lock. A key row whose
+     -- locked version is not the one the snapshot reads changed meanwhile: the event is kept pending then, and
+     -- its delivery decides, as every event's did before.
+     locked_keys as materialized (
+       select k.chave, k.xmin::text as version from pix_keys k where k.chave = any($23::text[]) for share of k),
+     routed as (
+       select i.charge_id,
+         exists (select 1 from pix_webhooks w where w.chave = i.chave)
+           or (select k.xmin::text from pix_keys k where k.chave = i.chave) is distinct from
+              (select l.version from locked_keys l where l.chave = i.chave) as pending
+       from input i join pix on pix.charge_id = i.charge_id),
      -- The event is due now on the receiver's clock: stored on the service's, as enqueue does (no lock on the
-     -- clock's row: a move only brings pending jobs forward, and this one is due already).
+     -- clock's row: a move only brings pending jobs forward, and this one is due already). With no webhook it is
+     -- stored done, as its delivery would have left it: no attempt, nothing to claim.
      job as (
-       insert into outbox (topic, ordering_key, payload, available_at, created_at, account_id)
-       select i.topic, i.ordering_key, i.payload, i.available_at - ${accountOffset('i.job_account_id')}, i.created_at,
-         i.job_account_id
-       from input i join pix on pix.charge_id = i.charge_id)
-     select charge_id, id from pix`,
+       insert into outbox (topic, ordering_key, payload, available_at, created_at, account_id, done_at)
+       select i.topic, i.ordering_key, i.payload, due.at, i.created_at, i.job_account_id,
+         case when not r.pending then due.at end
+       from input i join routed r on r.charge_id = i.charge_id,
+         lateral (select i.available_at - ${accountOffset('i.job_account_id')} as at) due)
+     select pix.charge_id, pix.id, routed.pending from pix join routed on routed.charge_id = pix.charge_id`,
     [
       column((s) => s.charge.id),
       column((s) => s.charge.version),
@@ -194,17 +228,19 @@ export async function writeSettlements(sql: Sql, list: Settlement[]): Promise<(R
       column((s) => s.pix.origin),
       column((s) => s.ledger.externalId),
       column((s) => s.ledger.availableId),
-      ...[0, 1, 2, 3, 4, 5].map((n) => column((s) => outboxRowValues(s.event)[n])),
+      ...[0, 1, 2, 3, 4, 5].map((n) => jobs.map((values) => values[n])),
+      [...new Set(column((s) => s.pix.chave))],
     ],
   );
-  const ids = new Map(rows.map((r) => [r.charge_id, r.id]));
-  const enqueued = new Set<string>();
+  const written = new Map(rows.map((r) => [r.charge_id, r]));
+  const woken = new Set<string>();
   return list.map((s) => {
-    const id = ids.get(s.charge.id);
-    if (id === undefined) return undefined;
+    const row = written.get(s.charge.id);
+    if (row === undefined) return undefined;
     pixReceivedMoved(sql, s.pix);
-    if (!enqueued.has(s.event.topic.name)) jobsEnqueued(sql, s.event.topic);
-    enqueued.add(s.event.topic.name);
-    return { id, ...s.pix };
+    // Only an event stored pending wakes the webhook lanes: one stored done has nothing to claim.
+    if (row.pending && !woken.has(s.event.topic.name)) jobsEnqueued(sql, s.event.topic);
+    if (row.pending) woken.add(s.event.topic.name);
+    return { id: row.id, ...s.pix };
   });
 }

@@ -8,7 +8,9 @@ import { pixView } from './view.ts';
 /**
  * The webhook event of a received Pix (or of a change to its refunds: the event then carries the whole
  * refunds array). Events of one charge share an ordering key, so they are delivered in order.
- * Whether a webhook is registered for the key is decided at delivery, by the webhook module.
+ * Whether a webhook is registered for the key is decided at delivery, by the webhook module — except by the
+ * settlement statement, which stores the event of a key with no webhook already done (docs/webhooks.md,
+ * "Events with no webhook").
  */
 export async function enqueuePixEvent(sql: Sql, pix: ReceivedPixRow, refunds: RefundRow[], now: Date): Promise<void> {
   await enqueue(sql, pixEventJob(pix, refunds, now));

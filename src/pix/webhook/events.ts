@@ -3,7 +3,8 @@
  * change (received Pix and settled refunds: src/pix/received/events.ts; sent scheduled Pix:
  * src/pix/schedules/events.ts; recurrences and automatic charges: `enqueueAccountEvent`); the handlers
  * here decide at delivery time whether a webhook is registered, and where the callback goes. No webhook
- * (or a Pix not notified): the job is done with no attempt recorded.
+ * (or a Pix not notified): the job is done with no attempt recorded. The settlement statement stores such a
+ * job done already when the key has no webhook (src/pix/payments/store.ts; docs/webhooks.md).
  */
 import type { Sql } from '../../platform/db/database.ts';
 import { defineTopic, enqueue, type JobHandler, type NewJob, type OutboxJob } from '../../platform/outbox/jobs.ts';

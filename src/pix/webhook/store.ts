@@ -58,9 +58,16 @@ export async function findPixWebhookWithSettings(
   return { webhook, settings: keySettingsOf(key_settings) };
 }
 
+/**
+ * The key's row is rewritten (same values) in the same statement: settlements lock the keys they pay for share
+ * and store their event done when the key has no webhook (src/pix/payments/store.ts), so a registration and a
+ * payment of the key are ordered by that row, and a payment that raced this registration sees a new row
+ * version and keeps its event for delivery (docs/webhooks.md, "Events with no webhook").
+ */
 export async function savePixWebhook(sql: Sql, row: PixWebhookRow): Promise<PixWebhookRow> {
   const { rows } = await sql.query<PixWebhookRow>(
-    `insert into pix_webhooks (chave, account_id, webhook_url, skip_mtls, created_at) values ($1, $2, $3, $4, $5)
+    `with key_row as (update pix_keys set chave = chave where chave = $1)
+     insert into pix_webhooks (chave, account_id, webhook_url, skip_mtls, created_at) values ($1, $2, $3, $4, $5)
      on conflict (chave) do update set account_id = excluded.account_id, webhook_url = excluded.webhook_url,
        skip_mtls = excluded.skip_mtls, created_at = excluded.created_at
      returning *`,

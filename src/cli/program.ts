@@ -125,6 +125,23 @@ export function buildProgram(): Command {
     .action((options: { name: string }, command: Command) =>
       commands().then((c) => c.consoleUserRemove(configOf(command), options.name)),
     );
+  consoleUser
+    .command('rotate-secret')
+    .description(
+      "give a console user a new secret, printed once: the old one and the user's open sessions stop working",
+    )
+    .requiredOption('--name <name>', 'the name they sign in with')
+    .option('--json', 'print the name and secret as JSON')
+    .action((options: { name: string; json?: boolean }, command: Command) =>
+      commands().then((c) => c.consoleUserRotateSecret(configOf(command), options.name, options.json === true)),
+    );
+  consoleUser
+    .command('list')
+    .description('every console user: name, role, accounts and when they were created')
+    .option('--json', 'print the list as JSON')
+    .action((options: { json?: boolean }, command: Command) =>
+      commands().then((c) => c.consoleUserList(configOf(command), options.json === true)),
+    );
 
   const schedule = program.command('schedule').description('scheduled Pix sent from an account');
   const create = schedule

@@ -4,12 +4,15 @@
  * from the service's token signing key (the same on every node, kept in the database), so any node of a
  * cluster reads it and a restart signs nobody out. Each request slides its idle expiry. "Sair" records the
  * session's id as revoked in the database (console/store.ts), which every request checks: a copy of the cookie
- * taken before is refused on every node; so is every session of a console user the operator removed. The
- * CSRF token is a MAC of the session's random id: never in the cookie, the same for the session's whole life.
+ * taken before is refused on every node; so is every session of a console user the operator removed, or whose
+ * secret was rotated (the session carries a MAC of the user's secret hash at sign-in, compared with the hash
+ * the database holds now). The CSRF token is a MAC of the session's random id: never in the cookie, the same
+ * for the session's whole life.
  */
 import crypto from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LIMITS } from '../platform/limits.ts';
+import type { SessionState } from './store.ts';
 
 export const SESSION_COOKIE = 'pixd_console';
 /** Before sign-in: the sign-in form's own CSRF token (double submit), so nobody signs a browser in for it. */
@@ -30,8 +33,10 @@ export interface Session {
   /** What this person may do (API scopes as roles): `all` for the operator. */
   scopes: readonly string[] | 'all';
   current: number;
-  /** A console user's id: their removal ends the session (console/store.ts `sessionRefused`). */
+  /** A console user's id: their removal ends the session (`SessionCodec.refused`). */
   userId?: number;
+  /** A console user's secret at sign-in, as a MAC of its hash: a rotation ends the session. */
+  userMark?: string;
   lastUsedMs: number;
   /** A message shown once, on the page a change redirects to. */
   flash?: { kind: 'ok' | 'bad'; text: string };
@@ -98,7 +103,7 @@ export class SessionCodec {
     accountIds: number[] | 'all',
     current: number,
     scopes: readonly string[] | 'all',
-    userId?: number,
+    user?: { id: number; secretHash: string },
   ): Session {
     const id = randomToken();
     return {
@@ -108,9 +113,23 @@ export class SessionCodec {
       accountIds,
       current,
       scopes,
-      ...(userId !== undefined && { userId }),
+      ...(user && { userId: user.id, userMark: this.userMark(user.id, user.secretHash) }),
       lastUsedMs: this.nowMs(),
     };
+  }
+
+  /** Never the hash itself: the cookie is signed, not encrypted, and its holder may read it. */
+  private userMark(userId: number, secretHash: string): string {
+    return this.mac(`user:${userId}:${secretHash}`);
+  }
+
+  /** Whether a session is over before its time: signed out, or its user removed or given a new secret. */
+  refused(session: Session, state: SessionState): boolean {
+    if (state.revoked) return true;
+    if (session.userId === undefined) return false;
+    return (
+      state.userSecretHash === null || !sameToken(session.userMark, this.userMark(session.userId, state.userSecretHash))
+    );
   }
 
   /** The session a cookie carries, if its signature holds and it was used recently enough. */

@@ -188,25 +188,25 @@ export async function sentPixPage(
 
 /**
  * What changed last in an account, as one text: the newest charge (cob, cobv, cobr), received Pix and webhook
- * attempt; and whether the stream's session was ended meanwhile (signed out, or its user removed). An open page's event stream compares the mark
- * between polls; each part reads an index's end.
+ * attempt; and what the database says of the stream's session (signed out; its user's secret now). An open
+ * page's event stream compares the mark between polls; each part reads an index's end.
  */
 export async function liveMark(
   sql: Sql,
   accountId: number,
   session: SessionRef,
-): Promise<{ mark: string; refused: boolean }> {
+): Promise<{ mark: string; state: SessionState }> {
   const { rows } = await sql.query<Record<string, unknown>>(
     `select (select max(created_at) from charges where account_id = $1 and kind = 'cob') as cob,
             (select max(created_at) from charges where account_id = $1 and kind = 'cobv') as cobv,
             (select max(created_at) from recurring_charges where account_id = $1) as cobr,
             (select max(received_at) from received_pix where account_id = $1) as pix,
             (select max(id) from webhook_attempts where account_id = $1) as attempt,
-            ${refusedSql('$2', '$3')} as refused`,
+            ${stateSql('$2', '$3')}`,
     [accountId, session.id, session.userId ?? null],
   );
-  const { refused, ...mark } = rows[0];
-  return { mark: JSON.stringify(mark), refused: refused === true };
+  const { revoked, user_secret_hash, ...mark } = rows[0];
+  return { mark: JSON.stringify(mark), state: stateOf({ revoked, user_secret_hash }) };
 }
 
 /** A session as the database knows it: its id, and its console user's when it is one's. */
@@ -215,18 +215,30 @@ export interface SessionRef {
   userId?: number;
 }
 
-/** Signed out ("Sair"), or its console user removed since. */
-const refusedSql = (sessionParam: string, userParam: string) =>
-  `(exists (select 1 from console_session_revocations where session_id = ${sessionParam})
-    or (${userParam}::bigint is not null and not exists (select 1 from console_users where id = ${userParam}::bigint)))`;
+/**
+ * What may end a session before its time: "Sair" (`revoked`), and for a console user's session the user's
+ * secret hash now (null: removed; another than at sign-in: the secret was rotated; session.ts compares).
+ */
+export interface SessionState {
+  revoked: boolean;
+  userSecretHash: string | null;
+}
 
-/** Whether a session is over before its time: a copy of its cookie is then no session. */
-export async function sessionRefused(sql: Sql, session: SessionRef): Promise<boolean> {
-  const { rows } = await sql.query<{ refused: boolean }>(`select ${refusedSql('$1', '$2')} as refused`, [
+const stateSql = (sessionParam: string, userParam: string) =>
+  `exists (select 1 from console_session_revocations where session_id = ${sessionParam}) as revoked,
+   (select secret_hash from console_users where id = ${userParam}::bigint) as user_secret_hash`;
+
+const stateOf = (row: Record<string, unknown>): SessionState => ({
+  revoked: row.revoked === true,
+  userSecretHash: typeof row.user_secret_hash === 'string' ? row.user_secret_hash : null,
+});
+
+export async function sessionState(sql: Sql, session: SessionRef): Promise<SessionState> {
+  const { rows } = await sql.query<Record<string, unknown>>(`select ${stateSql('$1', '$2')}`, [
     session.id,
     session.userId ?? null,
   ]);
-  return rows[0].refused === true;
+  return stateOf(rows[0]);
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * Console users: the operator creates them (operator API, `pixd console-user create`) with the accounts they
- * may see and a role, and removes them; each signs in with name and secret. The secret is returned once and
- * stored hashed. A removed user's sessions end at their next request (console/store.ts `sessionRefused`).
+ * may see and a role, lists them, gives one a new secret, and removes them; each signs in with name and
+ * secret. A secret is returned once and stored hashed. A removed user's sessions, and a user's sessions from
+ * before a new secret, end at their next request (console/session.ts `SessionCodec.refused`).
  */
 import type { Database } from '../../platform/db/database.ts';
 import { hashSecret, secretMatches } from '../../platform/auth/tokens.ts';
@@ -13,6 +14,9 @@ import {
   deleteConsoleUser,
   findConsoleUser,
   insertConsoleUser,
+  listConsoleUsers,
+  replaceSecretHash,
+  type ConsoleUserListed,
   type ConsoleUserRow,
 } from './store.ts';
 
@@ -78,7 +82,31 @@ export async function authenticateConsoleUser(
 /** Removes a user; their open sessions are refused from their next request on. */
 export async function removeConsoleUser(db: Database, name: string): Promise<{ name: string }> {
   const normalized = name.trim().toLowerCase();
-  if (!(await deleteConsoleUser(db, normalized)))
-    throw new ConsoleUserInputError(`no console user named ${normalized}.`, 'missing');
+  if (!(await deleteConsoleUser(db, normalized))) throw missingUser(normalized);
   return { name: normalized };
 }
+
+/** A new secret (shown once) for a user whose secret leaked or who left it behind: the old one and every open session of theirs stop working. */
+export async function rotateConsoleUserSecret(db: Database, name: string): Promise<{ name: string; secret: string }> {
+  const normalized = name.trim().toLowerCase();
+  const secret = newSecret();
+  if (!(await replaceSecretHash(db, normalized, hashSecret(secret)))) throw missingUser(normalized);
+  return { name: normalized, secret };
+}
+
+export interface ListedConsoleUser {
+  name: string;
+  role: RoleName;
+  contas: string[];
+  /** ISO 8601, service clock. */
+  createdAt: string;
+}
+
+export async function consoleUsers(db: Database): Promise<{ users: ListedConsoleUser[] }> {
+  const rows: ConsoleUserListed[] = await listConsoleUsers(db);
+  return {
+    users: rows.map((r) => ({ name: r.name, role: r.role, contas: r.contas, createdAt: r.created_at.toISOString() })),
+  };
+}
+
+const missingUser = (name: string) => new ConsoleUserInputError(`no console user named ${name}.`, 'missing');

@@ -55,3 +55,31 @@ export async function deleteConsoleUser(sql: Sql, name: string): Promise<boolean
   const { rows } = await sql.query('delete from console_users where name = $1 returning id', [name]);
   return rows.length > 0;
 }
+
+export interface ConsoleUserListed {
+  name: string;
+  role: RoleName;
+  /** The accounts' numbers, as the operator gave them. */
+  contas: string[];
+  created_at: Date;
+}
+
+/** Every console user, by name: the operator's list (a handful of people, never paged). */
+export async function listConsoleUsers(sql: Sql): Promise<ConsoleUserListed[]> {
+  const { rows } = await sql.query<ConsoleUserListed>(
+    `select u.name, u.role, u.created_at,
+            array(select c.conta from console_user_accounts a join accounts c on c.id = a.account_id
+                   where a.user_id = u.id order by c.conta) as contas
+       from console_users u order by u.name`,
+  );
+  return rows.map((r) => ({ ...r, created_at: new Date(r.created_at) }));
+}
+
+/** Whether a user of that name now has this secret hash (the old one no longer signs in or holds a session). */
+export async function replaceSecretHash(sql: Sql, name: string, secretHash: string): Promise<boolean> {
+  const { rows } = await sql.query('update console_users set secret_hash = $2 where name = $1 returning id', [
+    name,
+    secretHash,
+  ]);
+  return rows.length > 0;
+}

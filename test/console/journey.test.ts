@@ -125,6 +125,18 @@ describe('web console journey (headless Chromium)', () => {
     assert.match(await page.innerText('#received + *'), /R\$ 1\.234,56/);
     await assertAccessible(page, 'pix');
     await shoot(page, 'pix');
+    // The overview's charts: 24 hours and 30 days, each bar a sum of its bucket; this Pix is the only one.
+    await page.goto(console_);
+    assert.deepEqual(await page.locator('figure.chart figcaption').allInnerTexts(), [
+      'Por hora, últimas 24 h: R$ 1.234,56',
+      'Por dia, últimos 30 dias: R$ 1.234,56',
+    ]);
+    assert.deepEqual(
+      await page.locator('figure.chart').evaluateAll((charts) => charts.map((c) => c.querySelectorAll('rect').length)),
+      [24, 30],
+    );
+    const dayBars = await page.locator('figure.chart').nth(1).locator('rect title').allTextContents();
+    assert.equal(dayBars.filter((t) => t.endsWith('UTC: R$ 1.234,56')).length, 1, dayBars.join('\n'));
 
     // A reconciliation report requested through the API downloads from the account page.
     const dataMovimento = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);

@@ -23,6 +23,7 @@ import {
   createConsoleUser,
   removeConsoleUser,
   rotateConsoleUserSecret,
+  updateConsoleUser,
   type IssuedConsoleUser,
   type ListedConsoleUser,
   type NewConsoleUser,
@@ -162,6 +163,20 @@ export async function consoleUserRemove(config: Config, name: string): Promise<v
   let removed = await throughOperatorApi<{ name: string }>(config, '/operator/console-users/remove', { name });
   if (!removed) removed = await offlineConsoleUser(config, (db) => removeConsoleUser(db, name));
   process.stdout.write(`removed console user ${removed.name}\n`);
+}
+
+export async function consoleUserUpdate(
+  config: Config,
+  input: { name: string; role?: string; contas?: string[] },
+  json: boolean,
+): Promise<void> {
+  let user = await throughOperatorApi<ListedConsoleUser>(config, '/operator/console-users/update', input);
+  if (!user) user = await offlineConsoleUser(config, (db) => updateConsoleUser(db, input));
+  process.stdout.write(
+    json
+      ? `${JSON.stringify(user, null, 2)}\n`
+      : `console user ${user.name} is now ${user.role} for account(s) ${user.contas.join(', ')}; their open sessions are refused from their next request\n`,
+  );
 }
 
 export async function consoleUserRotateSecret(config: Config, name: string, json: boolean): Promise<void> {

@@ -16,6 +16,7 @@ import type { Caller } from '../pix/shared/caller.ts';
 import type { TipoCob } from '../pix/loc/store.ts';
 import { consoleAccounts, revokeSession, sessionState } from './store.ts';
 import { authenticateConsoleUser } from './users/service.ts';
+import { grantOf } from './users/store.ts';
 import { scopesOf } from './users/roles.ts';
 import { LIMITS } from '../platform/limits.ts';
 import { findApplication } from '../accounts/store.ts';
@@ -192,7 +193,7 @@ export const consoleRoutes =
         if (!user) throw new ApiError(401, 'segredo', 'Usuário ou segredo inválido.');
         session = sessions.create('user', user.account_ids, user.account_ids[0], scopesOf(user.role), {
           id: user.id,
-          secretHash: user.secret_hash,
+          grant: grantOf(user),
         });
       } else {
         if (!form.secret || !(await operatorSecretValid(ctx.db, form.secret)))

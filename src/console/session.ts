@@ -4,9 +4,9 @@
  * from the service's token signing key (the same on every node, kept in the database), so any node of a
  * cluster reads it and a restart signs nobody out. Each request slides its idle expiry. "Sair" records the
  * session's id as revoked in the database (console/store.ts), which every request checks: a copy of the cookie
- * taken before is refused on every node; so is every session of a console user the operator removed, or whose
- * secret was rotated (the session carries a MAC of the user's secret hash at sign-in, compared with the hash
- * the database holds now). The CSRF token is a MAC of the session's random id: never in the cookie, the same
+ * taken before is refused on every node; so is every session of a console user the operator removed, gave a
+ * new secret, role or accounts (the session carries a MAC of what the user held at sign-in, compared with what
+ * the database holds now, console/users/store.ts `grantOf`). The CSRF token is a MAC of the session's random id: never in the cookie, the same
  * for the session's whole life.
  */
 import crypto from 'node:crypto';
@@ -35,7 +35,7 @@ export interface Session {
   current: number;
   /** A console user's id: their removal ends the session (`SessionCodec.refused`). */
   userId?: number;
-  /** A console user's secret at sign-in, as a MAC of its hash: a rotation ends the session. */
+  /** What a console user held at sign-in (secret, role, accounts), as a MAC: a change ends the session. */
   userMark?: string;
   lastUsedMs: number;
   /** A message shown once, on the page a change redirects to. */
@@ -103,7 +103,7 @@ export class SessionCodec {
     accountIds: number[] | 'all',
     current: number,
     scopes: readonly string[] | 'all',
-    user?: { id: number; secretHash: string },
+    user?: { id: number; grant: string },
   ): Session {
     const id = randomToken();
     return {
@@ -113,23 +113,21 @@ export class SessionCodec {
       accountIds,
       current,
       scopes,
-      ...(user && { userId: user.id, userMark: this.userMark(user.id, user.secretHash) }),
+      ...(user && { userId: user.id, userMark: this.userMark(user.id, user.grant) }),
       lastUsedMs: this.nowMs(),
     };
   }
 
-  /** Never the hash itself: the cookie is signed, not encrypted, and its holder may read it. */
-  private userMark(userId: number, secretHash: string): string {
-    return this.mac(`user:${userId}:${secretHash}`);
+  /** Never the secret's hash itself: the cookie is signed, not encrypted, and its holder may read it. */
+  private userMark(userId: number, grant: string): string {
+    return this.mac(`user:${userId}:${grant}`);
   }
 
-  /** Whether a session is over before its time: signed out, or its user removed or given a new secret. */
+  /** Whether a session is over before its time: signed out, or its user removed or changed. */
   refused(session: Session, state: SessionState): boolean {
     if (state.revoked) return true;
     if (session.userId === undefined) return false;
-    return (
-      state.userSecretHash === null || !sameToken(session.userMark, this.userMark(session.userId, state.userSecretHash))
-    );
+    return state.userGrant === null || !sameToken(session.userMark, this.userMark(session.userId, state.userGrant));
   }
 
   /** The session a cookie carries, if its signature holds and it was used recently enough. */

@@ -10,6 +10,7 @@ import type { TipoCob } from '../pix/loc/store.ts';
 import type { ReceivedPixRow } from '../pix/received/store.ts';
 import type { SentPixRow } from '../pix/send/store.ts';
 import type { CobrRow } from '../pix/cobr/store.ts';
+import { grantSql } from './users/store.ts';
 
 /** Keyset position (console/paging.ts): a page holds the rows strictly older than this (time, id). */
 export interface Cursor {
@@ -188,7 +189,7 @@ export async function sentPixPage(
 
 /**
  * What changed last in an account, as one text: the newest charge (cob, cobv, cobr), received Pix and webhook
- * attempt; and what the database says of the stream's session (signed out; its user's secret now). An open
+ * attempt; and what the database says of the stream's session (signed out; what its user holds now). An open
  * page's event stream compares the mark between polls; each part reads an index's end.
  */
 export async function liveMark(
@@ -205,8 +206,8 @@ export async function liveMark(
             ${stateSql('$2', '$3')}`,
     [accountId, session.id, session.userId ?? null],
   );
-  const { revoked, user_secret_hash, ...mark } = rows[0];
-  return { mark: JSON.stringify(mark), state: stateOf({ revoked, user_secret_hash }) };
+  const { revoked, user_grant, ...mark } = rows[0];
+  return { mark: JSON.stringify(mark), state: stateOf({ revoked, user_grant }) };
 }
 
 /** A session as the database knows it: its id, and its console user's when it is one's. */
@@ -216,21 +217,22 @@ export interface SessionRef {
 }
 
 /**
- * What may end a session before its time: "Sair" (`revoked`), and for a console user's session the user's
- * secret hash now (null: removed; another than at sign-in: the secret was rotated; session.ts compares).
+ * What may end a session before its time: "Sair" (`revoked`), and for a console user's session what the user
+ * holds now (console/users/store.ts `grantOf`: secret, role, accounts; null: removed), which session.ts compares
+ * with what the session was granted at sign-in.
  */
 export interface SessionState {
   revoked: boolean;
-  userSecretHash: string | null;
+  userGrant: string | null;
 }
 
 const stateSql = (sessionParam: string, userParam: string) =>
   `exists (select 1 from console_session_revocations where session_id = ${sessionParam}) as revoked,
-   (select secret_hash from console_users where id = ${userParam}::bigint) as user_secret_hash`;
+   ${grantSql(userParam)} as user_grant`;
 
 const stateOf = (row: Record<string, unknown>): SessionState => ({
   revoked: row.revoked === true,
-  userSecretHash: typeof row.user_secret_hash === 'string' ? row.user_secret_hash : null,
+  userGrant: typeof row.user_grant === 'string' ? row.user_grant : null,
 });
 
 export async function sessionState(sql: Sql, session: SessionRef): Promise<SessionState> {

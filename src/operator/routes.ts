@@ -18,6 +18,7 @@ import {
   createConsoleUser,
   removeConsoleUser,
   rotateConsoleUserSecret,
+  updateConsoleUser,
 } from '../console/users/service.ts';
 import { LIMITS } from '../platform/limits.ts';
 
@@ -117,6 +118,33 @@ export const operatorRoutes =
         throw consoleUserRefusal(error);
       }
     });
+
+    app.post(
+      '/operator/console-users/update',
+      {
+        schema: {
+          tags,
+          hide,
+          body: Type.Object(
+            {
+              name: Type.String({ maxLength: LIMITS.consoleUserNameMaxChars }),
+              role: Type.Optional(Type.String({ maxLength: 20 })),
+              contas: Type.Optional(
+                Type.Array(Type.String({ maxLength: 20 }), { maxItems: LIMITS.consoleUserAccountsMax }),
+              ),
+            },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      async (request) => {
+        try {
+          return await updateConsoleUser(ctx.db, request.body);
+        } catch (error) {
+          throw consoleUserRefusal(error);
+        }
+      },
+    );
 
     app.post('/operator/console-users/rotate-secret', consoleUserName, async (request) => {
       try {

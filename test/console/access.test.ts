@@ -379,6 +379,41 @@ describe('web console access (headless Chromium)', () => {
     assert.equal(nobody.status, 1);
     assert.match(nobody.stderr, /no console user named nobody/);
 
+    // Made a developer of the shared account only: the open session (a viewer of two) is refused at its next
+    // request; signed in again, it has the one account and the sandbox tools its new role allows.
+    const updated = await pixd(
+      'update',
+      '--name',
+      'ana.viewer',
+      '--role',
+      'developer',
+      '--contas',
+      await contaOf(shared.accountId),
+    );
+    assert.equal(updated.status, 0, updated.stderr);
+    assert.match(
+      updated.stdout,
+      new RegExp(`ana\\.viewer is now developer for account\\(s\\) ${await contaOf(shared.accountId)};`),
+    );
+    await page.goto(`${console_}/webhooks`);
+    assert.match(page.url(), /\/console\/signin$/);
+    await signIn(newSecret);
+    await page.waitForURL(console_);
+    assert.equal(await page.locator('#account-switch').count(), 0, 'one account: no switcher');
+    assert.match(await page.innerText('.account'), /Loja Compartilhada/);
+    assert.equal((await page.goto(`${console_}/sandbox`))!.status(), 200);
+    assert.equal((await page.goto(`${console_}/charges/cob/${ours}`))!.status(), 200);
+    // Refusals name what is wrong: an unknown role or account, nothing to change.
+    for (const [args, message] of [
+      [['--role', 'root'], /role must be one of/],
+      [['--contas', '000000000'], /no such account: 000000000/],
+      [[], /give a role, accounts \(contas\), or both/],
+    ] as const) {
+      const refused = await pixd('update', '--name', 'ana.viewer', ...args);
+      assert.equal(refused.status, 1, refused.stdout);
+      assert.match(refused.stderr, message);
+    }
+
     // Removed by the operator: the open session is refused at its next request, and a second removal says so.
     const remove = () => pixd('remove', '--name', 'ana.viewer');
     const removed = await remove();

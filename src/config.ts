@@ -29,6 +29,8 @@ export interface Config {
   pagesUrlGiven: boolean;
   /** A directory operation not finished within this many milliseconds answers 504 (PIXD_DICT_TIMEOUT_MS). */
   dictTimeoutMs: number;
+  /** Webhook attempt records are deleted past this many days (PIXD_WEBHOOK_ATTEMPT_RETENTION_DAYS). */
+  webhookAttemptRetentionDays: number;
 }
 
 export class ConfigError extends Error {}
@@ -45,6 +47,11 @@ export const SETTING_FLAGS = [
   ['--nodes', 'PIXD_NODES', 'nodes sharing REDIS_URL (each admits its share while Redis is down)'],
   ['--webhook-allow', 'PIXD_WEBHOOK_ALLOW', 'CIDR ranges webhooks may reach although private'],
   ['--dict-timeout-ms', 'PIXD_DICT_TIMEOUT_MS', 'directory operations answer 504 past this (default 5000)'],
+  [
+    '--webhook-attempt-retention-days',
+    'PIXD_WEBHOOK_ATTEMPT_RETENTION_DAYS',
+    'webhook attempt records older than this are deleted (default 30)',
+  ],
   [
     '--pages-port',
     'PIXD_PAGES_PORT',
@@ -99,6 +106,16 @@ export function loadConfig(settings: Record<string, string | undefined>, cwd = p
     throw new ConfigError(
       `PIXD_DICT_TIMEOUT_MS must be a whole number of milliseconds, got "${settings.PIXD_DICT_TIMEOUT_MS}"`,
     );
+  const retention = settings.PIXD_WEBHOOK_ATTEMPT_RETENTION_DAYS;
+  const webhookAttemptRetentionDays = Number(retention || LIMITS.webhookAttemptRetentionDaysDefault);
+  if (
+    !Number.isSafeInteger(webhookAttemptRetentionDays) ||
+    webhookAttemptRetentionDays < 1 ||
+    webhookAttemptRetentionDays > LIMITS.webhookAttemptRetentionDaysMax
+  )
+    throw new ConfigError(
+      `PIXD_WEBHOOK_ATTEMPT_RETENTION_DAYS must be a whole number of days from 1 to ${LIMITS.webhookAttemptRetentionDaysMax}, got "${retention}"`,
+    );
   return {
     host,
     port,
@@ -120,6 +137,7 @@ export function loadConfig(settings: Record<string, string | undefined>, cwd = p
     ),
     pagesUrlGiven: pagesUrl !== undefined || Boolean(settings.PIXD_PUBLIC_URL),
     dictTimeoutMs,
+    webhookAttemptRetentionDays,
   };
 }
 

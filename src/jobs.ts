@@ -21,6 +21,7 @@ import { WEBHOOK_TOPICS } from './pix/webhook/events.ts';
 import { SEND_SETTLE_TOPIC } from './pix/send/settlement.ts';
 import { INFRACTION_DEADLINE_TOPIC } from './pix/infractions/service.ts';
 import { CONFIRMATION_EXPIRY_TOPIC } from './pix/payments/holds.ts';
+import { ATTEMPT_RETENTION_TOPIC } from './platform/webhooks/retention.ts';
 import type { AppContext } from './platform/context.ts';
 import type { AnyTopic } from './platform/outbox/jobs.ts';
 import type { DeliveryDeps } from './platform/webhooks/delivery.ts';
@@ -46,6 +47,7 @@ export const JOB_TOPICS: readonly AnyTopic<AppContext>[] = [
   CONSENT_EXPIRY_TOPIC,
   ENROLMENT_END_TOPIC,
   PAYMENT_SETTLE_TOPIC,
+  ATTEMPT_RETENTION_TOPIC,
 ];
 
 /** Deliveries to other people's servers, on the webhook lanes (`ctx.webhooks`). */

@@ -27,6 +27,7 @@ import { buildApp, type BuildOptions } from './server.ts';
 import { listenForPages, pagesOf } from './platform/pages.ts';
 import { noSettlementConnector } from './pix/send/external.ts';
 import { registerJobs } from './jobs.ts';
+import { ensureAttemptRetention } from './platform/webhooks/retention.ts';
 
 /** How often a sandbox node re-reads the account clock offsets that another node may have moved. */
 const CLOCK_SYNC_INTERVAL_MS = 1000;
@@ -159,6 +160,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       : app.log.info('redis answers again: rate limits are shared across nodes');
   await app.listen({ port: config.port, host: config.host });
   const closePages = await listenForPages(app, ctx.pages, config, pki);
+  await ensureAttemptRetention(db, clock.now());
   ctx.outbox.start();
   writeOperatorFile(config.dataDir, operator);
   return {

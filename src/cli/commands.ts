@@ -19,9 +19,13 @@ import { describeVerification, verifyLedger, type LedgerVerification } from '../
 import { CliError, throughOperatorApi } from './operator-client.ts';
 import {
   ConsoleUserInputError,
+  consoleUsers,
   createConsoleUser,
   removeConsoleUser,
+  rotateConsoleUserSecret,
+  updateConsoleUser,
   type IssuedConsoleUser,
+  type ListedConsoleUser,
   type NewConsoleUser,
 } from '../console/users/service.ts';
 import { assertPortFree, explainStartFailure, printProgress } from './startup.ts';
@@ -159,6 +163,60 @@ export async function consoleUserRemove(config: Config, name: string): Promise<v
   let removed = await throughOperatorApi<{ name: string }>(config, '/operator/console-users/remove', { name });
   if (!removed) removed = await offlineConsoleUser(config, (db) => removeConsoleUser(db, name));
   process.stdout.write(`removed console user ${removed.name}\n`);
+}
+
+export async function consoleUserUpdate(
+  config: Config,
+  input: { name: string; role?: string; contas?: string[] },
+  json: boolean,
+): Promise<void> {
+  let user = await throughOperatorApi<ListedConsoleUser>(config, '/operator/console-users/update', input);
+  if (!user) user = await offlineConsoleUser(config, (db) => updateConsoleUser(db, input));
+  process.stdout.write(
+    json
+      ? `${JSON.stringify(user, null, 2)}\n`
+      : `console user ${user.name} is now ${user.role} for account(s) ${user.contas.join(', ')}; their open sessions are refused from their next request\n`,
+  );
+}
+
+export async function consoleUserRotateSecret(config: Config, name: string, json: boolean): Promise<void> {
+  const path = '/operator/console-users/rotate-secret';
+  let rotated = await throughOperatorApi<{ name: string; secret: string }>(config, path, { name });
+  if (!rotated) rotated = await offlineConsoleUser(config, (db) => rotateConsoleUserSecret(db, name));
+  process.stdout.write(
+    json
+      ? `${JSON.stringify(rotated, null, 2)}\n`
+      : [
+          `new secret for console user ${rotated.name}: their open sessions are refused from their next request`,
+          `  secret: ${rotated.secret}`,
+          '  (shown this once; the old secret no longer signs in)',
+        ].join('\n') + '\n',
+  );
+}
+
+export async function consoleUserList(config: Config, json: boolean): Promise<void> {
+  let listed = await throughOperatorApi<{ users: ListedConsoleUser[] }>(config, '/operator/console-users/list', {});
+  if (!listed) listed = await offlineConsoleUser(config, (db) => consoleUsers(db));
+  if (json) return void process.stdout.write(`${JSON.stringify(listed, null, 2)}\n`);
+  if (!listed.users.length)
+    return void process.stdout.write(
+      'no console users yet (pixd console-user create --name N --role R --contas a,b)\n',
+    );
+  const rows = [
+    ['NAME', 'ROLE', 'CREATED (UTC)', 'ACCOUNTS (conta)'],
+    ...listed.users.map((u) => [u.name, u.role, `${u.createdAt.slice(0, 16).replace('T', ' ')}`, u.contas.join(', ')]),
+  ];
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((r) => r[column].length)));
+  process.stdout.write(
+    rows
+      .map((r) =>
+        r
+          .map((cell, column) => cell.padEnd(widths[column]))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n',
+  );
 }
 
 /** No server runs on this data directory: the database is ours to open; a refusal is one line. */

@@ -125,6 +125,43 @@ export function buildProgram(): Command {
     .action((options: { name: string }, command: Command) =>
       commands().then((c) => c.consoleUserRemove(configOf(command), options.name)),
     );
+  consoleUser
+    .command('update')
+    .description("change a console user's role or accounts: their open sessions are refused from their next request")
+    .requiredOption('--name <name>', 'the name they sign in with')
+    .option('--role <role>', 'viewer | developer | admin')
+    .option('--contas <a,b>', 'the accounts they may see from now on (replacing the ones they had), comma-separated')
+    .option('--json', 'print the user as JSON')
+    .action((options: { name: string; role?: string; contas?: string; json?: boolean }, command: Command) =>
+      commands().then((c) =>
+        c.consoleUserUpdate(
+          configOf(command),
+          {
+            name: options.name,
+            ...(options.role !== undefined && { role: options.role }),
+            ...(options.contas !== undefined && { contas: options.contas.split(',') }),
+          },
+          options.json === true,
+        ),
+      ),
+    );
+  consoleUser
+    .command('rotate-secret')
+    .description(
+      "give a console user a new secret, printed once: the old one and the user's open sessions stop working",
+    )
+    .requiredOption('--name <name>', 'the name they sign in with')
+    .option('--json', 'print the name and secret as JSON')
+    .action((options: { name: string; json?: boolean }, command: Command) =>
+      commands().then((c) => c.consoleUserRotateSecret(configOf(command), options.name, options.json === true)),
+    );
+  consoleUser
+    .command('list')
+    .description('every console user: name, role, accounts and when they were created')
+    .option('--json', 'print the list as JSON')
+    .action((options: { json?: boolean }, command: Command) =>
+      commands().then((c) => c.consoleUserList(configOf(command), options.json === true)),
+    );
 
   const schedule = program.command('schedule').description('scheduled Pix sent from an account');
   const create = schedule

@@ -18,6 +18,7 @@ import type { TipoCob } from '../pix/loc/store.ts';
 import { chargePage, type ChargeSearch } from './store.ts';
 import { badge, brl, empty, html, when, type Html } from './render.ts';
 import { deliveryTable } from './webhooks.ts';
+import { receivedPix, type PixShown, type Shares } from './received.ts';
 import { cobrListPage } from './cobr.ts';
 import { CARD_KIND, cardListPage } from './card.ts';
 import type { Session } from './session.ts';
@@ -118,27 +119,6 @@ ${pager(search.before && link(search, q), next)}`
           html`Crie uma com <code>PUT /v2/${search.kind}/:txid</code> (veja a <a href="/docs">referência da API</a>); ela aparece aqui sozinha.`,
         );
   return html`${tabs}${form}${table}`;
-}
-
-interface PixShown {
-  endToEndId: string;
-  valor: string;
-  horario: string;
-  pagador?: { nome?: string; cpf?: string; cnpj?: string };
-  devolucoes?: { id: string; rtrId: string; valor: string; status: string; horario: { solicitacao: string } }[];
-}
-
-type Shares = Map<string, { nome: string; conta: string; amount_cents: number }[]>;
-
-function receivedPix(pix: PixShown[] | undefined, shares: Shares): Html {
-  if (!pix?.length) return empty('Nenhum Pix recebido por esta cobrança.');
-  return html`<ul class="cards">${pix.map((p) => {
-    const split = shares.get(p.endToEndId) ?? [];
-    return html`<li><p><strong>${brl(parseAmount(p.valor))}</strong> em ${when(p.horario)}</p>
-<p><code>${p.endToEndId}</code>${p.pagador?.nome ? html` · ${p.pagador.nome}` : ''}</p>
-${split.length ? html`<p>Split: ${split.map((s, i) => html`${i ? '; ' : ''}${brl(s.amount_cents)} para ${s.nome} (conta ${s.conta})`)}</p>` : ''}
-${p.devolucoes?.length ? html`<p>Devoluções:</p><ul>${p.devolucoes.map((d) => html`<li>${brl(parseAmount(d.valor))} ${badge(d.status)} ${when(d.horario.solicitacao)} <code>${d.rtrId}</code></li>`)}</ul>` : html`<p class="muted">Sem devoluções.</p>`}</li>`;
-  })}</ul>`;
 }
 
 export async function chargeDetailPage(

@@ -1,17 +1,21 @@
 /**
  * Recurring charges (cobr, automatic Pix): the list, a keyset page newest first read in console/store.ts
  * (the API's `GET /v2/cobr` pages by offset, dearer the deeper it goes), with its filters (status, debtor,
- * idRec) and txid; and one charge's page through `GET /v2/cobr/:txid`'s service (`readCobr`).
+ * idRec) and txid; and one charge's page through `GET /v2/cobr/:txid`'s service (`readCobr`), its received
+ * Pix each through `GET /v2/pix/:e2eid`'s (`readPix`: payer and refunds, which the cobr's own view lacks).
  */
 import type { AppContext } from '../platform/context.ts';
 import { parseAmount } from '../platform/money.ts';
 import { LIMITS } from '../platform/limits.ts';
 import { readCobr } from '../pix/cobr/service.ts';
+import type { CobrCompleta } from '../pix/cobr/schemas.ts';
+import { readPix } from '../pix/received/service.ts';
 import { REC_ID_PATTERN } from '../pix/rec/schemas.ts';
 import type { Caller } from '../pix/shared/caller.ts';
 import { badge, brl, empty, html, when, type Html } from './render.ts';
 import { cobrPage, type CobrSearch } from './store.ts';
 import { cursorOf, cursorText, pager } from './paging.ts';
+import { receivedPix, type PixShown } from './received.ts';
 
 const STATUSES = ['CRIADA', 'ATIVA', 'CONCLUIDA', 'EXPIRADA', 'REJEITADA', 'CANCELADA'];
 
@@ -69,24 +73,43 @@ ${pager(search.before && `/console/charges?${filters}`, older)}`
   return html`${tabs}${form}${body}`;
 }
 
+/** What each kind of settlement attempt is (Bacen's `tipo`). */
+const ATTEMPT_KINDS: Record<string, string> = {
+  AGND: 'agendada',
+  NTAG: 'fora do agendamento',
+  RIFL: 'retentativa',
+};
+
+/** A cobr's settlement attempts: one row each, with every status it went through. */
+function attemptTable(tentativas: CobrCompleta['tentativas']): Html {
+  if (!tentativas.length) return empty('Nenhuma tentativa de liquidação ainda.');
+  return html`<div class="scroll"><table><caption class="sr">Tentativas de liquidação, na ordem em que foram pedidas</caption>
+<thead><tr><th scope="col">Liquidação</th><th scope="col">Tipo</th><th scope="col">Status</th><th scope="col">endToEndId</th><th scope="col">Histórico</th><th scope="col">Rejeição</th></tr></thead>
+<tbody>${tentativas.map(
+    (
+      t,
+    ) => html`<tr><td>${t.dataLiquidacao}</td><td>${ATTEMPT_KINDS[t.tipo] ?? t.tipo} <span class="muted">${t.tipo}</span></td>
+<td>${badge(t.status)}</td><td><code>${t.endToEndId}</code></td>
+<td>${t.atualizacao.map((a) => html`<div>${badge(a.status)} ${when(a.data)}</div>`)}</td>
+<td>${t.rejeicao ? html`<code>${t.rejeicao.codigo}</code> ${t.rejeicao.descricao}` : html`<span class="muted">—</span>`}</td></tr>`,
+  )}</tbody></table></div>`;
+}
+
 export async function cobrDetailPage(ctx: AppContext, caller: Caller, txid: string): Promise<Html> {
   const c = await readCobr(ctx.db, caller, txid);
+  const pix: PixShown[] = [];
+  for (const p of c.pix ?? []) pix.push((await readPix(ctx.db, caller, p.endToEndId)) as PixShown);
+  // Creation, due and settlement dates are days in Brasília (the standard's), not instants: shown as they are,
+  // never moved into the browser's zone.
   return html`<section aria-labelledby="summary"><h2 id="summary">Resumo</h2>
 <dl><dt>txid</dt><dd><code>${c.txid}</code></dd><dt>Tipo</dt><dd>cobr</dd><dt>Recorrência</dt><dd><code>${c.idRec}</code></dd>
 <dt>Status</dt><dd>${badge(c.status)}</dd><dt>Valor</dt><dd>${brl(parseAmount(c.valor.original))}</dd>
-<dt>Vencimento</dt><dd>${c.calendario.dataDeVencimento}</dd><dt>Criação</dt><dd>${when(c.calendario.criacao)}</dd>
+<dt>Vencimento</dt><dd>${c.calendario.dataDeVencimento}</dd><dt>Criação</dt><dd>${c.calendario.criacao}</dd>
+<dt>Devedor</dt><dd>${c.devedor?.nome ?? '—'} ${c.devedor?.cpf ?? c.devedor?.cnpj ?? ''}</dd>
 <dt>Retentativa</dt><dd>${c.politicaRetentativa}</dd></dl></section>
 <section aria-labelledby="history"><h2 id="history">Histórico</h2><ol>${c.atualizacao.map(
     (a) => html`<li>${badge(a.status)} ${when(a.data)}</li>`,
   )}</ol></section>
-<section aria-labelledby="attempts"><h2 id="attempts">Tentativas de cobrança</h2>${
-    c.tentativas.length
-      ? html`<pre>${JSON.stringify(c.tentativas, null, 2)}</pre>`
-      : empty('Nenhuma tentativa de liquidação ainda.')
-  }</section>
-<section aria-labelledby="pix-title"><h2 id="pix-title">Pix recebidos</h2>${
-    c.pix?.length
-      ? html`<ul class="cards">${c.pix.map((p) => html`<li><pre>${JSON.stringify(p, null, 2)}</pre></li>`)}</ul>`
-      : empty('Nenhum Pix recebido por esta cobrança.')
-  }</section>`;
+<section aria-labelledby="attempts"><h2 id="attempts">Tentativas de liquidação</h2>${attemptTable(c.tentativas)}</section>
+<section aria-labelledby="pix-title"><h2 id="pix-title">Pix recebidos</h2>${receivedPix(pix)}</section>`;
 }

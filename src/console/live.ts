@@ -2,13 +2,14 @@
  * Live updates: each open console page holds one server-sent event stream. The stream polls its account's
  * live mark (console/store.ts: the newest charge, received Pix and webhook attempt) and sends `change` when
  * it moves, whichever node made the change; the page then reloads its list region. A comment line keeps
- * proxies from closing an idle stream. Streams end when the node closes or their session is signed out (or its user removed).
+ * proxies from closing an idle stream. Streams end when the node closes or their session is refused (signed out, its user removed or
+ * given a new secret).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
 import { LIMITS } from '../platform/limits.ts';
 import { liveMark } from './store.ts';
-import type { Session } from './session.ts';
+import type { Session, SessionCodec } from './session.ts';
 
 /** Polls between keep-alive comments. */
 const POLLS_PER_KEEPALIVE = 15;
@@ -16,7 +17,10 @@ const POLLS_PER_KEEPALIVE = 15;
 export class LiveStreams {
   private readonly open_ = new Set<() => void>();
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly sessions: SessionCodec,
+  ) {}
 
   open(request: FastifyRequest, reply: FastifyReply, session: Session): void {
     const raw = reply.raw;
@@ -34,10 +38,10 @@ export class LiveStreams {
       if (busy) return;
       busy = true;
       try {
-        const { mark, refused } = await liveMark(this.ctx.db, account, session);
-        // Signed out (in any browser holding this session, on any node) or its user removed: the stream ends;
-        // the page's reconnect is then refused like any request of that session.
-        if (refused) return close();
+        const { mark, state } = await liveMark(this.ctx.db, account, session);
+        // Signed out (in any browser holding this session, on any node), its user removed or given a new
+        // secret: the stream ends; the page's reconnect is then refused like any request of that session.
+        if (this.sessions.refused(session, state)) return close();
         if (last !== undefined && mark !== last) raw.write('event: change\ndata: {}\n\n');
         else if (++polls % POLLS_PER_KEEPALIVE === 0) raw.write(': keep-alive\n\n');
         last = mark;

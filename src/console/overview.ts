@@ -9,13 +9,19 @@ import { deliveryHealth, receivedPerBucket, sumsSince } from './store.ts';
 import { brl, empty, html, when, type Html } from './render.ts';
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 const ERRORS_SHOWN = 5;
 
-/** Bars for `count` buckets ending at `end`; zero where nothing was received. */
-function chart(title: string, points: { at: Date; cents: number }[], end: Date, count: number, stepMs: number): Html {
-  const start = Math.floor(end.getTime() / stepMs) * stepMs - (count - 1) * stepMs;
-  const byBucket = new Map(points.map((p) => [Math.floor(p.at.getTime() / stepMs) * stepMs, p.cents]));
-  const values = Array.from({ length: count }, (_, i) => byBucket.get(start + i * stepMs) ?? 0);
+/** The starts of `count` buckets of `stepMs` (UTC-aligned), the last one holding `end`. */
+function bucketStarts(end: Date, count: number, stepMs: number): Date[] {
+  const first = Math.floor(end.getTime() / stepMs) * stepMs - (count - 1) * stepMs;
+  return Array.from({ length: count }, (_, i) => new Date(first + i * stepMs));
+}
+
+/** Bars for the buckets summed (receivedPerBucket); zero where nothing was received. */
+function chart(title: string, points: { at: Date; cents: number }[]): Html {
+  const count = points.length;
+  const values = points.map((p) => p.cents);
   const max = Math.max(1, ...values);
   const width = 600;
   const height = 120;
@@ -24,7 +30,7 @@ function chart(title: string, points: { at: Date; cents: number }[], end: Date, 
   return html`<figure class="chart"><svg viewBox="0 0 ${width} ${height}" preserveAspectRatio="none" width="100%" height="${height}" role="img" aria-label="${title}: total ${brl(total)}">
 ${values.map((v, i) => {
   const h = Math.round((v / max) * (height - 4));
-  return html`<rect x="${(i * bar + 1).toFixed(1)}" y="${height - h}" width="${(bar - 2).toFixed(1)}" height="${h}"><title>${new Date(start + i * stepMs).toISOString().slice(0, 16).replace('T', ' ')} UTC: ${brl(v)}</title></rect>`;
+  return html`<rect x="${(i * bar + 1).toFixed(1)}" y="${height - h}" width="${(bar - 2).toFixed(1)}" height="${h}"><title>${points[i].at.toISOString().slice(0, 16).replace('T', ' ')} UTC: ${brl(v)}</title></rect>`;
 })}</svg><figcaption>${title}: ${brl(total)}</figcaption></figure>`;
 }
 
@@ -37,8 +43,8 @@ export async function overviewPage(ctx: AppContext, caller: Caller): Promise<Htm
   ]);
   const dayStart = new Date(caller.now.toISOString().slice(0, 10) + 'T00:00:00Z');
   const today = await sumsSince(ctx.db, id, dayStart);
-  const hours = await receivedPerBucket(ctx.db, id, new Date(caller.now.getTime() - 24 * HOUR_MS), 'hour');
-  const days = await receivedPerBucket(ctx.db, id, new Date(caller.now.getTime() - 30 * 24 * HOUR_MS), 'day');
+  const hours = await receivedPerBucket(ctx.db, id, bucketStarts(caller.now, 24, HOUR_MS), HOUR_MS);
+  const days = await receivedPerBucket(ctx.db, id, bucketStarts(caller.now, 30, DAY_MS), DAY_MS);
   const health = await deliveryHealth(ctx.db, id, new Date(caller.now.getTime() - 24 * HOUR_MS), ERRORS_SHOWN);
   const rate = health.total ? `${((health.ok / health.total) * 100).toFixed(1).replace('.', ',')} %` : '—';
   return html`<div class="tiles">
@@ -48,8 +54,8 @@ export async function overviewPage(ctx: AppContext, caller: Caller): Promise<Htm
 <section class="tile"><h2>Webhooks entregues (24 h)</h2><p class="big">${rate}</p><p class="muted">${health.ok} de ${health.total} tentativas com 2xx</p></section>
 </div>
 <section aria-labelledby="charts"><h2 id="charts">Pix recebidos</h2>
-${chart('Por hora, últimas 24 h', hours, caller.now, 24, HOUR_MS)}
-${chart('Por dia, últimos 30 dias', days, caller.now, 30, 24 * HOUR_MS)}</section>
+${chart('Por hora, últimas 24 h', hours)}
+${chart('Por dia, últimos 30 dias', days)}</section>
 <section aria-labelledby="errors"><h2 id="errors">Erros recentes de webhook</h2>
 ${health.errors.length ? html`<ul class="cards">${health.errors.map((e) => html`<li>${when(e.attempted_at)} <code>${e.url}</code> · HTTP ${e.status_code ?? '—'} ${e.error ?? ''}</li>`)}</ul>` : empty('Nenhuma falha de entrega. Tudo em ordem.')}</section>`;
 }

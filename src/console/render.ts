@@ -61,6 +61,9 @@ export function empty(message: string, next?: Html | string): Html {
 const STATUS_CLASS: Record<string, string> = {
   ATIVA: 'info',
   CONCLUIDA: 'ok',
+  PAGA: 'ok',
+  AGENDADA: 'info',
+  REJEITADA: 'bad',
   entregue: 'ok',
   pendente: 'info',
   falhou: 'bad',

@@ -14,8 +14,9 @@ import { readJsonFile } from '../platform/state-files.ts';
 import { operatorSecretValid } from '../operator/secret.ts';
 import type { Caller } from '../pix/shared/caller.ts';
 import type { TipoCob } from '../pix/loc/store.ts';
-import { consoleAccounts, revokeSession, sessionRefused } from './store.ts';
+import { consoleAccounts, revokeSession, sessionState } from './store.ts';
 import { authenticateConsoleUser } from './users/service.ts';
+import { grantOf } from './users/store.ts';
 import { scopesOf } from './users/roles.ts';
 import { LIMITS } from '../platform/limits.ts';
 import { findApplication } from '../accounts/store.ts';
@@ -83,7 +84,7 @@ export const consoleRoutes =
   (ctx: AppContext): FastifyPluginAsync =>
   async (app) => {
     const sessions = new SessionCodec(ctx.pki.tokenSigningKey);
-    const live = new LiveStreams(ctx);
+    const live = new LiveStreams(ctx, sessions);
     const sandbox = ctx.config.environment === 'sandbox';
     const assets = path.join(path.dirname(new URL(import.meta.url).pathname), 'assets');
     const asset = (name: string) => fs.readFileSync(path.join(assets, name), 'utf8');
@@ -129,8 +130,9 @@ export const consoleRoutes =
       },
       guarded: (handler, scope) => async (request, reply) => {
         let session = sessions.read(cookiesOf(request)[SESSION_COOKIE]);
-        // A signed cookie outlives "Sair" in any copy taken before, and its user's removal: every node reads both.
-        if (session && (await sessionRefused(ctx.db, session))) {
+        // A signed cookie outlives "Sair" in any copy taken before, and its user's removal or new secret: every
+        // node reads them.
+        if (session && sessions.refused(session, await sessionState(ctx.db, session))) {
           setCookie(reply, SESSION_COOKIE, '', 0);
           session = undefined;
         }
@@ -189,7 +191,10 @@ export const consoleRoutes =
         const user = form.secret ? await authenticateConsoleUser(ctx.db, form.name, form.secret) : undefined;
         // An unknown name and a wrong secret answer alike: the form does not tell which names exist.
         if (!user) throw new ApiError(401, 'segredo', 'Usuário ou segredo inválido.');
-        session = sessions.create('user', user.account_ids, user.account_ids[0], scopesOf(user.role), user.id);
+        session = sessions.create('user', user.account_ids, user.account_ids[0], scopesOf(user.role), {
+          id: user.id,
+          grant: grantOf(user),
+        });
       } else {
         if (!form.secret || !(await operatorSecretValid(ctx.db, form.secret)))
           throw new ApiError(401, 'segredo', 'Segredo de operador inválido.');

@@ -4,12 +4,15 @@
  * from the service's token signing key (the same on every node, kept in the database), so any node of a
  * cluster reads it and a restart signs nobody out. Each request slides its idle expiry. "Sair" records the
  * session's id as revoked in the database (console/store.ts), which every request checks: a copy of the cookie
- * taken before is refused on every node; so is every session of a console user the operator removed. The
- * CSRF token is a MAC of the session's random id: never in the cookie, the same for the session's whole life.
+ * taken before is refused on every node; so is every session of a console user the operator removed, gave a
+ * new secret, role or accounts (the session carries a MAC of what the user held at sign-in, compared with what
+ * the database holds now, console/users/store.ts `grantOf`). The CSRF token is a MAC of the session's random id: never in the cookie, the same
+ * for the session's whole life.
  */
 import crypto from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LIMITS } from '../platform/limits.ts';
+import type { SessionState } from './store.ts';
 
 export const SESSION_COOKIE = 'pixd_console';
 /** Before sign-in: the sign-in form's own CSRF token (double submit), so nobody signs a browser in for it. */
@@ -30,8 +33,10 @@ export interface Session {
   /** What this person may do (API scopes as roles): `all` for the operator. */
   scopes: readonly string[] | 'all';
   current: number;
-  /** A console user's id: their removal ends the session (console/store.ts `sessionRefused`). */
+  /** A console user's id: their removal ends the session (`SessionCodec.refused`). */
   userId?: number;
+  /** What a console user held at sign-in (secret, role, accounts), as a MAC: a change ends the session. */
+  userMark?: string;
   lastUsedMs: number;
   /** A message shown once, on the page a change redirects to. */
   flash?: { kind: 'ok' | 'bad'; text: string };
@@ -98,7 +103,7 @@ export class SessionCodec {
     accountIds: number[] | 'all',
     current: number,
     scopes: readonly string[] | 'all',
-    userId?: number,
+    user?: { id: number; grant: string },
   ): Session {
     const id = randomToken();
     return {
@@ -108,9 +113,21 @@ export class SessionCodec {
       accountIds,
       current,
       scopes,
-      ...(userId !== undefined && { userId }),
+      ...(user && { userId: user.id, userMark: this.userMark(user.id, user.grant) }),
       lastUsedMs: this.nowMs(),
     };
+  }
+
+  /** Never the secret's hash itself: the cookie is signed, not encrypted, and its holder may read it. */
+  private userMark(userId: number, grant: string): string {
+    return this.mac(`user:${userId}:${grant}`);
+  }
+
+  /** Whether a session is over before its time: signed out, or its user removed or changed. */
+  refused(session: Session, state: SessionState): boolean {
+    if (state.revoked) return true;
+    if (session.userId === undefined) return false;
+    return state.userGrant === null || !sameToken(session.userMark, this.userMark(session.userId, state.userGrant));
   }
 
   /** The session a cookie carries, if its signature holds and it was used recently enough. */

@@ -10,6 +10,7 @@ import type { TipoCob } from '../pix/loc/store.ts';
 import type { ReceivedPixRow } from '../pix/received/store.ts';
 import type { SentPixRow } from '../pix/send/store.ts';
 import type { CobrRow } from '../pix/cobr/store.ts';
+import { grantSql } from './users/store.ts';
 
 /** Keyset position (console/paging.ts): a page holds the rows strictly older than this (time, id). */
 export interface Cursor {
@@ -188,25 +189,25 @@ export async function sentPixPage(
 
 /**
  * What changed last in an account, as one text: the newest charge (cob, cobv, cobr), received Pix and webhook
- * attempt; and whether the stream's session was ended meanwhile (signed out, or its user removed). An open page's event stream compares the mark
- * between polls; each part reads an index's end.
+ * attempt; and what the database says of the stream's session (signed out; what its user holds now). An open
+ * page's event stream compares the mark between polls; each part reads an index's end.
  */
 export async function liveMark(
   sql: Sql,
   accountId: number,
   session: SessionRef,
-): Promise<{ mark: string; refused: boolean }> {
+): Promise<{ mark: string; state: SessionState }> {
   const { rows } = await sql.query<Record<string, unknown>>(
     `select (select max(created_at) from charges where account_id = $1 and kind = 'cob') as cob,
             (select max(created_at) from charges where account_id = $1 and kind = 'cobv') as cobv,
             (select max(created_at) from recurring_charges where account_id = $1) as cobr,
             (select max(received_at) from received_pix where account_id = $1) as pix,
             (select max(id) from webhook_attempts where account_id = $1) as attempt,
-            ${refusedSql('$2', '$3')} as refused`,
+            ${stateSql('$2', '$3')}`,
     [accountId, session.id, session.userId ?? null],
   );
-  const { refused, ...mark } = rows[0];
-  return { mark: JSON.stringify(mark), refused: refused === true };
+  const { revoked, user_grant, ...mark } = rows[0];
+  return { mark: JSON.stringify(mark), state: stateOf({ revoked, user_grant }) };
 }
 
 /** A session as the database knows it: its id, and its console user's when it is one's. */
@@ -215,18 +216,31 @@ export interface SessionRef {
   userId?: number;
 }
 
-/** Signed out ("Sair"), or its console user removed since. */
-const refusedSql = (sessionParam: string, userParam: string) =>
-  `(exists (select 1 from console_session_revocations where session_id = ${sessionParam})
-    or (${userParam}::bigint is not null and not exists (select 1 from console_users where id = ${userParam}::bigint)))`;
+/**
+ * What may end a session before its time: "Sair" (`revoked`), and for a console user's session what the user
+ * holds now (console/users/store.ts `grantOf`: secret, role, accounts; null: removed), which session.ts compares
+ * with what the session was granted at sign-in.
+ */
+export interface SessionState {
+  revoked: boolean;
+  userGrant: string | null;
+}
 
-/** Whether a session is over before its time: a copy of its cookie is then no session. */
-export async function sessionRefused(sql: Sql, session: SessionRef): Promise<boolean> {
-  const { rows } = await sql.query<{ refused: boolean }>(`select ${refusedSql('$1', '$2')} as refused`, [
+const stateSql = (sessionParam: string, userParam: string) =>
+  `exists (select 1 from console_session_revocations where session_id = ${sessionParam}) as revoked,
+   ${grantSql(userParam)} as user_grant`;
+
+const stateOf = (row: Record<string, unknown>): SessionState => ({
+  revoked: row.revoked === true,
+  userGrant: typeof row.user_grant === 'string' ? row.user_grant : null,
+});
+
+export async function sessionState(sql: Sql, session: SessionRef): Promise<SessionState> {
+  const { rows } = await sql.query<Record<string, unknown>>(`select ${stateSql('$1', '$2')}`, [
     session.id,
     session.userId ?? null,
   ]);
-  return rows[0].refused === true;
+  return stateOf(rows[0]);
 }
 
 /**
@@ -266,17 +280,25 @@ export async function sumsSince(sql: Sql, accountId: number, since: Date): Promi
   return { receivedCents: Number(r.rc), receivedCount: Number(r.rn), sentCents: Number(r.sc), sentCount: Number(r.sn) };
 }
 
-/** Received Pix summed per bucket (`hour` or `day`, UTC) since a time: the overview's chart. */
+/**
+ * Received Pix summed per bucket (the overview's charts): the buckets' starts are given, each `stepMs` long, and
+ * each is one range of the account's `(account_id, received_at)` index, so the period's rows are summed as they
+ * are read, never sorted or grouped by an expression (which spilled 100,000 rows to disk). The starts come as an
+ * array: its size is not guessed from a `generate_series` the planner cannot see through.
+ */
 export async function receivedPerBucket(
   sql: Sql,
   accountId: number,
-  since: Date,
-  bucket: 'hour' | 'day',
+  starts: Date[],
+  stepMs: number,
 ): Promise<{ at: Date; cents: number }[]> {
   const { rows } = await sql.query<{ at: Date; cents: string | number }>(
-    `select date_trunc($3, received_at at time zone 'UTC') at time zone 'UTC' as at, sum(amount_cents) as cents
-       from received_pix where account_id = $1 and received_at >= $2 group by 1 order by 1`,
-    [accountId, since, bucket],
+    `select b.at, coalesce(sum(p.amount_cents), 0) as cents
+       from unnest($2::timestamptz[]) as b (at)
+       left join received_pix p
+         on p.account_id = $1 and p.received_at >= b.at and p.received_at < b.at + $3 * interval '1 millisecond'
+      group by b.at order by b.at`,
+    [accountId, starts, stepMs],
   );
   return rows.map((r) => ({ at: new Date(r.at), cents: Number(r.cents) }));
 }

@@ -12,12 +12,29 @@ import { scheduleOperatorRoutes } from '../pix/schedules/creation-routes.ts';
 import { verifyLedger } from '../platform/ledger/verify.ts';
 import { blockDocument } from '../pix/cob-v1/store.ts';
 import { participantOperatorRoutes } from '../openfinance/participants/operator-routes.ts';
-import { ConsoleUserInputError, createConsoleUser, removeConsoleUser } from '../console/users/service.ts';
+import {
+  ConsoleUserInputError,
+  consoleUsers,
+  createConsoleUser,
+  removeConsoleUser,
+  rotateConsoleUserSecret,
+  updateConsoleUser,
+} from '../console/users/service.ts';
 import { LIMITS } from '../platform/limits.ts';
 
 const tags = ['Operator'];
 const hide = true;
 const CONSOLE_USER_STATUS = { invalid: 400, taken: 409, missing: 404 } as const;
+const consoleUserName = {
+  schema: {
+    tags,
+    hide,
+    body: Type.Object(
+      { name: Type.String({ maxLength: LIMITS.consoleUserNameMaxChars }) },
+      { additionalProperties: false },
+    ),
+  },
+};
 
 /** A console user refused, in the operator API's error format; anything else goes on as it is. */
 function consoleUserRefusal(error: unknown): unknown {
@@ -94,26 +111,51 @@ export const operatorRoutes =
       },
     );
 
+    app.post('/operator/console-users/remove', consoleUserName, async (request) => {
+      try {
+        return await removeConsoleUser(ctx.db, request.body.name);
+      } catch (error) {
+        throw consoleUserRefusal(error);
+      }
+    });
+
     app.post(
-      '/operator/console-users/remove',
+      '/operator/console-users/update',
       {
         schema: {
           tags,
           hide,
           body: Type.Object(
-            { name: Type.String({ maxLength: LIMITS.consoleUserNameMaxChars }) },
+            {
+              name: Type.String({ maxLength: LIMITS.consoleUserNameMaxChars }),
+              role: Type.Optional(Type.String({ maxLength: 20 })),
+              contas: Type.Optional(
+                Type.Array(Type.String({ maxLength: 20 }), { maxItems: LIMITS.consoleUserAccountsMax }),
+              ),
+            },
             { additionalProperties: false },
           ),
         },
       },
       async (request) => {
         try {
-          return await removeConsoleUser(ctx.db, request.body.name);
+          return await updateConsoleUser(ctx.db, request.body);
         } catch (error) {
           throw consoleUserRefusal(error);
         }
       },
     );
+
+    app.post('/operator/console-users/rotate-secret', consoleUserName, async (request) => {
+      try {
+        return await rotateConsoleUserSecret(ctx.db, request.body.name);
+      } catch (error) {
+        throw consoleUserRefusal(error);
+      }
+    });
+
+    // `pixd console-user list`: a read, but POST like every operator command (the CLI has one way to call).
+    app.post('/operator/console-users/list', { schema: { tags, hide } }, async () => consoleUsers(ctx.db));
 
     // `pixd ledger verify`: a read, but POST like every operator command (the CLI has one way to call).
     app.post('/operator/ledger/verify', { schema: { tags, hide } }, async () => verifyLedger(ctx.db));

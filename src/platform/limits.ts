@@ -172,6 +172,20 @@ export const LIMITS = {
    * first bytes only. The answer is read no further into memory than this; the rest is drained and counted.
    */
   webhookAttemptBodyBytes: 2048,
+  /**
+   * Attempt records (each up to about 4 KiB of bodies) older than this many days are deleted, unless their
+   * delivery is still pending or retrying. The default; PIXD_WEBHOOK_ATTEMPT_RETENTION_DAYS overrides it
+   * (config.webhookAttemptRetentionDays). 30: the resend window, within which a person still asks "did it go out?".
+   */
+  webhookAttemptRetentionDaysDefault: 30,
+  /** The longest retention PIXD_WEBHOOK_ATTEMPT_RETENTION_DAYS takes (ten years). */
+  webhookAttemptRetentionDaysMax: 3650,
+  /**
+   * Attempt records the retention job looks at per run, oldest first (one short statement): it runs again at
+   * once while it finds old ones, else after `webhookAttemptRetentionIntervalMinutes`.
+   */
+  webhookAttemptRetentionBatch: 1000,
+  webhookAttemptRetentionIntervalMinutes: 60,
   /** Sandbox deliveries inspection: at most this many recent deliveries per call. */
   webhookInspectionMaxItems: 200,
   /** Spec: Limits, batch size of PUT /v2/lotecobv/:id (also rule 1: a batch holds 1 to 1000 charges). */

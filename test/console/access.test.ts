@@ -326,11 +326,96 @@ describe('web console access (headless Chromium)', () => {
     assert.match(await replay.text(), /webhook\.write/);
     assert.equal((await page.goto(`${console_}/sandbox`))!.status(), 403);
 
+    // Listed by the operator: name, role, its accounts, when it was made.
+    const pixd = (...args: string[]) =>
+      runPixd(['console-user', ...args, '--data-dir', svc.data.dataDir], { DATABASE_URL: svc.data.databaseUrl });
+    const listed = await pixd('list', '--json');
+    assert.equal(listed.status, 0, listed.stderr);
+    const [ana] = (JSON.parse(listed.stdout) as { users: Record<string, unknown>[] }).users.filter(
+      (u) => u.name === 'ana.viewer',
+    );
+    assert.deepEqual(
+      { ...ana, createdAt: typeof ana.createdAt },
+      {
+        name: 'ana.viewer',
+        role: 'viewer',
+        contas: [await contaOf(svc.demo.accountId), await contaOf(shared.accountId)].sort(),
+        createdAt: 'string',
+      },
+    );
+    assert.ok(Math.abs(Date.parse(ana.createdAt as string) - svc.clock.now().getTime()) < 600_000);
+    const table = await pixd('list');
+    assert.match(table.stdout, /^NAME\s+ROLE\s+CREATED \(UTC\)\s+ACCOUNTS/);
+    assert.match(
+      table.stdout,
+      new RegExp(`^ana\\.viewer\\s+viewer\\s+\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}\\s+\\d+, \\d+$`, 'm'),
+    );
+    assert.doesNotMatch(table.stdout, /secret/i);
+
+    // A new secret: the open session is refused at its next request (and its live stream ends), the old
+    // secret no longer signs in, the new one does.
+    await page.goto(`${console_}/charges`);
+    await page.waitForSelector('#live[data-state="on"]');
+    const rotated = await pixd('rotate-secret', '--name', 'Ana.Viewer');
+    assert.equal(rotated.status, 0, rotated.stderr);
+    assert.match(rotated.stdout, /new secret for console user ana\.viewer/);
+    const newSecret = /secret: (\S+)/.exec(rotated.stdout)![1];
+    assert.notEqual(newSecret, secret);
+    await page.waitForSelector('#live[data-state="off"]', { timeout: 10_000 });
+    await page.goto(`${console_}/webhooks`);
+    assert.match(page.url(), /\/console\/signin$/);
+    const signIn = async (userSecret: string) => {
+      await page.goto(`${console_}/signin`);
+      await page.fill('#name', 'ana.viewer');
+      await page.fill('#secret', userSecret);
+      await page.click('form.stack button');
+    };
+    await signIn(secret);
+    assert.match(await page.innerText('main'), /Usuário ou segredo inválido/);
+    await signIn(newSecret);
+    await page.waitForURL(console_);
+    assert.equal((await page.goto(`${console_}/webhooks`))!.status(), 200);
+    const nobody = await pixd('rotate-secret', '--name', 'nobody');
+    assert.equal(nobody.status, 1);
+    assert.match(nobody.stderr, /no console user named nobody/);
+
+    // Made a developer of the shared account only: the open session (a viewer of two) is refused at its next
+    // request; signed in again, it has the one account and the sandbox tools its new role allows.
+    const updated = await pixd(
+      'update',
+      '--name',
+      'ana.viewer',
+      '--role',
+      'developer',
+      '--contas',
+      await contaOf(shared.accountId),
+    );
+    assert.equal(updated.status, 0, updated.stderr);
+    assert.match(
+      updated.stdout,
+      new RegExp(`ana\\.viewer is now developer for account\\(s\\) ${await contaOf(shared.accountId)};`),
+    );
+    await page.goto(`${console_}/webhooks`);
+    assert.match(page.url(), /\/console\/signin$/);
+    await signIn(newSecret);
+    await page.waitForURL(console_);
+    assert.equal(await page.locator('#account-switch').count(), 0, 'one account: no switcher');
+    assert.match(await page.innerText('.account'), /Loja Compartilhada/);
+    assert.equal((await page.goto(`${console_}/sandbox`))!.status(), 200);
+    assert.equal((await page.goto(`${console_}/charges/cob/${ours}`))!.status(), 200);
+    // Refusals name what is wrong: an unknown role or account, nothing to change.
+    for (const [args, message] of [
+      [['--role', 'root'], /role must be one of/],
+      [['--contas', '000000000'], /no such account: 000000000/],
+      [[], /give a role, accounts \(contas\), or both/],
+    ] as const) {
+      const refused = await pixd('update', '--name', 'ana.viewer', ...args);
+      assert.equal(refused.status, 1, refused.stdout);
+      assert.match(refused.stderr, message);
+    }
+
     // Removed by the operator: the open session is refused at its next request, and a second removal says so.
-    const remove = () =>
-      runPixd(['console-user', 'remove', '--name', 'ana.viewer', '--data-dir', svc.data.dataDir], {
-        DATABASE_URL: svc.data.databaseUrl,
-      });
+    const remove = () => pixd('remove', '--name', 'ana.viewer');
     const removed = await remove();
     assert.equal(removed.status, 0, removed.stderr);
     assert.match(removed.stdout, /removed console user ana\.viewer/);

@@ -12,6 +12,7 @@ import type { Browser, BrowserContext } from 'playwright-core';
 import type { TestService } from '../helpers/service.ts';
 import { webhookApi, type Receiver, type WebhookApi } from '../helpers/receiver.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { callerWithFreshToken } from '../helpers/time-travel.ts';
 import { configBody, newBeneficiary } from '../pix/split-fixtures.ts';
 import { recBody } from '../pix/rec-fixtures.ts';
 import { brasiliaDate, fromEpochDay, isBusinessDay, toEpochDay } from '../../src/pix/cobv/calendar.ts';
@@ -124,6 +125,18 @@ describe('web console journey (headless Chromium)', () => {
     assert.match(await page.innerText('#received + *'), /R\$ 1\.234,56/);
     await assertAccessible(page, 'pix');
     await shoot(page, 'pix');
+    // The overview's charts: 24 hours and 30 days, each bar a sum of its bucket; this Pix is the only one.
+    await page.goto(console_);
+    assert.deepEqual(await page.locator('figure.chart figcaption').allInnerTexts(), [
+      'Por hora, últimas 24 h: R$ 1.234,56',
+      'Por dia, últimos 30 dias: R$ 1.234,56',
+    ]);
+    assert.deepEqual(
+      await page.locator('figure.chart').evaluateAll((charts) => charts.map((c) => c.querySelectorAll('rect').length)),
+      [24, 30],
+    );
+    const dayBars = await page.locator('figure.chart').nth(1).locator('rect title').allTextContents();
+    assert.equal(dayBars.filter((t) => t.endsWith('UTC: R$ 1.234,56')).length, 1, dayBars.join('\n'));
 
     // A reconciliation report requested through the API downloads from the account page.
     const dataMovimento = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
@@ -234,7 +247,8 @@ describe('web console journey (headless Chromium)', () => {
     const rec = await demoApi.call(
       'POST',
       '/v2/rec',
-      recBody({ calendario: { dataInicial: today, periodicidade: 'SEMANAL' }, valor: { valorRec: '30.00' } }),
+      // Up to 10.00 the sandbox's payer pays; above, it refuses (AM02).
+      recBody({ calendario: { dataInicial: today, periodicidade: 'SEMANAL' }, valor: { valorRec: '10.00' } }),
     );
     assert.equal(rec.status, 201, rec.text);
     assert.equal((await demoApi.call('POST', `/sandbox/rec/${rec.body.idRec}/aprovar`)).status, 200);
@@ -247,7 +261,7 @@ describe('web console journey (headless Chromium)', () => {
     const cobr = await demoApi.call('PUT', `/v2/cobr/${txid}`, {
       idRec: rec.body.idRec,
       calendario: { dataDeVencimento: fromEpochDay(due) },
-      valor: { original: '30.00' },
+      valor: { original: '10.00' },
       ajusteDiaUtil: false,
       recebedor: { conta: rows[0].conta, tipoConta: 'PAGAMENTO', agencia: '0001' },
       devedor: { cpf: '45164632481', nome: 'Fulano de Tal' },
@@ -257,7 +271,7 @@ describe('web console journey (headless Chromium)', () => {
     const page = await signInDemo(context);
     await page.goto(`${console_}/charges?kind=cobr`);
     const row = page.locator('tbody tr', { has: page.locator(`a[href="/console/charges/cobr/${txid}"]`) });
-    assert.match(await row.innerText(), /R\$ 30,00/);
+    assert.match(await row.innerText(), /R\$ 10,00/);
     await assertAccessible(page, 'cobr list');
     // Searched through the API's own filters: by recurrence and debtor it is there; by another status it is not.
     await page.goto(`${console_}/charges?kind=cobr&idRec=${rec.body.idRec}&doc=451.646.324-81`);
@@ -279,7 +293,39 @@ describe('web console journey (headless Chromium)', () => {
     await page.click(`a[href="/console/charges/cobr/${txid}"]`);
     assert.match(await page.innerText('#summary + dl'), new RegExp(rec.body.idRec));
     assert.match(await page.innerText('#history + ol'), /CRIADA|ATIVA/);
-    await assertAccessible(page, 'cobr charge');
+    assert.match(await page.innerText('#pix-title + *'), /Nenhum Pix recebido/);
+
+    // Settled on its due date (the account's clock moved there; this is the file's last test, so no other sees
+    // it): the attempt is a table row, PAGA, and its Pix a card with the amount in BRL, as on a cob's page.
+    const call = callerWithFreshToken(svc.demo);
+    // Acknowledged first (ATIVA), as the payer's PSP would have: an attempt due on a CRIADA charge is dropped.
+    await waitFor(async () => (await call('GET', `/v2/cobr/${txid}`)).body.status === 'ATIVA', 'cobr ATIVA');
+    const nowMs = Date.parse((await call('GET', '/sandbox/clock')).body.agora);
+    const dueDate = fromEpochDay(due);
+    const moved = await call('POST', '/sandbox/clock/advance', {
+      segundos: Math.ceil((Date.parse(`${dueDate}T04:00:00Z`) - nowMs) / 1000),
+    });
+    assert.equal(moved.status, 200, moved.text);
+    const paid = await waitFor(async () => {
+      const r = await call('GET', `/v2/cobr/${txid}`);
+      return r.body.status !== 'ATIVA' && r.body;
+    }, 'cobr settled on its due date');
+    assert.equal(paid.status, 'CONCLUIDA', JSON.stringify(paid));
+    // Its Pix refunded in part: the page reads the Pix through GET /v2/pix/:e2eid's service, refunds included.
+    const refund = await call('PUT', `/v2/pix/${paid.pix[0].endToEndId}/devolucao/consoleCobr1`, { valor: '1.50' });
+    assert.equal(refund.status, 201, refund.text);
+    await page.goto(`${console_}/charges/cobr/${txid}`);
+    const attempt = await page.innerText('#attempts + .scroll tbody tr');
+    assert.match(attempt, new RegExp(`^${dueDate}\\s+agendada AGND\\s+PAGA\\s+${paid.tentativas[0].endToEndId}`));
+    assert.match(attempt, /PAGA \d{2}\/\d{2}\/\d{4}/);
+    assert.equal(await page.locator('#attempts ~ pre, main pre').count(), 0);
+    const pix = await page.innerText('#pix-title + .cards');
+    assert.match(pix, /R\$ 10,00 em/);
+    assert.match(pix, new RegExp(`${paid.pix[0].endToEndId} · \\S`));
+    assert.match(pix, /Devoluções:\s+R\$ 1,50 (EM_PROCESSAMENTO|DEVOLVIDO)/);
+    assert.match((await page.locator('#pix-title + .cards time').first().getAttribute('title'))!, /UTC$/);
+    await assertAccessible(page, 'cobr charge, settled');
+    await shoot(page, 'cobr');
     await context.close();
   });
 });

@@ -12,6 +12,8 @@ describe('settings', () => {
     assert.equal(config.environment, 'sandbox');
     assert.equal(config.publicUrl, 'https://127.0.0.1:8443');
     assert.equal(config.databaseUrl, undefined);
+    assert.equal(config.webhookAttemptRetentionDays, 30);
+    assert.equal(loadConfig({ PIXD_WEBHOOK_ATTEMPT_RETENTION_DAYS: '7' }).webhookAttemptRetentionDays, 7);
   });
 
   it('takes flags over the environment', () => {
@@ -37,6 +39,8 @@ describe('settings', () => {
     ['database url', { DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
     ['redis url', { REDIS_URL: 'not a url' }, /REDIS_URL/],
     ['log level', { LOG_LEVEL: 'verbose' }, /LOG_LEVEL must be one of/],
+    ['attempt retention', { PIXD_WEBHOOK_ATTEMPT_RETENTION_DAYS: '0' }, /PIXD_WEBHOOK_ATTEMPT_RETENTION_DAYS/],
+    ['attempt retention unit', { PIXD_WEBHOOK_ATTEMPT_RETENTION_DAYS: '1.5' }, /whole number of days/],
   ] as const) {
     it(`refuses an invalid ${name}`, () =>
       assert.throws(

@@ -145,47 +145,55 @@ export async function cobrPage(
   return pageOf(rows, limit);
 }
 
-/** Received Pix in [from, to), newest first, on (account_id, received_at, id). */
-export type ReceivedListRow = Pick<ReceivedPixRow, 'id' | 'end_to_end_id' | 'txid' | 'amount_cents' | 'received_at'>;
+export type PixWindow = { from: Date; to: Date; before?: Cursor };
 
-export async function receivedPixPage(
+/**
+ * One keyset page of an account's rows whose `at` falls in [from, to), newest first, on the index
+ * (account_id, <at>, id). The table and columns are this module's constants, never input.
+ */
+async function windowPage<Row extends { id: number; amount_cents: number }>(
   sql: Sql,
+  source: { table: string; columns: string; at: string },
   accountId: number,
-  window: { from: Date; to: Date; before?: Cursor },
+  window: PixWindow,
   limit: number,
-): Promise<{ rows: ReceivedListRow[]; more: boolean }> {
-  const { rows } = await sql.query<ReceivedListRow>(
-    `select id, end_to_end_id, txid, amount_cents, received_at
-       from received_pix
-      where account_id = $1 and received_at >= $2 and received_at < $3
-        and ($4::timestamptz is null or (received_at, id) < ($4, $5::bigint))
-      order by received_at desc, id desc
+): Promise<{ rows: Row[]; more: boolean }> {
+  const { table, columns, at } = source;
+  const { rows } = await sql.query<Row>(
+    `select ${columns}, ${at}
+       from ${table}
+      where account_id = $1 and ${at} >= $2 and ${at} < $3
+        and ($4::timestamptz is null or (${at}, id) < ($4, $5::bigint))
+      order by ${at} desc, id desc
       limit $6`,
     [accountId, window.from, window.to, window.before?.at ?? null, window.before?.id ?? 0, limit + 1],
   );
   return pageOf(rows.map(numeric), limit);
 }
+
+export type ReceivedListRow = Pick<ReceivedPixRow, 'id' | 'end_to_end_id' | 'txid' | 'amount_cents' | 'received_at'>;
+
+/** Received Pix in [from, to), newest first. */
+export const receivedPixPage = (sql: Sql, accountId: number, window: PixWindow, limit: number) =>
+  windowPage<ReceivedListRow>(
+    sql,
+    { table: 'received_pix', columns: 'id, end_to_end_id, txid, amount_cents', at: 'received_at' },
+    accountId,
+    window,
+    limit,
+  );
 
 export type SentListRow = Pick<SentPixRow, 'id' | 'id_envio' | 'status' | 'amount_cents' | 'requested_at'>;
 
-/** Sent Pix requested in [from, to), newest first, on (account_id, requested_at, id). */
-export async function sentPixPage(
-  sql: Sql,
-  accountId: number,
-  window: { from: Date; to: Date; before?: Cursor },
-  limit: number,
-): Promise<{ rows: SentListRow[]; more: boolean }> {
-  const { rows } = await sql.query<SentListRow>(
-    `select id, id_envio, status, amount_cents, requested_at
-       from sent_pix
-      where account_id = $1 and requested_at >= $2 and requested_at < $3
-        and ($4::timestamptz is null or (requested_at, id) < ($4, $5::bigint))
-      order by requested_at desc, id desc
-      limit $6`,
-    [accountId, window.from, window.to, window.before?.at ?? null, window.before?.id ?? 0, limit + 1],
+/** Sent Pix requested in [from, to), newest first. */
+export const sentPixPage = (sql: Sql, accountId: number, window: PixWindow, limit: number) =>
+  windowPage<SentListRow>(
+    sql,
+    { table: 'sent_pix', columns: 'id, id_envio, status, amount_cents', at: 'requested_at' },
+    accountId,
+    window,
+    limit,
   );
-  return pageOf(rows.map(numeric), limit);
-}
 
 /**
  * What changed last in an account, as one text: the newest charge (cob, cobv, cobr), received Pix and webhook

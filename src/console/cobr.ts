@@ -16,6 +16,10 @@ import { badge, brl, empty, html, when, type Html } from './render.ts';
 import { cobrPage, type CobrSearch } from './store.ts';
 import { cursorOf, cursorText, pager } from './paging.ts';
 import { receivedPix, type PixShown } from './received.ts';
+import { deliveryTable } from './webhooks.ts';
+import type { Session } from './session.ts';
+import { recentDeliveries } from '../platform/webhooks/inspection.ts';
+import { WEBHOOK_TOPICS, accountEventOrderingKey } from '../pix/webhook/events.ts';
 
 const STATUSES = ['CRIADA', 'ATIVA', 'CONCLUIDA', 'EXPIRADA', 'REJEITADA', 'CANCELADA'];
 
@@ -95,8 +99,16 @@ function attemptTable(tentativas: CobrCompleta['tentativas']): Html {
   )}</tbody></table></div>`;
 }
 
-export async function cobrDetailPage(ctx: AppContext, caller: Caller, txid: string): Promise<Html> {
+export async function cobrDetailPage(ctx: AppContext, caller: Caller, session: Session, txid: string): Promise<Html> {
   const c = await readCobr(ctx.db, caller, txid);
+  // The cobr webhook's events of this charge: every one carries its txid as ordering key.
+  const deliveries = await recentDeliveries(
+    ctx.db,
+    caller.accountId,
+    [WEBHOOK_TOPICS.cobr.name],
+    LIMITS.consoleDeliveriesShown,
+    { orderingKey: accountEventOrderingKey('cobr', caller.accountId, c.txid), withEvent: true },
+  );
   const pix: PixShown[] = [];
   for (const p of c.pix ?? []) pix.push((await readPix(ctx.db, caller, p.endToEndId)) as PixShown);
   // Creation, due and settlement dates are days in Brasília (the standard's), not instants: shown as they are,
@@ -111,5 +123,10 @@ export async function cobrDetailPage(ctx: AppContext, caller: Caller, txid: stri
     (a) => html`<li>${badge(a.status)} ${when(a.data)}</li>`,
   )}</ol></section>
 <section aria-labelledby="attempts"><h2 id="attempts">Tentativas de liquidação</h2>${attemptTable(c.tentativas)}</section>
-<section aria-labelledby="pix-title"><h2 id="pix-title">Pix recebidos</h2>${receivedPix(pix)}</section>`;
+<section aria-labelledby="pix-title"><h2 id="pix-title">Pix recebidos</h2>${receivedPix(pix)}</section>
+<section aria-labelledby="wh-title"><h2 id="wh-title">Entregas de webhook</h2>${deliveryTable(
+    { ...caller, session },
+    deliveries,
+    html`Cadastre o webhook de cobranças recorrentes com <code>PUT /v2/webhookcobr</code>; cada mudança desta cobrança gera uma entrega.`,
+  )}</section>`;
 }

@@ -273,7 +273,7 @@ export const consoleRoutes =
         requireScope(session, KIND_SCOPES[kind]);
         const caller = callerOf(session);
         let body: Html;
-        if (kind === 'cobr') body = await cobrDetailPage(ctx, caller, txid);
+        if (kind === 'cobr') body = await cobrDetailPage(ctx, caller, session, txid);
         else if (kind === CARD_KIND) body = await cardDetailPage(ctx, caller, txid);
         else if ((CHARGE_KINDS as string[]).includes(kind))
           body = await chargeDetailPage(ctx, caller, session, kind as TipoCob, txid);

@@ -43,20 +43,22 @@ function attemptBodies(a: Attempt): Html | '' {
 ${part('Enviado', a.enviado)}${part('Resposta', a.resposta)}</details>`;
 }
 
+const PIX_WEBHOOK_HINT = html`Cadastre um webhook para a chave com <code>PUT /v2/webhook/:chave</code>; cada Pix recebido gera uma entrega.`;
+
 /** A delivery's attempts; the replay button where the API could resend it (a received Pix). */
-export function deliveryTable(caller: Caller & { session?: Session }, deliveries: Delivery[]): Html {
-  if (!deliveries.length)
-    return empty(
-      'Nenhuma entrega de webhook ainda.',
-      html`Cadastre um webhook para a chave com <code>PUT /v2/webhook/:chave</code>; cada Pix recebido gera uma entrega.`,
-    );
+export function deliveryTable(
+  caller: Caller & { session?: Session },
+  deliveries: Delivery[],
+  emptyHint: Html = PIX_WEBHOOK_HINT,
+): Html {
+  if (!deliveries.length) return empty('Nenhuma entrega de webhook ainda.', emptyHint);
   return html`<ul class="cards deliveries">${deliveries.map(
     (
       d,
     ) => html`<li data-delivery="${d.id}"><p><strong>#${d.id}</strong> ${d.topico} ${badge(d.situacao)} criada ${when(d.criacao)}
 ${d.assunto ? html` · <code>${d.assunto}</code>` : ''}</p>
 ${d.ultimoErro ? html`<p class="muted">Último erro: ${cut(d.ultimoErro)}</p>` : ''}
-${'evento' in d ? html`<details><summary>Evento entregue (o corpo segue as configurações de notificação da chave)</summary><pre>${cut(JSON.stringify(d.evento, null, 2))}</pre></details>` : ''}
+${'evento' in d ? html`<details><summary>Evento entregue${d.topico.startsWith('webhook.pix') ? ' (o corpo segue as configurações de notificação da chave)' : ''}</summary><pre>${cut(JSON.stringify(d.evento, null, 2))}</pre></details>` : ''}
 ${
   d.tentativas.length
     ? html`<div class="scroll"><table><caption class="sr">Tentativas da entrega ${d.id}</caption><thead><tr><th scope="col">#</th><th scope="col">Horário</th><th scope="col">URL</th><th scope="col" class="num">HTTP</th><th scope="col" class="num">Latência</th><th scope="col">Erro</th></tr></thead>

@@ -258,6 +258,9 @@ describe('web console journey (headless Chromium)', () => {
       svc.demo.accountId,
     ]);
     const txid = 'ConsoleCobr000000000000000001';
+    // The account's cobr webhook at the local receiver: the charge's page lists its deliveries.
+    const cobrHook = await demoApi.call('PUT', '/v2/webhookcobr', { webhookUrl: receiver.url });
+    assert.equal(cobrHook.status, 201, cobrHook.text);
     const cobr = await demoApi.call('PUT', `/v2/cobr/${txid}`, {
       idRec: rec.body.idRec,
       calendario: { dataDeVencimento: fromEpochDay(due) },
@@ -294,6 +297,14 @@ describe('web console journey (headless Chromium)', () => {
     assert.match(await page.innerText('#summary + dl'), new RegExp(rec.body.idRec));
     assert.match(await page.innerText('#history + ol'), /CRIADA|ATIVA/);
     assert.match(await page.innerText('#pix-title + *'), /Nenhum Pix recebido/);
+    // Its creation went to the cobr webhook: listed on the page, with the event it carried and the 200.
+    await waitFor(
+      async () => (await demoApi.deliveries('webhook.cobr')).some((d) => d.assunto === txid && d.situacao === 'entregue'),
+      'the cobr creation delivered',
+    );
+    await page.reload();
+    const delivery = page.locator('#wh-title + .deliveries > li', { hasText: 'webhook.cobr' }).first();
+    assert.match(await delivery.innerText(), new RegExp(`${txid}[\\s\\S]*200`));
 
     // Settled on its due date (the account's clock moved there; this is the file's last test, so no other sees
     // it): the attempt is a table row, PAGA, and its Pix a card with the amount in BRL, as on a cob's page.
@@ -318,7 +329,8 @@ describe('web console journey (headless Chromium)', () => {
     const attempt = await page.innerText('#attempts + .scroll tbody tr');
     assert.match(attempt, new RegExp(`^${dueDate}\\s+agendada AGND\\s+PAGA\\s+${paid.tentativas[0].endToEndId}`));
     assert.match(attempt, /PAGA \d{2}\/\d{2}\/\d{4}/);
-    assert.equal(await page.locator('#attempts ~ pre, main pre').count(), 0);
+    // No raw JSON for the attempts and the Pix (the deliveries below show their event's body, as on a cob's page).
+    assert.equal(await page.locator('#attempts + .scroll pre, #pix-title + .cards pre').count(), 0);
     const pix = await page.innerText('#pix-title + .cards');
     assert.match(pix, /R\$ 10,00 em/);
     assert.match(pix, new RegExp(`${paid.pix[0].endToEndId} · \\S`));

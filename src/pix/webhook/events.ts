@@ -55,6 +55,10 @@ export async function enqueueAccountEvent(
   return enqueue(sql, accountEventJob(kind, accountId, item, orderingRef, now));
 }
 
+/** What keeps one subject's recurrence or automatic-charge events in order; also how its deliveries are found. */
+export const accountEventOrderingKey = (kind: AccountWebhookKind, accountId: number, orderingRef: string) =>
+  `${kind}:${accountId}:${orderingRef}`;
+
 /** The job `enqueueAccountEvent` writes, for a statement that writes it among other rows (a batched settlement). */
 export function accountEventJob(
   kind: AccountWebhookKind,
@@ -65,7 +69,7 @@ export function accountEventJob(
 ): NewJob<AccountEventPayload> {
   return {
     topic: WEBHOOK_TOPICS[kind],
-    orderingKey: `${kind}:${accountId}:${orderingRef}`,
+    orderingKey: accountEventOrderingKey(kind, accountId, orderingRef),
     payload: { accountId, kind, body: accountEventBody(kind, item) },
     accountId,
     availableAt: now,

@@ -43,6 +43,8 @@ function subjectOf(payload: Record<string, unknown>): string | undefined {
 /** Narrows the list (the console): one charge's deliveries (a payload field's value), or those created in a period. */
 export interface DeliveryFilter {
   payload?: { field: 'txid' | 'chargeId'; value: string };
+  /** Only the jobs of this ordering key: one subject's account events (a recurrence, an automatic charge). */
+  orderingKey?: string;
   createdFrom?: Date;
   createdTo?: Date;
   /** Also return each delivery's event content (`evento`): what its body is built from. */
@@ -77,6 +79,7 @@ export async function recentDeliveries(
      where topic = any($1) and payload->>'accountId' = $2
        and ($4::text is null or payload->>$4::text = $7::text)
        and ($5::timestamptz is null or created_at >= $5) and ($6::timestamptz is null or created_at < $6)
+       and ($8::text is null or ordering_key = $8)
      order by id desc limit $3`,
     [
       topics,
@@ -86,6 +89,7 @@ export async function recentDeliveries(
       filter.createdFrom ?? null,
       filter.createdTo ?? null,
       filter.payload?.value ?? null,
+      filter.orderingKey ?? null,
     ],
   );
   const attempts = await attemptsOf(

@@ -9,9 +9,9 @@
  * The body must be what the JS views and the response schema would have written: the same properties in the
  * serializer's order (fast-json-stringify writes an object's required properties first, then the optional
  * ones, each group in the schema's order), optional properties absent rather than null or empty, compact, the
- * same amount and timestamp texts (`pix_amount_text`, `pix_iso_text` in migration 025: `formatAmount` and
- * `toISOString`). Strings go through to_json, which quotes and escapes them. test/pix/payments.test.ts compares
- * every listed Pix with its single read (view.ts).
+ * same amount and timestamp texts (`formatAmount` and `toISOString`, as migration 025's functions write
+ * them). Strings go through to_json, which quotes and escapes them. test/pix/payments.test.ts compares every
+ * listed Pix with its single read (view.ts).
  */
 import type { Sql } from '../../platform/db/database.ts';
 import type { ReceivedPixFilter } from './store.ts';

@@ -36,6 +36,7 @@ const APPLIED: [number, string, string][] = [
   [22, 'outbox_topic_pending', 'a5cf5e6c02930496'],
   [23, 'open_finance', '8017bb6bb6119cf0'],
   [24, 'attempt_bodies_console_sessions', 'b7006dd084309fd6'],
+  [25, 'received_pix_json', '70754fc7cbc35741'],
 ];
 
 describe('migrations', () => {

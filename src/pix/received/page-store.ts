@@ -1,65 +1,42 @@
 /**
  * GET /v2/pix's page, written by PostgreSQL: one statement returns the whole response body as JSON text, which
  * the route sends as it is. Building a hundred `Pix` objects in pixd (row parsing, the views, the response
- * serializer, their garbage) was most of pixd's CPU on that route (docs/performance.md sessions 5 and 7);
- * the database composes them from rows it already has in hand. The text is concatenated, not built with
- * json_build_object and json_strip_nulls: stripping parses every object again, which made PostgreSQL the
- * bottleneck; strings go through to_json, which quotes and escapes them.
+ * serializer, their garbage) was most of pixd's CPU on that route (docs/performance.md sessions 5 and 7), and
+ * composing their text per request was then most of PostgreSQL's (session 9): each Pix's text is composed once,
+ * when it is inserted, into received_pix's generated columns `json_head` and `json_tail` (migration 025, which
+ * says why the text never changes), and the page only puts its refunds, which do change, in between.
  *
  * The body must be what the JS views and the response schema would have written: the same properties in the
  * serializer's order (fast-json-stringify writes an object's required properties first, then the optional
  * ones, each group in the schema's order), optional properties absent rather than null or empty, compact, the
- * same amount and timestamp texts
- * (`amountText`, `isoText`: `formatAmount` and `toISOString`, which truncates to milliseconds as `to_char`'s MS
- * does). test/pix/payments.test.ts compares every listed Pix with its single read (view.ts).
+ * same amount and timestamp texts (`formatAmount` and `toISOString`, as migration 025's functions write
+ * them). Strings go through to_json, which quotes and escapes them. test/pix/payments.test.ts compares every
+ * listed Pix with its single read (view.ts).
  */
 import type { Sql } from '../../platform/db/database.ts';
 import type { ReceivedPixFilter } from './store.ts';
-
-/** `formatAmount` in SQL, over an expression of integer cents. */
-const amountText = (cents: string) =>
-  `(case when (${cents}) < 0 then '-' else '' end || (abs(${cents}) / 100)::text || '.' || lpad((abs(${cents}) % 100)::text, 2, '0'))`;
-
-/** `Date.prototype.toISOString` in SQL, over a timestamptz expression. */
-const isoText = (ts: string) => `to_char((${ts}) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** A JSON string literal of a text expression (quoted and escaped by PostgreSQL). */
 const str = (text: string) => `to_json(${text})::text`;
 
 /** `,"name":<value>` when the text is present (not null, not empty: the views omit both), else nothing. */
-const optional = (name: string, text: string, value = str(text)) =>
-  `case when nullif(${text}, '') is not null then ',"${name}":' || ${value} else '' end`;
-
-const COMPONENT_NAMES = ['original', 'juros', 'multa', 'abatimento', 'desconto'];
+const optional = (name: string, text: string) =>
+  `case when nullif(${text}, '') is not null then ',"${name}":' || ${str(text)} else '' end`;
 
 /** refundView (view.ts) over a `refunds` row aliased `r`. */
 const REFUND_JSON = `'{"id":' || ${str('r.refund_id')} || ',"rtrId":' || ${str('r.rtr_id')}
-  || ',"valor":"' || ${amountText('r.amount_cents')} || '","natureza":' || ${str('r.natureza')}
-  || ',"horario":{"solicitacao":"' || ${isoText('r.requested_at')} || '"'
-  || case when r.settled_at is not null then ',"liquidacao":"' || ${isoText('r.settled_at')} || '"' else '' end
+  || ',"valor":"' || pix_amount_text(r.amount_cents) || '","natureza":' || ${str('r.natureza')}
+  || ',"horario":{"solicitacao":"' || pix_iso_text(r.requested_at) || '"'
+  || case when r.settled_at is not null then ',"liquidacao":"' || pix_iso_text(r.settled_at) || '"' else '' end
   || '},"status":' || ${str('r.status')} || ${optional('descricao', 'r.descricao')} || ${optional('motivo', 'r.motivo')} || '}'`;
 
-/** `componentesValor`'s members over `p.components` (cents per name): the nonzero ones, in the schema's order. */
-const COMPONENTS_JSON = `concat_ws(',', ${COMPONENT_NAMES.map((name) => {
-  const cents = `(p.components->>'${name}')::bigint`;
-  return `case when ${cents} <> 0 then '"${name}":{"valor":"' || ${amountText(cents)} || '"}' end`;
-}).join(', ')})`;
-
-/** pixView (view.ts) over a `received_pix` row aliased `p`, with its refunds' JSON as `page_refunds.json`. */
-const PIX_JSON = `'{"endToEndId":' || ${str('p.end_to_end_id')}
-  || ',"valor":"' || ${amountText('p.amount_cents')} || '","horario":"' || ${isoText('p.received_at')} || '"'
-  || ',"pagador":{"nome":' || ${str('p.pagador_nome')}
-  || case when nullif(p.pagador_cpf, '') is not null then ',"cpf":' || ${str('p.pagador_cpf')}
-       when p.pagador_cnpj is not null then ',"cnpj":' || ${str('p.pagador_cnpj')} else '' end || '}'
-  || ',"devolucoes":[' || coalesce(page_refunds.json, '') || ']'
-  || ${optional('txid', 'p.txid')}
-  || case when p.components is not null then ',"componentesValor":{' || ${COMPONENTS_JSON} || '}' else '' end
-  || ${optional('chave', 'p.chave')} || ${optional('infoPagador', 'p.info_pagador')} || '}'`;
+/** pixView (view.ts): the stored text around the refunds' JSON (`page_refunds.json`). */
+const PIX_JSON = `p.json_head || ',"devolucoes":[' || coalesce(page_refunds.json, '') || ']' || p.json_tail`;
 
 /**
  * The page's body: `{parametros {inicio, fim, paginacao}, pix: [...]}` for the filter, `inicio` and `fim` echoed
  * as the caller wrote them. The total is an uncorrelated count on the index; the page is cut before its rows
- * are turned into JSON, so only the page's rows (and their refunds) are read whole. The page's refunds are
+ * are read, so only the page's rows (and their refunds) are read whole. The page's refunds are
  * read and composed in one pass joined to it: a subquery per Pix (a hundred index lookups and aggregates,
  * nearly all finding none) was a fifth of the statement's execution (docs/performance.md, session 9).
  */
@@ -91,7 +68,8 @@ export async function receivedPixPageJson(
   const [size, current, inicio, fim] = [`$${n - 3}::int`, `$${n - 2}::int`, `$${n - 1}::text`, `$${n}::text`];
   const { rows } = await sql.query<{ body: string }>(
     `with page as materialized (
-       select * from received_pix where ${where} order by received_at, id limit ${size} offset ${current} * ${size}),
+       select id, received_at, json_head, json_tail from received_pix where ${where}
+       order by received_at, id limit ${size} offset ${current} * ${size}),
      page_refunds as (
        select r.received_pix_id, string_agg(${REFUND_JSON}, ',' order by r.id) as json from refunds r
        where r.received_pix_id in (select id from page) group by r.received_pix_id),

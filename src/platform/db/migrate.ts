@@ -38,6 +38,7 @@ export const MIGRATION_FILES = [
   'platform/db/migrations/022_outbox_topic_pending.sql',
   'openfinance/migrations/023_open_finance.sql',
   'platform/db/migrations/024_attempt_bodies_console_sessions.sql',
+  'pix/received/migrations/025_received_pix_json.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

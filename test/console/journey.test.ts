@@ -299,7 +299,8 @@ describe('web console journey (headless Chromium)', () => {
     assert.match(await page.innerText('#pix-title + *'), /Nenhum Pix recebido/);
     // Its creation went to the cobr webhook: listed on the page, with the event it carried and the 200.
     await waitFor(
-      async () => (await demoApi.deliveries('webhook.cobr')).some((d) => d.assunto === txid && d.situacao === 'entregue'),
+      async () =>
+        (await demoApi.deliveries('webhook.cobr')).some((d) => d.assunto === txid && d.situacao === 'entregue'),
       'the cobr creation delivered',
     );
     await page.reload();

@@ -128,7 +128,9 @@ describe('recurring charges (cobr)', () => {
 
   it('moves a due date off a weekend with ajusteDiaUtil, and lets the receiver cancel before it', async () => {
     const idRec = await approvedRec({ valor: { valorMinimoRecebedor: '1.00' } });
-    let saturday = toEpochDay(await today()) + 3;
+    // The first Saturday at least 2 days out: the Monday it moves to is then at most 10 days out, inside the
+    // window a charge is created in whatever the weekday today (from 3 days out, a Thursday's was 11).
+    let saturday = toEpochDay(await today()) + 2;
     while (new Date(saturday * 86_400_000).getUTCDay() !== 6) saturday++;
     const res = await call(
       'POST',

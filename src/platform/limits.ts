@@ -44,6 +44,8 @@ export const LIMITS = {
   settlementStatementsInFlight: 1,
   /** The settlement reads coalesced the same way (`settlementReaderFor`): read statements in flight per node. */
   settlementReadsInFlight: 1,
+  /** Connections one node holds to PostgreSQL for requests, transactions and jobs. */
+  postgresConnections: 20,
   /** `pixd ledger verify` names at most this many ledger accounts whose posted total differs from its lines. */
   ledgerVerifyMismatchesListedMax: 100,
   /**
@@ -334,3 +336,11 @@ export const LIMITS = {
   consoleDeliveriesShown: 50,
   consoleBodyShownMaxChars: 2_000,
 } as const;
+
+/**
+ * PostgreSQL connections a node reserves for group-commit statements (database.ts): one for each group commit's
+ * statements in flight — charge creation, the settlement reads and writes, and the recurring charges' settlement
+ * reads and writes — so no batch waits for another's connection.
+ */
+export const GROUP_COMMIT_CONNECTIONS =
+  LIMITS.chargeCreateStatementsInFlight + LIMITS.settlementReadsInFlight + LIMITS.settlementStatementsInFlight * 3;

@@ -50,11 +50,13 @@ export async function findCharge<B>(
   txid: string,
   forUpdate = false,
 ): Promise<ChargeRow<B> | undefined> {
+  // Found by (account_id, txid) alone, its kind checked on the row: the unique key is then the only index that
+  // matches, whatever the table's statistics say (migration 026).
   const { rows } = await sql.query<ChargeRow<B>>(
-    `${SELECT} where c.account_id = $1 and c.kind = $2 and c.txid = $3${forUpdate ? ' for update of c' : ''}`,
-    [accountId, kind, txid],
+    `${SELECT} where c.account_id = $1 and c.txid = $2${forUpdate ? ' for update of c' : ''}`,
+    [accountId, txid],
   );
-  return rows[0];
+  return rows[0]?.kind === kind ? rows[0] : undefined;
 }
 
 /**

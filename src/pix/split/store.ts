@@ -152,15 +152,22 @@ export async function deleteLink(sql: Sql, chargeId: number): Promise<boolean> {
 
 /** The configuration linked to a charge, as `config` in reads shows it (the revision linked). */
 export async function linkedConfigOf(sql: Sql, accountId: number, kind: TipoCob, txid: string) {
-  const { rows } = await sql.query<{ config_id: string; status: string; revisao: number; body: SplitConfigBody }>(
-    `select s.config_id, s.status, r.revisao, r.body from split_links k
+  // The charge found by (account_id, txid) alone, as findCharge does (migration 026).
+  const { rows } = await sql.query<{
+    kind: TipoCob;
+    config_id: string;
+    status: string;
+    revisao: number;
+    body: SplitConfigBody;
+  }>(
+    `select c.kind, s.config_id, s.status, r.revisao, r.body from split_links k
        join charges c on c.id = k.charge_id
        join split_configs s on s.id = k.split_config_id
        join split_config_revisions r on r.split_config_id = k.split_config_id and r.revisao = k.revisao
-     where c.account_id = $1 and c.kind = $2 and c.txid = $3`,
-    [accountId, kind, txid],
+     where c.account_id = $1 and c.txid = $2`,
+    [accountId, txid],
   );
-  return rows[0];
+  return rows[0]?.kind === kind ? rows[0] : undefined;
 }
 
 // --- distributions

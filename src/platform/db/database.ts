@@ -7,6 +7,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { isDatabaseUnavailable } from './errors.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { copyClusterTemplate, limitEmbeddedMemory } from './embedded-cluster.ts';
+import { GROUP_COMMIT_CONNECTIONS, LIMITS } from '../limits.ts';
 
 export interface QueryResult<R> {
   rows: R[];
@@ -33,6 +34,12 @@ export interface Sql {
    * `channel`, with the detail (the outbox: the topic, so only the workers that handle it claim).
    */
   notifyAfterCommit(channel: string): void;
+  /**
+   * Where group commits (group-commit.ts) run their statements, when the database has a place of its own for
+   * them: on PostgreSQL, connections reserved for those keyed multi-row statements (`openPostgres`).
+   * Undefined inside a transaction and on the embedded database.
+   */
+  readonly groupCommit?: Sql;
 }
 
 export interface Database extends Sql {
@@ -115,10 +122,28 @@ export async function openDatabase(options: { databaseUrl?: string; dataDir: str
   }
 }
 
-async function openPostgres(url: string): Promise<Database> {
-  const { default: pg } = await import('pg');
-  pg.types.setTypeParser(INT8_OID, int8AsNumber);
-  const pool = new pg.Pool({ connectionString: url, max: 20 });
+/**
+ * Settings of the connections that run group-commit statements. Each of those statements finds its rows by a
+ * key (a primary or unique key, joined from the unnested batch) and is planned once per connection: a generic
+ * plan, so a batch costs no planning. A generic plan is made from the table as it was then, and PostgreSQL
+ * keeps it until the table's statistics change — never, where autovacuum is off, and not for the first minute
+ * of a new database where it is on. A plan made while `charges` was ten rows reads it whole (a hash join over a
+ * sequential scan, or the wrong index), and keeps doing so at a million: the cost of a payment then grows with
+ * the history. Sequential scans, hash and merge joins are therefore priced out on these connections, so the
+ * plan is the nested loop over key lookups at any table size (docs/architecture.md, "Group commit").
+ */
+const GROUP_COMMIT_SESSION = [
+  'plan_cache_mode=force_generic_plan',
+  'enable_seqscan=off',
+  'enable_hashjoin=off',
+  'enable_mergejoin=off',
+]
+  .map((setting) => `-c ${setting}`)
+  .join(' ');
+
+/** A pool whose clients keep an error listener for life, ready (its first connection made). */
+async function openPool(pg: typeof import('pg').default, config: import('pg').PoolConfig): Promise<import('pg').Pool> {
+  const pool = new pg.Pool(config);
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it. Nothing was in flight on it.
   });
@@ -129,19 +154,40 @@ async function openPostgres(url: string): Promise<Database> {
     client.on('error', () => undefined);
   });
   await pool.query('select 1');
-  const withClient = async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
-    const client = await pool.connect();
-    let broken: Error | undefined;
-    try {
-      return await work(client);
-    } catch (error) {
-      // Released with an error, the pool destroys the client instead of handing a dead connection on.
-      if (isDatabaseUnavailable(error)) broken = error as Error;
-      throw error;
-    } finally {
-      client.release(broken);
-    }
-  };
+  return pool;
+}
+
+async function openPostgres(url: string): Promise<Database> {
+  const { default: pg } = await import('pg');
+  pg.types.setTypeParser(INT8_OID, int8AsNumber);
+  const pool = await openPool(pg, { connectionString: url, max: LIMITS.postgresConnections });
+  let groupCommitPool: pg.Pool;
+  try {
+    groupCommitPool = await openPool(pg, {
+      connectionString: url,
+      max: GROUP_COMMIT_CONNECTIONS,
+      options: GROUP_COMMIT_SESSION,
+    });
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  const withClientOf =
+    (from: pg.Pool) =>
+    async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
+      const client = await from.connect();
+      let broken: Error | undefined;
+      try {
+        return await work(client);
+      } catch (error) {
+        // Released with an error, the pool destroys the client instead of handing a dead connection on.
+        if (isDatabaseUnavailable(error)) broken = error as Error;
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    };
+  const withClient = withClientOf(pool);
   const run = async (client: pg.PoolClient, text: string, params?: unknown[]) => {
     const result = params?.length
       ? await client.query({ name: statementName(text), text, values: params })
@@ -175,9 +221,15 @@ async function openPostgres(url: string): Promise<Database> {
     }
   };
   const tx = <T>(work: (sql: Sql) => Promise<T>): Promise<T> => withClient((client) => transactionOn(client, work));
+  const onGroupCommitConnections = withClientOf(groupCommitPool);
+  const groupCommit: Sql = {
+    ...asSql(undefined, tx),
+    query: (text, params) => onGroupCommitConnections((c) => run(c, text, params)),
+  };
   return {
     kind: 'postgres',
     ...asSql(undefined, tx),
+    groupCommit,
     tx,
     subscribe: (channel, listener) => notifications.subscribe(channel, listener),
     withAdvisoryLock: (lockId, work) =>
@@ -189,7 +241,9 @@ async function openPostgres(url: string): Promise<Database> {
           await client.query('select pg_advisory_unlock($1)', [lockId]);
         }
       }),
-    close: () => pool.end(),
+    close: async () => {
+      await Promise.all([pool.end(), groupCommitPool.end()]);
+    },
   };
 }
 

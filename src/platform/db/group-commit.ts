@@ -91,13 +91,14 @@ export class GroupCommit<In, Out> {
 
 /**
  * One instance per database handle, made on first use: a group commit belongs to the database (not to a
- * transaction, whose statements wait for its own commit).
+ * transaction, whose statements wait for its own commit), and writes on the database's group-commit
+ * connections where it has them (database.ts, `Sql.groupCommit`).
  */
 export function perDatabase<T>(make: (sql: Sql) => T): (sql: Sql) => T {
   const instances = new WeakMap<Sql, T>();
   return (sql) => {
     let instance = instances.get(sql);
-    if (!instance) instances.set(sql, (instance = make(sql)));
+    if (!instance) instances.set(sql, (instance = make(sql.groupCommit ?? sql)));
     return instance;
   };
 }

@@ -57,3 +57,30 @@ export async function runIfMain(moduleUrl: string, log: (line: string) => void, 
     await cleanupAll();
   }
 }
+
+/**
+ * The loop of the benches that chain requests (settlement, sends): `workers` loops each run `step` again as
+ * soon as the previous one ends, until `durationS` is up, the bench is interrupted, or `maxSteps` steps have
+ * started in all (a bound on a runaway loop of errors). Steps in flight at the deadline finish.
+ */
+export async function runWorkers(
+  workers: number,
+  options: { durationS: number; maxSteps: number },
+  step: (worker: number, n: number) => Promise<void>,
+): Promise<void> {
+  let started = 0;
+  let stopped = false;
+  const forget = onCleanup(async () => void (stopped = true));
+  const deadline = performance.now() + options.durationS * 1000;
+  const loop = async (worker: number) => {
+    for (let n = 0; !stopped && performance.now() < deadline && started < options.maxSteps; n++) {
+      started++;
+      await step(worker, n);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: workers }, (_, worker) => loop(worker)));
+  } finally {
+    forget();
+  }
+}

@@ -31,7 +31,7 @@ async function startTarget(id: TargetId, environment: Environment, settings: Set
       return id === 'echo'
         ? await startEcho()
         : await startPixd(id, {
-            applications: environment === 'production' ? settings.applications : settings.connections,
+            applications: settings.applications,
             adminUrl: settings.adminUrl,
             environment,
           });

@@ -2,7 +2,7 @@
 import type { Scenario } from './scenario.ts';
 import { echo, echoSaturated } from './echo.ts';
 import { cobCreate, cobCreateAtRate, cobCreateSaturated, cobRead } from './cob.ts';
-import { pixList, settlement } from './settlement.ts';
+import { pixList, settlement, settlementSaturated } from './settlement.ts';
 import { lotecobvProcessing } from './lotecobv.ts';
 import { sendExternal, sendTransfer } from './send.ts';
 
@@ -14,6 +14,7 @@ export const scenarios: Scenario[] = [
   cobRead,
   cobCreateAtRate,
   settlement,
+  settlementSaturated,
   pixList,
   sendTransfer,
   sendExternal,

@@ -28,7 +28,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Measurement } from '../load.ts';
 import type { Party, Target } from '../targets.ts';
-import { onCleanup, throwIfInterrupted } from '../lifecycle.ts';
+import { onCleanup, runWorkers, throwIfInterrupted } from '../lifecycle.ts';
 import { percentile } from '../stats.ts';
 import { type PartyClient, clientsFor } from '../party-client.ts';
 import { startReceiver, type Receiver } from '../receiver.ts';
@@ -116,39 +116,27 @@ async function sendFor(fixture: Fixture, durationS: number): Promise<Measurement
   const requested = new Map<string, number>();
   const accepted = senders.map(() => 0);
   const times: number[] = [];
+  const bodies = senders.map((client, k) => sendBody(client.party, destinations[k]));
   let errors = 0;
-  let started = 0;
-  let stopped = false;
-  const forget = onCleanup(async () => void (stopped = true));
   const t0 = performance.now();
-  const deadline = t0 + durationS * 1000;
-  const worker = async (k: number) => {
+  await runWorkers(senders.length, { durationS, maxSteps: MAX_SENDS_PER_RUN }, async (k, n) => {
     const client = senders[k];
-    const body = sendBody(client.party, destinations[k]);
-    for (let n = 0; !stopped && performance.now() < deadline && started < MAX_SENDS_PER_RUN; n++) {
-      started++;
-      const at = performance.timeOrigin + performance.now();
-      try {
-        const reply = await client.call('PUT', `/v2/gn/pix/b${run}w${k}n${n}`, body);
-        if (reply.status === 201 && reply.body?.status === 'EM_PROCESSAMENTO') {
-          accepted[k]++;
-          requested.set(reply.body.e2eId, at);
-          times.push(Date.parse(reply.body.horario.solicitacao));
-        } else {
-          const why = `${reply.status} ${reply.body?.nome ?? reply.body?.status ?? ''}`.trim();
-          statuses[why] = (statuses[why] ?? 0) + 1;
-        }
-      } catch {
-        errors++;
-        await sleep(ERROR_BACKOFF_MS);
+    const at = performance.timeOrigin + performance.now();
+    try {
+      const reply = await client.call('PUT', `/v2/gn/pix/b${run}w${k}n${n}`, bodies[k]);
+      if (reply.status === 201 && reply.body?.status === 'EM_PROCESSAMENTO') {
+        accepted[k]++;
+        requested.set(reply.body.e2eId, at);
+        times.push(Date.parse(reply.body.horario.solicitacao));
+      } else {
+        const why = `${reply.status} ${reply.body?.nome ?? reply.body?.status ?? ''}`.trim();
+        statuses[why] = (statuses[why] ?? 0) + 1;
       }
+    } catch {
+      errors++;
+      await sleep(ERROR_BACKOFF_MS);
     }
-  };
-  try {
-    await Promise.all(senders.map((_, k) => worker(k)));
-  } finally {
-    forget();
-  }
+  });
   const requestsEnded = performance.now();
   throwIfInterrupted();
   if (!times.length) return { expectStatus: 201, okPerSecond: 0, p50Ms: NaN, p99Ms: NaN, ok: 0, statuses, errors };

@@ -7,6 +7,7 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { RunningService } from '../../src/runtime.ts';
+import type { IssuedAccount } from '../../src/accounts/service.ts';
 import { brasiliaDate, fromEpochDay, toEpochDay } from '../../src/pix/cobv/calendar.ts';
 import { sandboxOnFreshDatabase } from '../postgres.ts';
 import { runIfMain } from '../lifecycle.ts';
@@ -27,15 +28,18 @@ const SETTINGS = {
 };
 const log = (line: string) => process.stderr.write(`bench history: ${line}\n`);
 
-/** Keep-alive mutual-TLS JSON calls of the service's demo application, token fetched on first use. */
-export function client(service: RunningService) {
-  const c = service.credentials;
-  const { send, close } = keepAliveSender(service);
+/**
+ * Keep-alive mutual-TLS JSON calls of an application (`issued`, or else the service's demo one), token fetched
+ * on first use.
+ */
+export function client(service: RunningService, issued?: IssuedAccount) {
+  const { clientId, clientSecret } = issued ?? service.credentials;
+  const { send, close } = keepAliveSender(service, issued && { identity: issued.certificate });
   let token: string | undefined;
   return {
     async call(method: string, urlPath: string, body?: unknown): Promise<JsonResponse> {
       if (!token) {
-        const basic = `Basic ${Buffer.from(`${c.clientId}:${c.clientSecret}`).toString('base64')}`;
+        const basic = `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`;
         token = (await send('POST', '/oauth/token', { grant_type: 'client_credentials' }, basic)).body.access_token;
       }
       return send(method, urlPath, body, `Bearer ${token}`);

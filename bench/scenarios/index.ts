@@ -30,6 +30,7 @@ export type { Scenario };
 export const standalone = [
   'reconciliation-report.ts',
   'balance-history.ts',
+  'settlement-history.ts',
   'webhook-delivery.ts',
   'dict-entries.ts',
   'automatic-payments.ts',

@@ -56,7 +56,8 @@ async function payers(service: RunningService) {
         // Every scope a non-participant account may hold (the sandbox pay route's among them).
         scopes: SCOPES.filter((s) => !isParticipantScope(s)),
       });
-      return { accountId: issued.account.id, chave: issued.chaves[0], ...client(service, issued) };
+      const api = client(service, issued);
+      return { accountId: issued.account.id, chave: issued.chaves[0], call: api.call, close: api.close };
     }),
   );
 }

@@ -12,14 +12,14 @@ import { NOTIFICATION_TOPIC } from '../billing/notifications/delivery.ts';
 import type { Caller } from '../pix/shared/caller.ts';
 import { badge, brl, empty, html, when, type Html } from './render.ts';
 import { deliveryTable } from './webhooks.ts';
-import { pager } from './paging.ts';
+import { olderLink, pager } from './paging.ts';
 
 export const CARD_KIND = 'cartao';
 
 export async function cardListPage(ctx: AppContext, caller: Caller, q: { before?: string }, tabs: Html): Promise<Html> {
   const before = /^\d{1,18}$/.test(q.before ?? '') ? Number(q.before) : undefined;
   const { rows, more } = await chargePageBefore(ctx.db, caller.accountId, before, LIMITS.consolePageSize);
-  const last = rows.at(-1);
+  const older = olderLink({ rows, more }, (last) => `/console/charges?kind=${CARD_KIND}&before=${last.id}`);
   const body = rows.length
     ? html`<div class="scroll"><table><caption class="sr">Cobranças de cartão, mais recentes primeiro</caption>
 <thead><tr><th scope="col">Criada</th><th scope="col">charge_id</th><th scope="col">Status</th><th scope="col" class="num">Total</th><th scope="col">custom_id</th></tr></thead>
@@ -29,7 +29,7 @@ export async function cardListPage(ctx: AppContext, caller: Caller, q: { before?
         ) => html`<tr><td>${when(c.created_at)}</td><td><a href="/console/charges/${CARD_KIND}/${c.id}">${c.id}</a></td>
 <td>${badge(c.status)}</td><td class="num">${brl(Number(c.total_cents))}</td><td>${c.custom_id ?? ''}</td></tr>`,
       )}</tbody></table></div>
-${pager(before ? `/console/charges?kind=${CARD_KIND}` : undefined, more && last ? `/console/charges?kind=${CARD_KIND}&before=${last.id}` : undefined)}`
+${pager(before ? `/console/charges?kind=${CARD_KIND}` : undefined, older)}`
     : empty(
         'Nenhuma cobrança de cartão nesta conta.',
         html`Crie uma com <code>POST /v1/charge</code> (docs/billing.md).`,

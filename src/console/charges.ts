@@ -22,7 +22,7 @@ import { receivedPix, type PixShown, type Shares } from './received.ts';
 import { cobrListPage } from './cobr.ts';
 import { CARD_KIND, cardListPage } from './card.ts';
 import type { Session } from './session.ts';
-import { cursorOf, cursorText, pager } from './paging.ts';
+import { cursorOf, cursorText, olderLink, pager } from './paging.ts';
 
 export const CHARGE_KINDS: TipoCob[] = ['cob', 'cobv'];
 const STATUSES = ['ATIVA', 'CONCLUIDA', 'REMOVIDA_PELO_USUARIO_RECEBEDOR', 'REMOVIDA_PELO_PSP'];
@@ -83,8 +83,7 @@ export async function chargeListPage(
   if (q.kind === CARD_KIND) return cardListPage(ctx, caller, q, kindTabs(CARD_KIND));
   const search = searchOf(q);
   const { rows, more } = await chargePage(ctx.db, caller.accountId, search, LIMITS.consolePageSize);
-  const last = rows.at(-1);
-  const next = more && last ? link(search, q, cursorText(last.created_at, last.id)) : undefined;
+  const next = olderLink({ rows, more }, (last) => link(search, q, cursorText(last.created_at, last.id)));
   const filtered = Boolean(
     search.txid || search.status || search.from || search.to || search.document || search.before,
   );

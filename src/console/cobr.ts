@@ -14,7 +14,7 @@ import { REC_ID_PATTERN } from '../pix/rec/schemas.ts';
 import type { Caller } from '../pix/shared/caller.ts';
 import { badge, brl, empty, html, when, type Html } from './render.ts';
 import { cobrPage, type CobrSearch } from './store.ts';
-import { cursorOf, cursorText, pager } from './paging.ts';
+import { cursorOf, cursorText, olderLink, pager } from './paging.ts';
 import { receivedPix, type PixShown } from './received.ts';
 import { deliveryTable } from './webhooks.ts';
 import type { Session } from './session.ts';
@@ -46,8 +46,10 @@ export async function cobrListPage(
     ['idRec', search.idRec],
   ] as const)
     if (value) filters.set(name, value);
-  const last = rows.at(-1);
-  const older = more && last ? `/console/charges?${filters}&before=${cursorText(last.created_at, last.id)}` : undefined;
+  const older = olderLink(
+    { rows, more },
+    (last) => `/console/charges?${filters}&before=${cursorText(last.created_at, last.id)}`,
+  );
   const form = html`<form class="search" method="get" action="/console/charges" role="search">
 <input type="hidden" name="kind" value="cobr">
 <label>txid <input name="txid" value="${q.txid ?? ''}" autocomplete="off"></label>

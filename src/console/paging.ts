@@ -17,6 +17,18 @@ export function cursorOf(text: string | undefined): Cursor | undefined {
 
 export const cursorText = (at: Date, id: number) => `${at.toISOString()}_${id}`;
 
+/**
+ * The link on to older rows, or undefined on the page that holds the oldest. Each list writes its own link
+ * from the last row: its cursor's parameter, form and place in the query differ (card charges' is the id alone).
+ */
+export function olderLink<Row>(
+  page: { rows: readonly Row[]; more: boolean },
+  linkTo: (last: Row) => string,
+): string | undefined {
+  const last = page.rows.at(-1);
+  return page.more && last ? linkTo(last) : undefined;
+}
+
 /** Links back to the newest page (when this is a later one) and on to older rows (when there are more). */
 export function pager(newest: string | undefined, older: string | undefined): Html | '' {
   if (!newest && !older) return '';

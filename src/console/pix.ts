@@ -12,7 +12,7 @@ import { listInfractionsOf } from '../pix/infractions/service.ts';
 import type { Caller } from '../pix/shared/caller.ts';
 import { badge, brl, empty, html, when, type Html } from './render.ts';
 import { receivedPixPage, sentPixPage } from './store.ts';
-import { cursorOf, cursorText, pager } from './paging.ts';
+import { cursorOf, cursorText, olderLink, pager } from './paging.ts';
 
 const DAY_MS = 86_400_000;
 const WINDOW_DAYS = 30;
@@ -55,8 +55,6 @@ export async function pixPage(ctx: AppContext, caller: Caller, q: PixQuery): Pro
     for (const [name, value] of Object.entries(cursors)) if (value) params.set(name, value);
     return `/console/pix?${params}`;
   };
-  const lastReceived = received.rows.at(-1);
-  const lastSent = sent.rows.at(-1);
   const form = html`<form class="search" method="get" action="/console/pix">
 <label>De <input type="date" name="from" value="${fromDay}"></label>
 <label>Até <input type="date" name="to" value="${toDay}"></label>
@@ -71,9 +69,7 @@ ${received.rows.map((p) => {
 })}</tbody></table></div>
 ${pager(
   rbefore && link({ sbefore: q.sbefore }),
-  received.more && lastReceived
-    ? link({ rbefore: cursorText(lastReceived.received_at, lastReceived.id), sbefore: q.sbefore })
-    : undefined,
+  olderLink(received, (last) => link({ rbefore: cursorText(last.received_at, last.id), sbefore: q.sbefore })),
 )}`
     : empty(
         'Nenhum Pix recebido no período.',
@@ -85,9 +81,7 @@ ${sent.rows.map((p) => html`<tr><td>${when(p.requested_at)}</td><td><code>${p.id
 </tbody></table></div>
 ${pager(
   sbefore && link({ rbefore: q.rbefore }),
-  sent.more && lastSent
-    ? link({ rbefore: q.rbefore, sbefore: cursorText(lastSent.requested_at, lastSent.id) })
-    : undefined,
+  olderLink(sent, (last) => link({ rbefore: q.rbefore, sbefore: cursorText(last.requested_at, last.id) })),
 )}`
     : empty('Nenhum Pix enviado no período.', html`Envie um com <code>PUT /v3/gn/pix/:idEnvio</code>.`);
   const { quantidadeTotalDeItens } = infractions.parametros.paginacao;

@@ -6,28 +6,23 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { EfiPay } from '../compat/efipay.ts';
+import type { EfiPay } from '../compat/efipay.ts';
 import { pointSdkAt } from '../compat/point-sdk.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { sdkFor } from '../helpers/sdk.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { billingApi, CARDS, customer, items, paymentToken } from './helpers.ts';
 
 let svc: TestService;
 let restore: () => void;
-let efi: InstanceType<typeof EfiPay>;
+let efi: EfiPay;
 const card = (payment_token: string) => ({ payment: { credit_card: { customer, installments: 2, payment_token } } });
 const token = (number: string = CARDS.approved) => paymentToken(svc.anonymous, svc.demo.payeeCode, number);
 
 before(async () => {
   svc = await startTestService();
   restore = pointSdkAt(svc.baseUrl, svc.caPem);
-  const c = svc.service.credentials;
-  efi = new EfiPay({
-    sandbox: true,
-    client_id: c.clientId,
-    client_secret: c.clientSecret,
-    certificate: c.certificate.p12,
-  });
+  efi = sdkFor(svc);
 });
 after(async () => {
   restore();

@@ -6,11 +6,12 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { EfiPay } from './efipay.ts';
+import type { EfiPay } from './efipay.ts';
 import { pointSdkAt } from './point-sdk.ts';
 import { brasiliaDate, fromEpochDay, isBusinessDay, toEpochDay } from '../../src/pix/cobv/calendar.ts';
 import { assertLedgerBalanced } from '../helpers/ledger.ts';
 import { Receiver } from '../helpers/receiver.ts';
+import { sdkFor } from '../helpers/sdk.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { callerWithFreshToken, type Call } from '../helpers/time-travel.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -23,15 +24,7 @@ describe('automatic Pix through the official SDK', () => {
   let sandbox: Call;
   let conta: string;
   /** A new SDK client: its token is issued at the account's current time (the clock moves by days here). */
-  const sdk = () => {
-    const c = svc.service.credentials;
-    return new EfiPay({
-      sandbox: true,
-      client_id: c.clientId,
-      client_secret: c.clientSecret,
-      certificate: c.certificate.p12,
-    });
-  };
+  const sdk = () => sdkFor(svc);
   const today = async () => brasiliaDate(new Date((await sandbox('GET', '/sandbox/clock')).body.agora));
   const businessDayIn = async (days: number) => {
     let day = toEpochDay(await today()) + days;

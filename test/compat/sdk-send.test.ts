@@ -14,6 +14,7 @@ import { EfiPay } from './efipay.ts';
 import { pointSdkAt } from './point-sdk.ts';
 import { cobBody, startTestService, type Party, type TestService } from '../helpers/service.ts';
 import { Receiver } from '../helpers/receiver.ts';
+import { sdkFor } from '../helpers/sdk.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { assertLedgerBalanced } from '../helpers/ledger.ts';
 
@@ -38,12 +39,7 @@ describe('official Node SDK: sending Pix and paying BR Codes', () => {
     receiver = await Receiver.start({ clientCaPem: svc.caPem });
     const c = svc.service.credentials;
     keyA = c.chaves[0];
-    a = new EfiPay({
-      sandbox: true,
-      client_id: c.clientId,
-      client_secret: c.clientSecret,
-      certificate: c.certificate.p12,
-    });
+    a = sdkFor(svc);
     partyB = await svc.newParty({ nome: 'Loja B Ltda' });
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pixd-sdk-send-'));
     fs.writeFileSync(path.join(dir, 'b.pem'), partyB.identity.certPem);

@@ -9,8 +9,9 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import axios, { type AxiosAdapter, type AxiosResponse } from 'axios';
-import { EfiPay } from './efipay.ts';
+import type { EfiPay } from './efipay.ts';
 import { cobBody, startTestService, type TestService } from '../helpers/service.ts';
+import { sdkFor } from '../helpers/sdk.ts';
 import { EFI_ORIGINS, pointSdkAt, rewriteEfiUrl } from './point-sdk.ts';
 
 const PROBLEM = 'https://pix.bcb.gov.br/api/v2/error/';
@@ -105,15 +106,8 @@ describe('official Node SDK (sdk-node-apis-efi) against pixd', () => {
       const windowEnd = new Date(Date.now() + 3_600_000).toISOString();
 
       before(() => {
-        const c = svc.service.credentials;
-        chave = c.chaves[0];
-        // Exactly as an integrator constructs it for the Efí sandbox.
-        efi = new EfiPay({
-          sandbox: true,
-          client_id: c.clientId,
-          client_secret: c.clientSecret,
-          ...variant.options(svc),
-        });
+        chave = svc.service.credentials.chaves[0];
+        efi = sdkFor(svc, variant.options(svc));
       });
 
       it('pixCreateImmediateCharge: POST /v2/cob assigns a txid and returns the charge (201)', async () => {
@@ -268,13 +262,7 @@ describe('official Node SDK (sdk-node-apis-efi) against pixd', () => {
   }
 
   it('wrong client_secret: the token request fails with the OAuth body {error: invalid_client}', async () => {
-    const c = svc.service.credentials;
-    const efi = new EfiPay({
-      sandbox: true,
-      client_id: c.clientId,
-      client_secret: 'not-the-secret',
-      certificate: c.certificate.p12,
-    });
+    const efi = sdkFor(svc, { client_secret: 'not-the-secret' });
     await assert.rejects(efi.pixDetailCharge({ txid: 'x'.repeat(30) }), (error: unknown) => {
       const body = error as { error?: string; error_description?: string };
       assert.equal(body.error, 'invalid_client');

@@ -1,25 +1,14 @@
 /**
- * What the Open Finance tests share: an SDK client on a pixd node, a valid enrolment body for the node's demo
- * account, and a local plain-HTTP page standing for the application's `redirectURL`.
+ * What the Open Finance tests share: a valid enrolment body for a node's demo account, and a local plain-HTTP
+ * page standing for the application's `redirectURL`. Their SDK client is test/helpers/sdk.ts's.
  */
 import http from 'node:http';
 import { brasiliaDate, fromEpochDay, toEpochDay } from '../../src/pix/cobv/calendar.ts';
 import type { EnrolmentBody } from '../../src/openfinance/enrolments/schemas.ts';
-import { EfiPay } from '../compat/efipay.ts';
 import type { TestService } from '../helpers/service.ts';
 
 /** A payer's CPF with valid check digits. */
 export const PAYER_CPF = '94271564656';
-
-export function sdkFor(svc: TestService): EfiPay {
-  const c = svc.service.credentials;
-  return new EfiPay({
-    sandbox: true,
-    client_id: c.clientId,
-    client_secret: c.clientSecret,
-    certificate: c.certificate.p12,
-  });
-}
 
 export async function demoAccount(svc: TestService): Promise<{ conta: string; documento: string; nome: string }> {
   const { rows } = await svc.service.ctx.db.query<{ conta: string; documento: string; nome: string }>(

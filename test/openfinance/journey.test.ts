@@ -20,7 +20,8 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { callerWithFreshToken, type Call } from '../helpers/time-travel.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { pointSdkAt } from '../compat/point-sdk.ts';
-import { PAYER_CPF, RedirectPage, dateIn, demoAccount, enrolmentBody, sdkFor } from './helpers.ts';
+import { sdkFor } from '../helpers/sdk.ts';
+import { PAYER_CPF, RedirectPage, dateIn, demoAccount, enrolmentBody } from './helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = new URL('../artifacts/', import.meta.url);

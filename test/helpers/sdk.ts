@@ -1,0 +1,18 @@
+/**
+ * The official Efí Node SDK (`sdk-node-apis-efi`) as an integrator constructs it for the Efí sandbox, with a
+ * test node's credentials. It talks to pixd only when made after `pointSdkAt` (test/compat/point-sdk.ts).
+ */
+import { EfiPay, type EfiPayOptions } from '../compat/efipay.ts';
+import type { TestService } from './service.ts';
+
+/** The node's demo account with its PKCS#12 certificate, unless `options` says otherwise (a PEM pair, a wrong secret). */
+export function sdkFor(svc: TestService, options: Partial<EfiPayOptions> = {}): EfiPay {
+  const c = svc.service.credentials;
+  return new EfiPay({
+    sandbox: true,
+    client_id: c.clientId,
+    client_secret: c.clientSecret,
+    certificate: c.certificate.p12,
+    ...options,
+  });
+}

@@ -19,6 +19,7 @@ import { Receiver } from '../helpers/receiver.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { callerWithFreshToken, type Call } from '../helpers/time-travel.ts';
 import { waitFor } from '../helpers/wait.ts';
+import type { EfiPay } from '../compat/efipay.ts';
 import { pointSdkAt } from '../compat/point-sdk.ts';
 import { sdkFor } from '../helpers/sdk.ts';
 import { PAYER_CPF, RedirectPage, dateIn, demoAccount, enrolmentBody } from './helpers.ts';
@@ -83,6 +84,10 @@ describe('automatic payments: SDK enrolment, consent in a browser, payment, call
     await page.click(`button:has-text("${decision}")`);
   }
 
+  /** The application's read of one enrolment: the SDK lists by period, today's narrowed to its identifier. */
+  const enrolment = (efi: EfiPay, identificadorAdesao: string) =>
+    efi.ofListAutomaticEnrollment({ inicio: dateIn(svc, 0), fim: dateIn(svc, 0), identificadorAdesao } as never);
+
   const callbackOf = (match: (body: Record<string, unknown>) => boolean) =>
     waitFor(async () => receiver.callsTo('/of').find((c) => match(c.body as Record<string, unknown>)), 'the callback');
 
@@ -115,11 +120,7 @@ describe('automatic payments: SDK enrolment, consent in a browser, payment, call
     assert.equal(query.get('status'), 'autorizado');
     await page.context().close();
 
-    const read = await efi.ofListAutomaticEnrollment({
-      inicio: dateIn(svc, 0),
-      fim: dateIn(svc, 0),
-      identificadorAdesao: created.identificadorAdesao,
-    } as never);
+    const read = await enrolment(efi, created.identificadorAdesao);
     assert.equal(read.adesoes.length, 1);
     assert.equal(read.adesoes[0].status, 'autorizado');
     await callbackOf((b) => b.tipo === 'adesao' && b.status === 'autorizado');
@@ -175,11 +176,7 @@ describe('automatic payments: SDK enrolment, consent in a browser, payment, call
     assert.equal(await page.locator('form').count(), 0);
     await page.screenshot({ path: new URL('of-consent-closed.png', ARTIFACTS).pathname, fullPage: true });
     await page.context().close();
-    const read = await efi.ofListAutomaticEnrollment({
-      inicio: dateIn(svc, 0),
-      fim: dateIn(svc, 0),
-      identificadorAdesao: created.identificadorAdesao,
-    } as never);
+    const read = await enrolment(efi, created.identificadorAdesao);
     assert.equal(read.adesoes[0].status, 'rejeitado');
     await assert.rejects(
       efi.ofCreateAutomaticPixPayment(

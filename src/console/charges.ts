@@ -24,7 +24,7 @@ import { CARD_KIND, cardListPage } from './card.ts';
 import type { Session } from './session.ts';
 import { cursorOf, cursorText, olderLink, pager } from './paging.ts';
 
-export const CHARGE_KINDS: TipoCob[] = ['cob', 'cobv'];
+const CHARGE_KINDS: TipoCob[] = ['cob', 'cobv'];
 const STATUSES = ['ATIVA', 'CONCLUIDA', 'REMOVIDA_PELO_USUARIO_RECEBEDOR', 'REMOVIDA_PELO_PSP'];
 
 export interface ChargeQuery {

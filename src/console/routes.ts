@@ -13,7 +13,6 @@ import { ApiError } from '../platform/errors.ts';
 import { readJsonFile } from '../platform/state-files.ts';
 import { operatorSecretValid } from '../operator/secret.ts';
 import type { Caller } from '../pix/shared/caller.ts';
-import type { TipoCob } from '../pix/loc/store.ts';
 import { consoleAccounts, revokeSession, sessionState } from './store.ts';
 import { authenticateConsoleUser } from './users/service.ts';
 import { grantOf } from './users/store.ts';
@@ -33,7 +32,7 @@ import {
 } from './session.ts';
 import { bareLayout, html, layout, type Html } from './render.ts';
 import { overviewPage } from './overview.ts';
-import { CHARGE_KINDS, chargeDetailPage, chargeListPage, type ChargeQuery } from './charges.ts';
+import { chargeDetailPage, chargeListPage, type ChargeQuery } from './charges.ts';
 import { failedPixIn, replay, webhooksPage } from './webhooks.ts';
 import { LiveStreams } from './live.ts';
 import { pixPage, type PixQuery } from './pix.ts';
@@ -45,13 +44,26 @@ import { refusalText, requireScope, type ConsoleKit, type Form } from './kit.ts'
 
 const HTML = 'text/html; charset=utf-8';
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
-/** The read scope of each charge kind's API (`GET /v2/cob`, `/v2/cobv`, `/v2/cobr`, `/v1/charge`). */
-const KIND_SCOPES: Record<string, Scope> = {
-  cob: 'cob.read',
-  cobv: 'cobv.read',
-  cobr: 'cobr.read',
-  [CARD_KIND]: 'charge.read',
-};
+/**
+ * Each charge kind the console shows: the read scope of its API (`GET /v2/cob`, `/v2/cobv`, `/v2/cobr`,
+ * `/v1/charge`) and its charge's page. A Map, not an object: a kind from the URL such as `constructor` must
+ * find nothing, where an object would hand back what every object inherits.
+ */
+const CHARGE_PAGES = new Map<
+  string,
+  { scope: Scope; page: (ctx: AppContext, caller: Caller, session: Session, id: string) => Promise<Html> }
+>([
+  [
+    'cob',
+    { scope: 'cob.read', page: (ctx, caller, session, txid) => chargeDetailPage(ctx, caller, session, 'cob', txid) },
+  ],
+  [
+    'cobv',
+    { scope: 'cobv.read', page: (ctx, caller, session, txid) => chargeDetailPage(ctx, caller, session, 'cobv', txid) },
+  ],
+  ['cobr', { scope: 'cobr.read', page: cobrDetailPage }],
+  [CARD_KIND, { scope: 'charge.read', page: (ctx, caller, _session, id) => cardDetailPage(ctx, caller, id) }],
+]);
 
 /** Where a form came from, as a path of the console (never another site's address), or `fallback`. */
 function consolePathOf(referer: string | undefined, fallback: string): string {
@@ -259,7 +271,7 @@ export const consoleRoutes =
       '/console/charges',
       kit.guarded(async (request, reply, session) => {
         const query = request.query as ChargeQuery;
-        requireScope(session, KIND_SCOPES[query.kind ?? 'cob'] ?? 'cob.read');
+        requireScope(session, CHARGE_PAGES.get(query.kind ?? 'cob')?.scope ?? 'cob.read');
         const body = await chargeListPage(ctx, callerOf(session), query);
         return kit.render(reply, session, { title: 'Cobranças', section: 'charges', live: true }, body);
       }),
@@ -269,15 +281,10 @@ export const consoleRoutes =
       '/console/charges/:kind/:txid',
       kit.guarded(async (request, reply, session) => {
         const { kind, txid } = request.params as { kind: string; txid: string };
-        if (!KIND_SCOPES[kind]) throw new ApiError(404, 'tipo', 'Tipo de cobrança desconhecido.');
-        requireScope(session, KIND_SCOPES[kind]);
-        const caller = callerOf(session);
-        let body: Html;
-        if (kind === 'cobr') body = await cobrDetailPage(ctx, caller, session, txid);
-        else if (kind === CARD_KIND) body = await cardDetailPage(ctx, caller, txid);
-        else if ((CHARGE_KINDS as string[]).includes(kind))
-          body = await chargeDetailPage(ctx, caller, session, kind as TipoCob, txid);
-        else throw new ApiError(404, 'tipo', 'Tipo de cobrança desconhecido.');
+        const shown = CHARGE_PAGES.get(kind);
+        if (!shown) throw new ApiError(404, 'tipo', 'Tipo de cobrança desconhecido.');
+        requireScope(session, shown.scope);
+        const body = await shown.page(ctx, callerOf(session), session, txid);
         return kit.render(reply, session, { title: `Cobrança ${txid}`, section: 'charges', live: true }, body);
       }),
     );

@@ -8,6 +8,13 @@ declare module 'autocannon' {
     path?: string;
     headers?: Record<string, string>;
     body?: string | Buffer;
+    /**
+     * In a sequence (`Client.setRequests`), builds this request from the connection's context (what earlier
+     * answers left there); a falsy result starts the sequence over. The context is emptied at each new round.
+     */
+    setupRequest?: (request: Request, context: Record<string, unknown>) => Request | undefined;
+    /** Called with every answer to this request: its status, body and the connection's context. */
+    onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
   }
 
   /** One connection. `opts` is the client's own clone of the options: read by `tls.connect` after `setupClient`. */

@@ -13,10 +13,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { percentile } from './stats.ts';
 import { onCleanup, throwIfInterrupted } from './lifecycle.ts';
 
-/** What one connection sends, over and over. */
+/** What one connection sends, over and over: one request, or a sequence whose requests build on earlier answers. */
 export interface Connection {
   tls: ConnectionOptions;
   request: Required<Pick<Request, 'method' | 'path' | 'headers'>> & { body?: string };
+  /** Sent in turn instead of `request` (autocannon's request sequence: `setupRequest`, `onResponse`). */
+  sequence?: Request[];
 }
 
 export interface LoadPlan {
@@ -100,7 +102,7 @@ function runInstance(
   const setupClient = (client: Client) => {
     const connection = group[next++ % group.length];
     client.opts.tlsOptions = connection.tls;
-    client.setRequests([connection.request]);
+    client.setRequests(connection.sequence ?? [connection.request]);
   };
   throwIfInterrupted();
   let forget: () => void = () => undefined;

@@ -19,7 +19,7 @@ import { createAccount } from '../../src/accounts/service.ts';
 import { SCOPES, isParticipantScope } from '../../src/platform/auth/scopes.ts';
 
 const SETTINGS = {
-  /** Charges on the account before each measurement. */
+  /** Charges in the table (spread over the payers' accounts) before each measurement. */
   sizes: (process.env.BENCH_CHARGE_HISTORY_SIZES || '10000,1000000').split(',').map(Number),
   adminUrl: process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
   output: process.env.BENCH_OUTPUT || 'docs/performance.md',

@@ -36,15 +36,20 @@ const AMOUNT = '12.34';
 
 type PairOutcome = { ok: true; horario: string } | { ok: false; why: string };
 
+/** Why the pay of charge `txid` is not a success (its outcome's `why`), or undefined when it is. */
+function payFailure(txid: unknown, status: number, body: any): string | undefined {
+  if (status !== 201) return `pay ${status}`;
+  if (body?.txid !== txid || body?.valor !== AMOUNT) return 'pay 201 for another charge or amount';
+  return undefined;
+}
+
 /** POST /v2/cob, then pay that charge. Throws when a request gets no answer. */
 async function createAndPay(client: PartyClient): Promise<PairOutcome> {
   const cob = await client.call('POST', '/v2/cob', cobBody(client.party.chave));
   if (cob.status !== 201 || typeof cob.body?.txid !== 'string') return { ok: false, why: `cob ${cob.status}` };
   const pay = await client.call('POST', '/sandbox/pix/pay', JSON.stringify({ txid: cob.body.txid }));
-  if (pay.status !== 201) return { ok: false, why: `pay ${pay.status}` };
-  if (pay.body?.txid !== cob.body.txid || pay.body?.valor !== AMOUNT)
-    return { ok: false, why: 'pay 201 for another charge or amount' };
-  return { ok: true, horario: pay.body.horario };
+  const why = payFailure(cob.body.txid, pay.status, pay.body);
+  return why ? { ok: false, why } : { ok: true, horario: pay.body.horario };
 }
 
 /** A run's pairs, counted by the requests' own callbacks (bench/load.ts runs them as autocannon sequences). */
@@ -84,9 +89,8 @@ function pairSequence(target: Target, k: number, tally: PairTally): Connection {
         setupRequest: (request, context) =>
           typeof context.txid === 'string' ? { ...request, body: JSON.stringify({ txid: context.txid }) } : undefined,
         onResponse: (status, body, context) => {
-          if (status !== 201) return count(`pay ${status}`);
-          const paid = JSON.parse(body);
-          if (paid.txid !== context.txid || paid.valor !== AMOUNT) return count('pay 201 for another charge or amount');
+          const why = payFailure(context.txid, status, status === 201 ? JSON.parse(body) : undefined);
+          if (why) return count(why);
           tally.paidBy[k]++;
           count('201');
           tally.latencies.push(performance.now() - (context.startedAt as number));

@@ -160,18 +160,17 @@ async function openPool(pg: typeof import('pg').default, config: import('pg').Po
 async function openPostgres(url: string): Promise<Database> {
   const { default: pg } = await import('pg');
   pg.types.setTypeParser(INT8_OID, int8AsNumber);
-  const pool = await openPool(pg, { connectionString: url, max: LIMITS.postgresConnections });
-  let groupCommitPool: pg.Pool;
-  try {
-    groupCommitPool = await openPool(pg, {
-      connectionString: url,
-      max: GROUP_COMMIT_CONNECTIONS,
-      options: GROUP_COMMIT_SESSION,
-    });
-  } catch (error) {
-    await pool.end();
-    throw error;
+  // Both pools' first connections at once: a start waits for one round of connection set-up, not two.
+  const opened = await Promise.allSettled([
+    openPool(pg, { connectionString: url, max: LIMITS.postgresConnections }),
+    openPool(pg, { connectionString: url, max: GROUP_COMMIT_CONNECTIONS, options: GROUP_COMMIT_SESSION }),
+  ]);
+  const failed = opened.find((result) => result.status === 'rejected');
+  if (failed) {
+    await Promise.all(opened.map((result) => result.status === 'fulfilled' && result.value.end()));
+    throw failed.reason;
   }
+  const [pool, groupCommitPool] = opened.map((result) => (result as PromiseFulfilledResult<pg.Pool>).value);
   const withClientOf =
     (from: pg.Pool) =>
     async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {

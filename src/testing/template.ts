@@ -1,5 +1,6 @@
 /**
- * A started-once data directory (and, on PostgreSQL, database) that test services are copied from.
+ * A started-once data directory (and, on PostgreSQL, database) that test services are copied from: pixd's own
+ * suite (test/helpers/service.ts) and integrators' (`startPixd`, src/testing/index.ts) alike.
  *
  * A first start costs seconds: PGlite creates its cluster, every migration runs, the CA, the server, webhook
  * and payload-signing certificates and the demo account's client certificate are issued. It is the same
@@ -22,12 +23,16 @@ import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { loadConfig } from '../../src/config.ts';
-import { startService } from '../../src/runtime.ts';
-import { processAlive } from '../../src/platform/processes.ts';
-import type { CredentialsFile } from '../../src/accounts/credentials.ts';
+import { loadConfig } from '../config.ts';
+import { startService } from '../runtime.ts';
+import { processAlive } from '../platform/processes.ts';
+import type { CredentialsFile } from '../accounts/credentials.ts';
 
-const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+const SRC = fileURLToPath(new URL('../', import.meta.url));
+/** The dependencies' versions: the lock file in a checkout, package.json where pixd is installed as a package. */
+const DEPENDENCIES = ['../../package-lock.json', '../../package.json'].map((p) =>
+  fileURLToPath(new URL(p, import.meta.url)),
+);
 const MAX_AGE_MS = 7 * 86_400_000;
 const LOCK_WAIT_MS = 600_000;
 /** Templates of other trees (every edit under src/ is a new key) kept besides the newest: a machine's
@@ -201,7 +206,7 @@ function templateKey(adminUrl: string | undefined): string {
   };
   walk(SRC);
   // The installed PGlite (its data directory format) and the rest of the dependencies.
-  hash.update(fs.readFileSync(new URL('../../package-lock.json', import.meta.url)));
+  hash.update(fs.readFileSync(DEPENDENCIES.find((file) => fs.existsSync(file)) ?? DEPENDENCIES[1]));
   if (adminUrl) {
     const url = new URL(adminUrl);
     hash.update(`${url.hostname}:${url.port}`);

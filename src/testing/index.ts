@@ -11,7 +11,7 @@ import type * as Public from './public.d.ts';
 import type { CredentialsFile } from '../accounts/credentials.ts';
 import { ApiClient } from '../cli/api-client.ts';
 import { parseDuration, payTarget, TRIGGERS } from '../cli/sandbox-commands.ts';
-import { CliError } from '../cli/operator-client.ts';
+import { CliError, throughOperatorApi } from '../cli/operator-client.ts';
 import { loadConfig } from '../config.ts';
 import { startService } from '../runtime.ts';
 import { seededData, type SeededData } from './template.ts';
@@ -72,6 +72,9 @@ function nodeHandle(data: SeededData, running: Running): Public.Pixd {
     billing: (method, route, body) => client.billing(method, route, body),
   };
   const clockAt = (answer: Record<string, unknown>) => new Date(String(answer.agora));
+  const operator = (action: string) => async (name: string) => {
+    await throughOperatorApi(loadConfig({ PIXD_DATA_DIR: data.dataDir }), `/operator/snapshots/${action}`, { name });
+  };
   let stopped: Promise<void> | undefined;
   return {
     baseUrl: credentials.baseUrl,
@@ -106,7 +109,11 @@ function nodeHandle(data: SeededData, running: Running): Public.Pixd {
           throw new CliError(`no trigger "${kind}": one of ${Object.keys(TRIGGERS).join(', ')}`);
         return trigger.run(client, o);
       },
+      async reset() {
+        await api.pix('POST', '/sandbox/reset', {});
+      },
     },
+    snapshots: { save: operator('save'), restore: operator('restore'), delete: operator('delete') },
     stop() {
       stopped ??= (async () => {
         client.close();

@@ -75,6 +75,11 @@ export interface PixdSandbox {
    * `cobranca`); resolves to the same line the command prints.
    */
   trigger(kind: string, options?: { chave?: string; valor?: string; notificationUrl?: string }): Promise<string>;
+  /**
+   * The account as it was created (`POST /sandbox/reset`): no charges, Pix, sends, webhooks, settings or
+   * faults of its own, a zero balance, its clock on real time, the same credentials.
+   */
+  reset(): Promise<void>;
 }
 
 /** What `new EfiPay(...)` of `sdk-node-apis-efi` takes for this node's demo account. */
@@ -83,6 +88,13 @@ export interface EfiSdkOptions {
   client_id: string;
   client_secret: string;
   certificate: string;
+}
+
+/** The whole sandbox saved and put back (`pixd snapshot`): names of a-z, 0-9 and _. */
+export interface PixdSnapshots {
+  save(name: string): Promise<void>;
+  restore(name: string): Promise<void>;
+  delete(name: string): Promise<void>;
 }
 
 export interface Pixd {
@@ -107,6 +119,7 @@ export interface Pixd {
   api: PixdApi;
   /** The sandbox controls, as the demo account. */
   sandbox: PixdSandbox;
+  snapshots: PixdSnapshots;
   /** Stops the node and removes its data (and its database on PostgreSQL). */
   stop(): Promise<void>;
 }

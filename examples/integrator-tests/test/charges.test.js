@@ -2,7 +2,7 @@
 // An integrator's test: a sandbox pixd per file, the official SDK pointed at it, the payer and the clock played
 // through pixd's sandbox controls. Nothing here knows pixd's internals.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, beforeEach, describe, it } from 'node:test';
 import EfiPay from 'sdk-node-apis-efi';
 import { startPixd } from 'pixd/testing';
 
@@ -53,6 +53,40 @@ describe('charging with the official SDK against pixd', () => {
       efi.pixCreateImmediateCharge({}, { calendario: { expiracao: 3600 }, valor: { original: '1.00' }, chave: 'nobody@example.com' }),
       (/** @type {any} */ error) => error.nome !== undefined || error.title !== undefined,
     );
+  });
+});
+
+describe('each test from a known state', () => {
+  /** @type {import('pixd/testing').Pixd} */
+  let pixd;
+  before(async () => {
+    pixd = await startPixd();
+    // The state every test starts from: one paid charge, saved once.
+    const cob = await pixd.api.pix('POST', '/v2/cob', {
+      calendario: { expiracao: 3600 },
+      valor: { original: '50.00' },
+      chave: pixd.credentials.chaves[0],
+    });
+    await pixd.sandbox.pay(String(cob.txid));
+    await pixd.snapshots.save('paid_once');
+  });
+  beforeEach(() => pixd.snapshots.restore('paid_once'));
+  after(() => pixd?.stop());
+
+  const balance = async () => (await pixd.api.pix('GET', '/v2/gn/saldo')).saldo;
+
+  it('receives more on top of the saved state', async () => {
+    await pixd.sandbox.pay(pixd.credentials.chaves[0], { valor: '20.00' });
+    assert.equal(await balance(), '70.00');
+  });
+
+  it('starts again from the saved state, not from the previous test', async () => {
+    assert.equal(await balance(), '50.00');
+  });
+
+  it('can also go back to an account as it was created', async () => {
+    await pixd.sandbox.reset();
+    assert.equal(await balance(), '0.00');
   });
 });
 

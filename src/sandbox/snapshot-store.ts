@@ -65,14 +65,14 @@ async function dataTables(sql: Sql): Promise<string[]> {
   return ordered;
 }
 
-/** Columns a copy can write: generated ones are computed again by the table itself. */
-async function writableColumns(sql: Sql, table: string): Promise<string> {
-  const { rows } = await sql.query<{ column_name: string }>(
-    `select column_name from information_schema.columns
-      where table_schema = 'public' and table_name = $1 and is_generated = 'NEVER' order by ordinal_position`,
-    [table],
+/** Each table's columns a copy can write (generated ones are computed again by the table itself), quoted. */
+async function writableColumns(sql: Sql): Promise<Map<string, string>> {
+  const { rows } = await sql.query<{ table_name: string; columns: string }>(
+    `select table_name, string_agg(quote_ident(column_name), ', ' order by ordinal_position) as columns
+       from information_schema.columns
+      where table_schema = 'public' and is_generated = 'NEVER' group by table_name`,
   );
-  return rows.map((r) => `"${r.column_name}"`).join(', ');
+  return new Map(rows.map((r) => [r.table_name, r.columns]));
 }
 
 async function schemaVersion(sql: Sql): Promise<number> {
@@ -91,12 +91,16 @@ export async function saveSnapshot(db: Database, name: string, now: Date): Promi
     await sql.query('set transaction isolation level repeatable read');
     if (await exists(sql, schema)) throw new SnapshotError('exists', `snapshot "${name}" exists: delete it first`);
     await sql.query(`create schema ${schema}`);
-    let rows = 0;
-    for (const table of await dataTables(sql)) {
-      const columns = await writableColumns(sql, table);
-      const copied = await sql.query(`create table ${schema}."${table}" as select ${columns} from public."${table}"`);
-      rows += copied.rowCount ?? 0;
-    }
+    const columns = await writableColumns(sql);
+    const tables = await dataTables(sql);
+    // One script, one round trip: a table copy per data table.
+    await sql.exec(
+      tables.map((t) => `create table ${schema}."${t}" as select ${columns.get(t)} from public."${t}";`).join('\n'),
+    );
+    const { rows: counted } = await sql.query<{ rows: string | number }>(
+      `select (${tables.map((t) => `(select count(*) from ${schema}."${t}")`).join(' + ')})::bigint as rows`,
+    );
+    const rows = Number(counted[0].rows);
     await sql.query(
       `create table ${schema}._sequences as
          select sequencename as name, last_value from pg_sequences where schemaname = 'public'`,
@@ -122,19 +126,21 @@ export async function restoreSnapshot(db: Database, name: string): Promise<Snaps
         `snapshot "${name}" was taken at schema version ${snapshot.schemaVersion}, the database is at ${version}`,
       );
     const tables = await dataTables(sql);
+    const columns = await writableColumns(sql);
     const list = tables.map((t) => `public."${t}"`).join(', ');
-    // Everyone else waits until the restore commits: no request sees half of it.
-    await sql.query(`lock table ${list} in access exclusive mode`);
-    await sql.query(`truncate ${list}`);
-    for (const table of tables) {
-      const columns = await writableColumns(sql, table);
-      await sql.query(`insert into public."${table}" (${columns}) select ${columns} from ${schema}."${table}"`);
-    }
-    // A sequence never used (no last value) starts again from its first value.
-    await sql.query(
-      `select setval(format('public.%I', s.sequencename), coalesce(k.last_value, 1), k.last_value is not null)
-         from pg_sequences s left join ${schema}._sequences k on k.name = s.sequencename
-        where s.schemaname = 'public'`,
+    // One script, one round trip. The lock first: everyone else waits until the restore commits, so no
+    // request sees half of it. A sequence never used (no last value) starts again from its first value.
+    await sql.exec(
+      [
+        `lock table ${list} in access exclusive mode;`,
+        `truncate ${list};`,
+        ...tables.map(
+          (t) => `insert into public."${t}" (${columns.get(t)}) select ${columns.get(t)} from ${schema}."${t}";`,
+        ),
+        `select setval(format('public.%I', s.sequencename), coalesce(k.last_value, 1), k.last_value is not null)
+           from pg_sequences s left join ${schema}._sequences k on k.name = s.sequencename
+          where s.schemaname = 'public';`,
+      ].join('\n'),
     );
     return snapshot;
   });

@@ -5,6 +5,7 @@
  */
 import type { Sql } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
+import type { GroupErrorName } from '../../platform/errors.ts';
 import { ledgerCode, transfer } from '../../platform/ledger/ledger.ts';
 import { defineTopic, enqueue } from '../../platform/outbox/jobs.ts';
 import { billingError } from '../shared/errors.ts';
@@ -32,7 +33,7 @@ export const REFUND_TOPIC = defineTopic<{ refundId: number }>({
       return { done: true };
     },
 });
-const refusal = (error: string, description: string) => billingError(400, error, description);
+const refusal = (error: GroupErrorName<'billing'>, description: string) => billingError(400, error, description);
 
 /** Checks every rule, then records the refund in process. Returns the response message. */
 export async function requestRefund(

@@ -1,6 +1,6 @@
 /** Checks shared by immediate and due charges: the key and the location a charge points at. */
 import type { Sql } from '../../platform/db/database.ts';
-import { invalid, type Violation } from '../../platform/errors.ts';
+import { invalid, type ErrorNameWithStatus, type Violation } from '../../platform/errors.ts';
 import { lockLocation, type LocationRow, type TipoCob } from '../loc/store.ts';
 import { chargeUsingLocation } from './store.ts';
 
@@ -28,7 +28,7 @@ export interface LocationClaim {
   tipoCob: TipoCob;
   /** The charge being revised, which may keep its own location. */
   chargeId?: number;
-  errorName: string;
+  errorName: ErrorNameWithStatus<400>;
   root: string;
 }
 

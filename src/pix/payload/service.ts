@@ -19,7 +19,7 @@ import type { StatusCobranca } from '../shared/schemas.ts';
 import { journeyRecurrence } from './rec.ts';
 
 export const PAYLOAD_NOT_FOUND = 'CobPayloadNaoEncontrado';
-export const PAYLOAD_INVALID = 'CobPayloadOperacaoInvalida';
+export const PAYLOAD_INVALID = 'CobPayloadOperacaoInvalida' as const;
 
 export interface PayloadRequest {
   token: string;

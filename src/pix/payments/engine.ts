@@ -80,8 +80,11 @@ export function amountDue(
   };
 }
 
-/** Why a charge cannot be paid at `now`, or undefined when it can. */
-export function unpayableReason(charge: PayableCharge, now: Date): PaymentRefused | undefined {
+/** Why a charge cannot be paid at `now`, or undefined when it can (the code is also a send's named error). */
+export function unpayableReason(
+  charge: PayableCharge,
+  now: Date,
+): PaymentRefused<'cobranca_paga' | 'cobranca_removida' | 'chave_removida' | 'cobranca_expirada'> | undefined {
   if (charge.status === 'CONCLUIDA')
     return new PaymentRefused('cobranca_paga', `A cobrança ${charge.txid} já foi paga.`);
   if (charge.status !== 'ATIVA')

@@ -9,15 +9,17 @@
  * until one exists (it would implement this interface: a DICT lookup at `accept`, the SPI message and its
  * answer at `settle`). docs/sending.md.
  */
+import type { GroupErrorName, StatusOf } from '../../platform/errors.ts';
 import type { SentFavorecido } from './store.ts';
 
 export class SendRefused extends Error {
   constructor(
-    readonly code: string,
+    /** Its error name in the named format (`saldo_insuficiente`); in the problem format, the violation's reason. */
+    readonly code: GroupErrorName<'named'>,
     message: string,
     /** The request property the refusal is about (a violation's `propriedade`). */
     readonly property: string,
-    readonly status = 400,
+    readonly status: StatusOf<'PixEnvioInvalido'> = 400,
   ) {
     super(message);
   }

@@ -9,7 +9,7 @@ import type { GroupErrorName } from '../../platform/errors.ts';
 import { ledgerCode, transfer } from '../../platform/ledger/ledger.ts';
 import { defineTopic, enqueue } from '../../platform/outbox/jobs.ts';
 import { billingError } from '../shared/errors.ts';
-import { billingDate, DAY_MS } from '../shared/dates.ts';
+import { brasiliaDate, DAY_MS } from '../../platform/calendar.ts';
 import { formatBrl } from '../shared/money.ts';
 import {
   finishRefund,
@@ -62,10 +62,11 @@ export async function requestRefund(
       `Estorno ${partial ? 'parcial' : 'total'} só é possível até ${windowDays} dias após a confirmação do pagamento.`,
     );
   }
-  const today = billingDate(now);
+  const today = brasiliaDate(now);
   if (
     partial &&
-    refunds.filter((r) => r.partial && billingDate(r.created_at) === today).length >= LIMITS.billingPartialRefundsPerDay
+    refunds.filter((r) => r.partial && brasiliaDate(r.created_at) === today).length >=
+      LIMITS.billingPartialRefundsPerDay
   ) {
     throw refusal('partial_refund_daily_limit', 'Só é possível um estorno parcial por dia por cobrança.');
   }

@@ -10,7 +10,7 @@ import { randomHex } from '../../platform/ids.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { parseAmount } from '../../platform/money.ts';
 import { findAccount } from '../../accounts/store.ts';
-import { brasiliaDate } from '../../pix/cobv/calendar.ts';
+import { brasiliaDate } from '../../platform/calendar.ts';
 import type { Caller } from '../../pix/shared/caller.ts';
 import { findOfConfig } from '../config/store.ts';
 import { findParticipant } from '../participants/store.ts';

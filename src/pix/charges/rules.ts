@@ -2,10 +2,7 @@
 import type { Sql } from '../../platform/db/database.ts';
 import { invalid, type ErrorNameWithStatus, type Violation } from '../../platform/errors.ts';
 import { lockLocation, type LocationRow, type TipoCob } from '../loc/store.ts';
-import { chargeUsingLocation } from './store.ts';
-
-/** What the key check found: the key of this account (removed or not), or nothing. */
-export type KeyState = { removed_at: Date | null } | undefined;
+import { chargeUsingLocation, type KeyState } from './store.ts';
 
 export function keyStateViolations(key: KeyState, chave: string, root: string): Violation[] {
   if (!key)

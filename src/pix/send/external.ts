@@ -10,7 +10,9 @@
  * answer at `settle`). docs/sending.md.
  */
 import type { GroupErrorName, StatusOf } from '../../platform/errors.ts';
-import type { SentFavorecido } from './store.ts';
+import type { ExternalInstitution } from '../../platform/extensions.ts';
+
+export type { ExternalInstitution } from '../../platform/extensions.ts';
 
 export class SendRefused extends Error {
   constructor(
@@ -23,13 +25,6 @@ export class SendRefused extends Error {
   ) {
     super(message);
   }
-}
-
-export interface ExternalInstitution {
-  /** At request time: refuses (SendRefused) or answers the receiver's identification. */
-  accept(send: { amountCents: number; favorecido: SentFavorecido }): { nome: string; cpf?: string; cnpj?: string };
-  /** At settlement: undefined when the receiver's institution credited it, else why it did not. */
-  settle(send: { amountCents: number }): string | undefined;
 }
 
 /** Production until a settlement connector exists. */

@@ -55,6 +55,13 @@ export function brasiliaDisplayDateTime(at: Date): string {
 /** A calendar date (YYYY-MM-DD) as dd/mm/aaaa. */
 export const brazilianDate = (isoDate: string) => isoDate.split('-').reverse().join('/');
 
+/**
+ * The instant of a date and wall-clock time in Brasília (`HH:MM:SS.mmm`); an invalid Date when the text does not
+ * parse. Lenient as Date.parse is (30 February is 2 March): for query bounds, not for dates a charge keeps.
+ */
+export const brasiliaInstant = (date: string, time: string) =>
+  new Date(Date.parse(`${date}T${time}Z`) - BRASILIA_OFFSET_MS);
+
 /** The instant a Brasília date begins (its 00:00). */
 export const brasiliaDayStart = (date: string) => new Date(toEpochDay(date) * DAY_MS - BRASILIA_OFFSET_MS);
 

@@ -13,6 +13,7 @@ import {
   brasiliaDateTime,
   brasiliaDay,
   brasiliaDayStart,
+  brasiliaInstant,
   brasiliaDisplayDateTime,
   businessDaysIn,
   easterSunday,
@@ -220,6 +221,9 @@ describe('calendar: Brasília time', () => {
         assert.equal(brasiliaDate(end), fromEpochDay(day + 1));
       }),
     );
+    assert.equal(brasiliaInstant('2024-03-16', '00:00:00.000').getTime(), brasiliaDayStart('2024-03-16').getTime());
+    assert.equal(brasiliaInstant('2024-03-16', '23:59:59.999').toISOString(), '2024-03-17T02:59:59.999Z');
+    assert.ok(Number.isNaN(brasiliaInstant('2024-13-01', '00:00:00.000').getTime()));
     assert.equal(brasiliaDate(new Date('2024-03-16T02:59:59.999Z')), '2024-03-15');
     assert.equal(brasiliaDate(new Date('2024-03-16T03:00:00.000Z')), '2024-03-16');
   });

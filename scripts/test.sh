@@ -9,8 +9,9 @@
 # The exit status is the first pass's failure, else the second's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-run() { node --import tsx --test --test-timeout=180000 "$@"; }
-if [ "$#" -gt 0 ]; then exec node --import tsx --test --test-concurrency=1 --test-timeout=180000 "$@"; fi
+# A file may take up to ten minutes: test/package installs the packed package from the npm registry.
+run() { node --import tsx --test --test-timeout=600000 "$@"; }
+if [ "$#" -gt 0 ]; then exec node --import tsx --test --test-concurrency=1 --test-timeout=600000 "$@"; fi
 
 mapfile -t all < <(find test -name '*.test.ts' | sort)
 mapfile -t serial < <(grep -l '^// suite: serial' "${all[@]}" || true)

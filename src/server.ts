@@ -283,6 +283,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     );
     // Called by this service's own webhook deliveries (its client certificate), not by an application.
     await app.register(family(ctx, { format: 'problem' }, listen.webhook));
+    const { snapshotOperatorRoutes } = await import('./sandbox/snapshot-routes.ts');
+    await app.register(family(ctx, { format: 'named' }, snapshotOperatorRoutes(ctx)));
   }
   await app.register(family(ctx, { format: 'named' }, operatorRoutes(ctx)));
   // Card billing (docs/billing.md): billing tokens for the API; payers' browsers reach the token routes and pages.

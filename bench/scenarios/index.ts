@@ -36,4 +36,5 @@ export const standalone = [
   'automatic-payments.ts',
   'startup.ts',
   'cobr-due-day.ts',
+  'testing-helper.ts',
 ];

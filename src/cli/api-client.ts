@@ -129,8 +129,19 @@ export class ApiClient {
 const unreachable = (baseUrl: string, error: NodeJS.ErrnoException) =>
   new CliError(`cannot reach pixd at ${baseUrl} (${error.code ?? error.message}): is the server running?`);
 
+/** A call the server refused: its status and the family's error body, for callers that look (pixd/testing). */
+export class ApiRefusal extends CliError {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly body: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
 /** The family's own words for a refusal: Bacen problem, {nome, mensagem}, billing or OAuth bodies. */
-function refusal(method: string, path: string, answer: Answer): CliError {
+function refusal(method: string, path: string, answer: Answer): ApiRefusal {
   const b = answer.body;
   const violations = Array.isArray(b.violacoes)
     ? (b.violacoes as { propriedade?: string; razao?: string }[]).map((v) => `${v.propriedade}: ${v.razao}`).join('; ')
@@ -138,5 +149,9 @@ function refusal(method: string, path: string, answer: Answer): CliError {
   const reason =
     [b.title ?? b.nome ?? b.error, b.detail ?? b.mensagem ?? b.error_description].filter(Boolean).join(': ') ||
     JSON.stringify(b);
-  return new CliError(`${method} ${path} answered ${answer.status}: ${reason}${violations ? ` (${violations})` : ''}`);
+  return new ApiRefusal(
+    `${method} ${path} answered ${answer.status}: ${reason}${violations ? ` (${violations})` : ''}`,
+    answer.status,
+    b,
+  );
 }

@@ -12,6 +12,7 @@ import { listen } from './listen.ts';
 
 /** The commands that open the database or start a server load the whole server: only when they run. */
 const commands = () => import('./commands.ts');
+const snapshotCommands = () => import('./snapshot-commands.ts');
 
 const VERSION = (
   JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -189,6 +190,29 @@ export function buildProgram(): Command {
     .option('--json', 'print the verification as JSON')
     .action((options: { json?: boolean }, command: Command) =>
       commands().then((c) => c.ledgerVerify(configOf(command), options.json === true)),
+    );
+
+  const snapshots = program
+    .command('snapshot')
+    .description('save and restore the whole sandbox, running or stopped (names: a-z, 0-9 and _)');
+  for (const [action, description] of [
+    ['save', 'keep every table as it is now under <name>'],
+    ['restore', 'put every table back as it was when <name> was saved'],
+    ['delete', 'forget the snapshot <name>'],
+  ] as const)
+    snapshots
+      .command(`${action} <name>`)
+      .description(description)
+      .option('--json', 'print the snapshot as JSON')
+      .action((name: string, options: { json?: boolean }, command: Command) =>
+        snapshotCommands().then((c) => c.snapshot(configOf(command), action, name, options.json === true)),
+      );
+  snapshots
+    .command('list')
+    .description('the snapshots kept, oldest name first')
+    .option('--json', 'print them as JSON')
+    .action((options: { json?: boolean }, command: Command) =>
+      snapshotCommands().then((c) => c.snapshot(configOf(command), 'list', undefined, options.json === true)),
     );
 
   const credentialsOption = [

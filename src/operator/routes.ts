@@ -1,5 +1,5 @@
 /** The operator API: what `pixd` CLI commands do against a running server. Bearer operator secret. */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../platform/context.ts';
@@ -43,15 +43,18 @@ function consoleUserRefusal(error: unknown): unknown {
     : error;
 }
 
+/** The operator API's guard: the operator secret as a bearer token (also the sandbox's operator routes). */
+export const operatorGuard = (ctx: AppContext) => async (request: FastifyRequest) => {
+  const secret = bearerToken(request);
+  if (!secret || !(await operatorSecretValid(ctx.db, secret)))
+    throw new ApiError(401, 'nao_autorizado', 'Segredo de operador ausente ou inválido.');
+};
+
 export const operatorRoutes =
   (ctx: AppContext): FastifyPluginAsync =>
   async (base) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
-    app.addHook('onRequest', async (request) => {
-      const secret = bearerToken(request);
-      if (!secret || !(await operatorSecretValid(ctx.db, secret)))
-        throw new ApiError(401, 'nao_autorizado', 'Segredo de operador ausente ou inválido.');
-    });
+    app.addHook('onRequest', operatorGuard(ctx));
     // `pixd schedule create` (after the hook above, so the operator secret guards it too).
     await app.register(scheduleOperatorRoutes(ctx));
     // The payer institutions of Open Finance enrolments outside the sandbox (docs/automatic-payments.md).

@@ -130,6 +130,7 @@ export const ERROR_CATALOGUE = {
     url_informada_nao_existe: { status: 400 },
     nao_autorizado: { status: 401 },
     usuario_invalido: { status: [400, 404, 409] },
+    snapshot_invalido: { status: [400, 404, 409] },
     documento_invalido: { status: 400 },
     configuracao_invalida: { status: 400 },
     configuracao_nao_encontrada: { status: 404 },

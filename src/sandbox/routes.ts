@@ -10,11 +10,18 @@ import { devedorViolations } from '../pix/shared/devedor.ts';
 import { invalid } from '../platform/errors.ts';
 import { sandboxPay } from './pay.ts';
 import { blockBalance } from './blocks.ts';
-import { parseAmount } from '../platform/money.ts';
+import { formatAmount, parseAmount } from '../platform/money.ts';
 import { LIMITS } from '../platform/limits.ts';
 import { scheduleSandboxRoutes } from '../pix/schedules/creation-routes.ts';
+import { resetAccount } from './reset.ts';
 
 const ClockView = Type.Object({ agora: Type.String({ format: 'date-time' }), deslocamentoSegundos: Type.Number() });
+const ResetView = Type.Object({
+  conta: Type.String(),
+  saldoRetirado: Type.String({ description: "What the account's balances held, taken back to zero." }),
+  removidos: Type.Record(Type.String(), Type.Integer(), { description: 'Rows removed, per table.' }),
+  relogio: ClockView,
+});
 const tags = ['Sandbox'];
 
 export const sandboxRoutes =
@@ -66,6 +73,28 @@ export const sandboxRoutes =
       async (request) => {
         await resetAccountClock(ctx.db, ctx.clock, request.principal.accountId);
         return view(request.principal.accountId);
+      },
+    );
+
+    app.post(
+      '/sandbox/reset',
+      {
+        schema: {
+          tags,
+          summary:
+            "Put the caller's account back as it was created (sandbox): no charges, Pix, sends, webhooks or settings of its own, a zero balance, its clock on real time; same credentials",
+          response: { 200: ResetView },
+        },
+      },
+      async (request) => {
+        const accountId = request.principal.accountId;
+        const outcome = await resetAccount(ctx.db, ctx.clock, accountId);
+        return {
+          conta: outcome.conta,
+          saldoRetirado: formatAmount(outcome.balanceCents),
+          removidos: outcome.removed,
+          relogio: view(accountId),
+        };
       },
     );
 

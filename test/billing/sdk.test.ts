@@ -1,13 +1,13 @@
 /**
  * The official Node SDK (sdk-node-apis-efi) against pixd's billing family, pointed here with the same adapter
- * as the Pix compatibility test (test/compat/point-sdk.ts): createCharge, definePayMethod, detailCharge,
+ * as the Pix compatibility test (src/testing/point-sdk.ts): createCharge, definePayMethod, detailCharge,
  * updateChargeMetadata, getNotification, getInstallments, createOneStepCharge, cardPaymentRetry, refundCard,
  * cancelCharge, and the SDK's error shape.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EfiPay } from '../compat/efipay.ts';
-import { pointSdkAt } from '../compat/point-sdk.ts';
+import { pointSdkAt } from '../../src/testing/point-sdk.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { sdkFor } from '../helpers/sdk.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -21,7 +21,7 @@ const token = (number: string = CARDS.approved) => paymentToken(svc.anonymous, s
 
 before(async () => {
   svc = await startTestService();
-  restore = pointSdkAt(svc.baseUrl, svc.caPem);
+  restore = await pointSdkAt(svc.baseUrl, svc.caPem);
   efi = sdkFor(svc);
 });
 after(async () => {

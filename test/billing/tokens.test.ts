@@ -11,7 +11,7 @@ import { OffsetClock } from '../../src/platform/clock.ts';
 import { startService, type RunningService } from '../../src/runtime.ts';
 import { HttpsClient } from '../helpers/https-client.ts';
 import { freePort } from '../helpers/service.ts';
-import { seededData } from '../helpers/template.ts';
+import { seededData } from '../../src/testing/template.ts';
 import { billingApi, CARDS, cardCiphertext, cardData, cardPayment, items, paymentToken } from './helpers.ts';
 
 let service: RunningService;

@@ -7,7 +7,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EfiPay } from './efipay.ts';
-import { pointSdkAt } from './point-sdk.ts';
+import { pointSdkAt } from '../../src/testing/point-sdk.ts';
 import { brasiliaDate, fromEpochDay, isBusinessDay, toEpochDay } from '../../src/platform/calendar.ts';
 import { assertLedgerBalanced } from '../helpers/ledger.ts';
 import { Receiver } from '../helpers/receiver.ts';
@@ -65,7 +65,7 @@ describe('automatic Pix through the official SDK', () => {
   before(async () => {
     svc = await startTestService();
     receiver = await Receiver.start({ clientCaPem: svc.caPem });
-    restore = pointSdkAt(svc.baseUrl, svc.caPem);
+    restore = await pointSdkAt(svc.baseUrl, svc.caPem);
     sandbox = callerWithFreshToken(svc.demo);
     const { rows } = await svc.service.ctx.db.query<{ conta: string }>('select conta from accounts where id = $1', [
       svc.demo.accountId,

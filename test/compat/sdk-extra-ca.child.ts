@@ -7,10 +7,10 @@ import fs from 'node:fs';
 import { EfiPay } from './efipay.ts';
 import type { CredentialsFile } from '../../src/accounts/credentials.ts';
 import { cobBody } from '../helpers/service.ts';
-import { pointSdkAt } from './point-sdk.ts';
+import { pointSdkAt } from '../../src/testing/point-sdk.ts';
 
 const credentials = JSON.parse(fs.readFileSync(process.env.PIXD_CREDENTIALS_FILE!, 'utf8')) as CredentialsFile;
-pointSdkAt(credentials.baseUrl);
+await pointSdkAt(credentials.baseUrl);
 
 type Outcome = { ok: true; txid: string; status: string } | { ok: false; error: string };
 

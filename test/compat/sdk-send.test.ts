@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { EfiPay } from './efipay.ts';
-import { pointSdkAt } from './point-sdk.ts';
+import { pointSdkAt } from '../../src/testing/point-sdk.ts';
 import { cobBody, startTestService, type Party, type TestService } from '../helpers/service.ts';
 import { Receiver } from '../helpers/receiver.ts';
 import { sdkFor } from '../helpers/sdk.ts';
@@ -35,7 +35,7 @@ describe('official Node SDK: sending Pix and paying BR Codes', () => {
 
   before(async () => {
     svc = await startTestService();
-    restore = pointSdkAt(svc.baseUrl, svc.caPem);
+    restore = await pointSdkAt(svc.baseUrl, svc.caPem);
     receiver = await Receiver.start({ clientCaPem: svc.caPem });
     const c = svc.service.credentials;
     keyA = c.chaves[0];

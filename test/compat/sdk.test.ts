@@ -12,7 +12,7 @@ import axios, { type AxiosAdapter, type AxiosResponse } from 'axios';
 import type { EfiPay } from './efipay.ts';
 import { cobBody, startTestService, type TestService } from '../helpers/service.ts';
 import { sdkFor } from '../helpers/sdk.ts';
-import { EFI_ORIGINS, pointSdkAt, rewriteEfiUrl } from './point-sdk.ts';
+import { EFI_ORIGINS, pointSdkAt, rewriteEfiUrl } from '../../src/testing/point-sdk.ts';
 
 const PROBLEM = 'https://pix.bcb.gov.br/api/v2/error/';
 const TXID = /^[a-zA-Z0-9]{26,35}$/;
@@ -55,7 +55,7 @@ describe('official Node SDK (sdk-node-apis-efi) against pixd', () => {
 
   before(async () => {
     svc = await startTestService();
-    restore = pointSdkAt(svc.baseUrl, svc.caPem);
+    restore = await pointSdkAt(svc.baseUrl, svc.caPem);
     // Records what the SDK hands to the transport (and what came back), then lets pointSdkAt's adapter send it.
     const pointed = axios.defaults.adapter as AxiosAdapter;
     axios.defaults.adapter = async (config) => {

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../helpers/service.ts';
-import { seededData } from '../helpers/template.ts';
+import { seededData } from '../../src/testing/template.ts';
 import { Receiver, trustTestCa, webhookApi } from '../helpers/receiver.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { runPixd } from '../helpers/cli.ts';

@@ -1,6 +1,6 @@
 /**
  * The official Efí Node SDK (`sdk-node-apis-efi`) as an integrator constructs it for the Efí sandbox, with a
- * test node's credentials. It talks to pixd only when made after `pointSdkAt` (test/compat/point-sdk.ts).
+ * test node's credentials. It talks to pixd only when made after `pointSdkAt` (src/testing/point-sdk.ts).
  */
 import { EfiPay, type EfiPayOptions } from '../compat/efipay.ts';
 import type { TestService } from './service.ts';

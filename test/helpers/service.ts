@@ -1,12 +1,11 @@
 /**
  * Starts a real pixd node for a test file: HTTPS on a free port, its own data directory, and either PGlite
  * (default) or its own database on the PostgreSQL server named by DATABASE_URL. Both are copies of a
- * template that went through a first start once (test/helpers/template.ts), unless the test asks for
+ * template that went through a first start once (src/testing/template.ts), unless the test asks for
  * fresh data or start-up settings the template was not made with. The clock is injected so tests move
  * time without waiting.
  */
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -16,30 +15,11 @@ import { createAccount, type NewAccountInput } from '../../src/accounts/service.
 import { SCOPES, isParticipantScope } from '../../src/platform/auth/scopes.ts';
 import { startService, type RunningService, type StartOptions } from '../../src/runtime.ts';
 import { HttpsClient, type Identity } from './https-client.ts';
-import { seededData } from './template.ts';
+import { seededData } from '../../src/testing/template.ts';
 import { REQUEST_EXAMPLES } from '../../src/platform/openapi-examples.ts';
+import { freePort } from '../../src/testing/ports.ts';
 
-/**
- * Ports handed to test servers: below the kernel's ephemeral range (32768 and up on Linux), so the outgoing
- * connections of concurrent test files (which take ephemeral ports) never take one between the probe and
- * the server's listen; picked at random, so two test files running at once hardly ever pick the same.
- */
-const TEST_PORTS = { from: 20_000, to: 32_000 };
-
-export async function freePort(): Promise<number> {
-  for (;;) {
-    const port = TEST_PORTS.from + Math.floor(Math.random() * (TEST_PORTS.to - TEST_PORTS.from));
-    if (await canListen(port)) return port;
-  }
-}
-
-function canListen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
+export { freePort };
 
 /** A fresh database per test file on the PostgreSQL server, dropped afterwards. */
 export async function freshPostgres(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {

@@ -20,7 +20,7 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { callerWithFreshToken, type Call } from '../helpers/time-travel.ts';
 import { waitFor } from '../helpers/wait.ts';
 import type { EfiPay } from '../compat/efipay.ts';
-import { pointSdkAt } from '../compat/point-sdk.ts';
+import { pointSdkAt } from '../../src/testing/point-sdk.ts';
 import { sdkFor } from '../helpers/sdk.ts';
 import { PAYER_CPF, RedirectPage, dateIn, demoAccount, enrolmentBody } from './helpers.ts';
 
@@ -42,7 +42,7 @@ describe('automatic payments: SDK enrolment, consent in a browser, payment, call
     svc = await startTestService();
     receiver = await Receiver.start({ clientCaPem: svc.caPem });
     redirect = await RedirectPage.start();
-    restore = pointSdkAt(svc.baseUrl, svc.caPem);
+    restore = await pointSdkAt(svc.baseUrl, svc.caPem);
     sandbox = callerWithFreshToken(svc.demo);
     account = await demoAccount(svc);
     browser = await chromium.launch({

@@ -19,9 +19,14 @@
  *
  * `EfiPay` instances made before the call keep talking to Efí: their axios instance merged the old defaults.
  * The returned function restores the previous adapter (again only for instances made afterwards).
+ *
+ * axios is the SDK's dependency, not pixd's: it is loaded when asked for, both as the SDK's ES module build
+ * imports it and as its CommonJS build requires it (two module instances, two sets of defaults), from where
+ * pixd is installed, which finds the copy npm hoisted beside the SDK.
  */
 import https from 'node:https';
-import axios, { type AxiosAdapter, type InternalAxiosRequestConfig } from 'axios';
+import { createRequire } from 'node:module';
+import type { AxiosAdapter, AxiosStatic, InternalAxiosRequestConfig } from 'axios';
 
 /** The SDK's Pix (`APIS.PIX.URL`) and billing (`APIS.DEFAULT.URL`) origins, sandbox and production. */
 export const EFI_ORIGINS = [
@@ -50,7 +55,25 @@ function fullUrl(config: InternalAxiosRequestConfig): string {
   return config.baseURL.replace(/\/+$/, '') + '/' + url.replace(/^\/+/, '');
 }
 
-export function pointSdkAt(baseUrl: string, caPem?: string): () => void {
+async function loadAxios(): Promise<AxiosStatic[]> {
+  let imported: AxiosStatic;
+  try {
+    imported = (await import('axios')).default;
+  } catch {
+    throw new Error('pointSdk needs sdk-node-apis-efi (and its axios) installed beside pixd');
+  }
+  const required = createRequire(import.meta.url)('axios') as AxiosStatic;
+  return required === imported ? [imported] : [imported, required];
+}
+
+export async function pointSdkAt(baseUrl: string, caPem?: string): Promise<() => void> {
+  const restores = (await loadAxios()).map((axios) => pointAxiosAt(axios, baseUrl, caPem));
+  return () => {
+    for (const restore of restores) restore();
+  };
+}
+
+function pointAxiosAt(axios: AxiosStatic, baseUrl: string, caPem: string | undefined): () => void {
   const previous = axios.defaults.adapter;
   const http: AxiosAdapter = axios.getAdapter('http');
   // One agent for requests that bring none (billing family), one clone per PEM agent the SDK builds.

@@ -1,5 +1,6 @@
 /**
- * A started-once data directory (and, on PostgreSQL, database) that test services are copied from.
+ * A started-once data directory (and, on PostgreSQL, database) that test services are copied from: pixd's own
+ * suite (test/helpers/service.ts) and integrators' (`startPixd`, src/testing/index.ts) alike.
  *
  * A first start costs seconds: PGlite creates its cluster, every migration runs, the CA, the server, webhook
  * and payload-signing certificates and the demo account's client certificate are issued. It is the same
@@ -21,13 +22,24 @@ import os from 'node:os';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import { loadConfig } from '../../src/config.ts';
-import { startService } from '../../src/runtime.ts';
-import { processAlive } from '../../src/platform/processes.ts';
-import type { CredentialsFile } from '../../src/accounts/credentials.ts';
+import { loadConfig } from '../config.ts';
+import { startService } from '../runtime.ts';
+import { processAlive } from '../platform/processes.ts';
+import type { CredentialsFile } from '../accounts/credentials.ts';
+import {
+  createDatabase,
+  createFromTemplate,
+  databaseExists,
+  dropDatabase,
+  templateDatabases,
+  withDatabase,
+} from './template-store.ts';
 
-const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+const SRC = fileURLToPath(new URL('../', import.meta.url));
+/** The dependencies' versions: the lock file in a checkout, package.json where pixd is installed as a package. */
+const DEPENDENCIES = ['../../package-lock.json', '../../package.json'].map((p) =>
+  fileURLToPath(new URL(p, import.meta.url)),
+);
 const MAX_AGE_MS = 7 * 86_400_000;
 const LOCK_WAIT_MS = 600_000;
 /** Templates of other trees (every edit under src/ is a new key) kept besides the newest: a machine's
@@ -68,7 +80,7 @@ export async function seededData(
     dataDir,
     databaseUrl,
     async discard() {
-      if (name && options.adminUrl) await adminQuery(options.adminUrl, `drop database if exists ${name} with (force)`);
+      if (name && options.adminUrl) await dropDatabase(options.adminUrl, name);
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -105,8 +117,8 @@ async function findOrBuild(key: string, adminUrl: string | undefined): Promise<T
     fs.rmSync(root, { recursive: true, force: true });
     fs.mkdirSync(template.dataDir, { recursive: true });
     if (adminUrl && template.database) {
-      await adminQuery(adminUrl, `drop database if exists ${template.database} with (force)`);
-      await adminQuery(adminUrl, `create database ${template.database}`);
+      await dropDatabase(adminUrl, template.database);
+      await createDatabase(adminUrl, template.database);
     }
     const config = loadConfig({
       PIXD_DATA_DIR: template.dataDir,
@@ -150,15 +162,10 @@ async function removeOldTemplates(keep: string, adminUrl: string | undefined): P
   if (!adminUrl) return;
   // Also those whose directory a run on PGlite removed (it knows no server): a template's directory is made
   // before its database, so one being built is never among them.
-  const databases = (await adminQuery(
-    adminUrl,
-    `select datname from pg_database where datname like 'pixd\\_tmpl\\_%'`,
-  )) as {
-    datname: string;
-  }[];
+  const databases = await templateDatabases(adminUrl);
   for (const { datname } of databases)
     if (!fs.existsSync(path.join(os.tmpdir(), `${prefix}${datname.slice('pixd_tmpl_'.length)}`)))
-      await adminQuery(adminUrl, `drop database if exists ${datname} with (force)`);
+      await dropDatabase(adminUrl, datname);
 }
 
 /** When the template under tmpdir's `name` was built; for one still being built, when that began. */
@@ -183,12 +190,6 @@ function isFresh(marker: string): boolean {
   }
 }
 
-async function databaseExists(adminUrl: string | undefined, name: string | undefined): Promise<boolean> {
-  if (!adminUrl || !name) return true;
-  const rows = await adminQuery(adminUrl, 'select 1 from pg_database where datname = $1', [name]);
-  return rows.length === 1;
-}
-
 /** Every file under src/, package-lock.json (PGlite's version), and the PostgreSQL server when there is one. */
 function templateKey(adminUrl: string | undefined): string {
   const hash = createHash('sha256');
@@ -201,7 +202,7 @@ function templateKey(adminUrl: string | undefined): string {
   };
   walk(SRC);
   // The installed PGlite (its data directory format) and the rest of the dependencies.
-  hash.update(fs.readFileSync(new URL('../../package-lock.json', import.meta.url)));
+  hash.update(fs.readFileSync(DEPENDENCIES.find((file) => fs.existsSync(file)) ?? DEPENDENCIES[1]));
   if (adminUrl) {
     const url = new URL(adminUrl);
     hash.update(`${url.hostname}:${url.port}`);
@@ -251,34 +252,5 @@ async function lock(dir: string): Promise<() => void> {
     }
     if (Date.now() > deadline) throw new Error(`the test template lock ${dir} is held by pid ${owner}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/** A backend of the template's last connection may still be exiting: the server then says it is in use. */
-async function createFromTemplate(adminUrl: string, name: string, template: string): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await adminQuery(adminUrl, `create database ${name} template ${template}`);
-      return;
-    } catch (error) {
-      if ((error as { code?: string }).code !== '55006' || attempt >= 50) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
-
-function withDatabase(adminUrl: string, name: string): string {
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function adminQuery(adminUrl: string, text: string, params?: unknown[]): Promise<unknown[]> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    return (await client.query(text, params)).rows;
-  } finally {
-    await client.end();
   }
 }

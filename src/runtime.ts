@@ -58,7 +58,8 @@ export async function prepareDatabase(
   keysAhead?.catch(() => undefined);
   const db = await timed(
     progress,
-    () => openDatabase(config),
+    // Only --reinitialize may make a new embedded database where a service lived (platform/db/embedded-check.ts).
+    () => openDatabase({ ...config, newService: options.reinitialize }),
     ({ createdCluster }) =>
       createdCluster &&
       `created the embedded database in ${config.dataDir}${createdCluster === 'with initdb' ? NO_TEMPLATE : ''}`,

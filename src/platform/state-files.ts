@@ -18,7 +18,13 @@ export class DamagedStateFile extends Error {
 /** The service identity a data directory keeps (platform/identity.ts). */
 export const IDENTITY_FILE = 'identity.json';
 /** Other files that say a service already lived in a data directory. */
-export const SERVICE_FILES = ['credentials.json', 'operator.json', 'ca.pem', 'webhook-client-chain.pem', 'certificates'];
+export const SERVICE_FILES = [
+  'credentials.json',
+  'operator.json',
+  'ca.pem',
+  'webhook-client-chain.pem',
+  'certificates',
+];
 
 /** Which service lived in `dataDir`, as a person reads it (`id …`, or the files it left); undefined for none. */
 export function serviceTraces(dataDir: string): string | undefined {

@@ -51,7 +51,7 @@ describe('faults: a damaged embedded database', () => {
 
   const recovery = (dataDir: string) =>
     new RegExp(
-      `restore the data directory from a backup, or move ${escape(path.join(dataDir, 'pgdata'))} aside and start over .*--reinitialize`,
+      `restore the data directory from a backup, or move ${literal(path.join(dataDir, 'pgdata'))} aside and start over .*--reinitialize`,
     );
 
   /** What `pixd start` says on a damaged copy: one line, the problem and the fix, no wasm stack. */
@@ -80,7 +80,7 @@ describe('faults: a damaged embedded database', () => {
   }
 
   const overwrite = (file: string, bytes: number) => fs.writeFileSync(file, crypto.randomBytes(bytes));
-  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
   it('names a missing global/pg_control', async () => {
     const line = await pixdStart('no-control', (pgdata) => fs.rmSync(path.join(pgdata, 'global/pg_control')));
@@ -92,7 +92,7 @@ describe('faults: a damaged embedded database', () => {
     const line = await pixdStart('bad-catalog', (pgdata) => overwrite(path.join(pgdata, file), bytes));
     assert.match(
       line,
-      new RegExp(`is damaged \\(${escape(file)} \\(pg_depend\\) block 0 (has a damaged header|fails its checksum)`),
+      new RegExp(`is damaged \\(${literal(file)} \\(pg_depend\\) block 0 (has a damaged header|fails its checksum)`),
     );
   });
 
@@ -114,7 +114,7 @@ describe('faults: a damaged embedded database', () => {
         fs.writeSync(fd, Buffer.from('pixd'), 0, 4, lastBlock * 8192 + 4096);
         fs.closeSync(fd);
       },
-      new RegExp(`is damaged \\(${escape(file)} \\(pg_depend\\) block ${lastBlock} fails its checksum\\)`),
+      new RegExp(`is damaged \\(${literal(file)} \\(pg_depend\\) block ${lastBlock} fails its checksum\\)`),
     );
   });
 
@@ -123,7 +123,7 @@ describe('faults: a damaged embedded database', () => {
     return refusedStart(
       'bad-pg-class',
       (pgdata) => overwrite(path.join(pgdata, file), bytes),
-      new RegExp(`does not open \\(PostgreSQL: invalid page in block 0 of relation "${escape(file)}"\\)`),
+      new RegExp(`does not open \\(PostgreSQL: invalid page in block 0 of relation "${literal(file)}"\\)`),
     );
   });
 

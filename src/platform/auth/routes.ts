@@ -74,8 +74,7 @@ export const oauthRoutes =
         const spent = await throttle.failed(clientId, source);
         throw spent ? throttled(spent) : invalidClient(FAILED_AUTHENTICATION);
       };
-      if (!application || !application.active || !secretMatches(clientSecret, application.secret_hash))
-        return failed();
+      if (!application || !application.active || !secretMatches(clientSecret, application.secret_hash)) return failed();
       if (audience === 'pix' && presented !== application.certificate_sha256) return failed();
       const certificateSha256 = presented ?? undefined;
       if (request.body.grant_type !== 'client_credentials') {

@@ -218,9 +218,10 @@ export function startupSummary(service: RunningService): string {
   return [
     `pixd ${service.ctx.config.environment} listening on ${c.baseUrl} (database: ${service.ctx.db.kind})`,
     `credentials: ${service.credentialsPath}`,
-    `try it:`,
+    // The client secret is read from the file when the command runs: printed, it would land in every log.
+    `try it (needs curl and jq; the client secret stays in ${path.basename(service.credentialsPath)}):`,
     `  curl --cacert ${c.caCertificate} --cert ${c.certificate.pem} --key ${c.certificate.key} \\`,
-    `    -u '${c.clientId}:${c.clientSecret}' -H 'Content-Type: application/json' \\`,
+    `    -u "${c.clientId}:$(jq -r .clientSecret ${service.credentialsPath})" -H 'Content-Type: application/json' \\`,
     `    -d '{"grant_type":"client_credentials"}' ${c.baseUrl}/oauth/token`,
     `API reference: ${c.baseUrl}/docs`,
     `console (open in a browser; no client certificate asked): ${service.ctx.pages.url}/console`,

@@ -17,8 +17,7 @@ import { OUTBOX_CHANNEL } from './platform/outbox/jobs.ts';
 import { MONEY_CHANNEL, type MoneyMovement } from './platform/logging.ts';
 import { WebhookDispatcher } from './platform/webhooks/dispatcher.ts';
 import type { AppContext } from './platform/context.ts';
-import { createAccount } from './accounts/service.ts';
-import { SCOPES, isParticipantScope } from './platform/auth/scopes.ts';
+import { ensureDemoAccount } from './accounts/demo.ts';
 import { writeAccountFiles, type CredentialsFile } from './accounts/credentials.ts';
 import { ensureOperatorSecret, writeOperatorFile } from './operator/secret.ts';
 import { ensureServiceIdentity } from './platform/identity.ts';
@@ -195,22 +194,20 @@ function servedCredentials(
   return served;
 }
 
-/** First start writes credentials.json for a demo account; later starts reuse it as it is. */
+/**
+ * A data directory without credentials.json gets the demo account's (created by the first node of the
+ * database, accounts/demo.ts); later starts reuse the file as it is.
+ */
 async function ensureDemoCredentials(
   ctx: AppContext,
 ): Promise<{ credentials: CredentialsFile; credentialsPath: string; created: boolean }> {
   const credentialsPath = path.join(ctx.config.dataDir, 'credentials.json');
   const existing = readJsonFile<CredentialsFile>(credentialsPath);
   if (existing) return { credentials: existing, credentialsPath, created: false };
-  // The demo application holds every scope, the sandbox tools' included, but the participant scopes: the demo
-  // account is not an indirect participant (docs/participants.md).
-  const issued = await createAccount(ctx.db, ctx.pki, ctx.clock, {
-    nome: 'Pixd Demo Ltda',
-    scopes: SCOPES.filter((s) => !isParticipantScope(s)),
-  });
+  const { issued, created } = await ensureDemoAccount(ctx.db, ctx.pki, ctx.clock);
   const credentials = writeAccountFiles(ctx.config, issued, ctx.pki.files);
   writeJsonAtomic(credentialsPath, credentials);
-  return { credentials, credentialsPath, created: true };
+  return { credentials, credentialsPath, created };
 }
 
 export function startupSummary(service: RunningService): string {

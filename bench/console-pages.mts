@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startTestService, cobBody } from '../test/helpers/service.ts';
 import { recBody } from '../test/pix/rec-fixtures.ts';
-import { brasiliaDate, fromEpochDay, isBusinessDay, toEpochDay } from '../src/pix/cobv/calendar.ts';
+import { brasiliaDate, fromEpochDay, isBusinessDay, toEpochDay } from '../src/platform/calendar.ts';
 
 const CHARGES = Number(process.env.CHARGES ?? 100_000);
 const RUNS = 20;

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../src/platform/db/database.ts';
-import { migrate } from '../src/platform/db/migrate.ts';
+import { migrate } from '../src/platform/db/run-migrations.ts';
 import { CACHE_DIR, clusterTemplateDir } from '../src/platform/db/embedded-cluster.ts';
 
 async function build(): Promise<string> {

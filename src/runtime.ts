@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { servedBaseUrl, type Config } from './config.ts';
 import { openDatabase, type Database } from './platform/db/database.ts';
 import { timed, type Progress } from './platform/progress.ts';
-import { migrate } from './platform/db/migrate.ts';
+import { migrate } from './platform/db/run-migrations.ts';
 import { ensureServicePki, type ServicePki } from './platform/bootstrap.ts';
 import { generateKeysAhead } from './platform/pki.ts';
 import { OffsetClock } from './platform/clock.ts';

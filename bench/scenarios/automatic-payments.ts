@@ -15,7 +15,7 @@ import { performance } from 'node:perf_hooks';
 import type { RunningService } from '../../src/runtime.ts';
 import { createAccount, type IssuedAccount } from '../../src/accounts/service.ts';
 import { SANDBOX_PARTICIPANTS } from '../../src/openfinance/participants/store.ts';
-import { brasiliaDate, fromEpochDay, toEpochDay } from '../../src/pix/cobv/calendar.ts';
+import { brasiliaDate, fromEpochDay, toEpochDay } from '../../src/platform/calendar.ts';
 import { sandboxOnFreshDatabase } from '../postgres.ts';
 import { runIfMain } from '../lifecycle.ts';
 import { keepAliveSender, type JsonResponse } from '../https-json.ts';

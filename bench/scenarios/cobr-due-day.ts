@@ -16,7 +16,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../../src/platform/db/database.ts';
-import { brasiliaDate, fromEpochDay, isBusinessDay, toEpochDay } from '../../src/pix/cobv/calendar.ts';
+import { brasiliaDate, fromEpochDay, isBusinessDay, toEpochDay } from '../../src/platform/calendar.ts';
 import { describeVerification, verifyLedger } from '../../src/platform/ledger/verify.ts';
 import { sandboxOnFreshDatabase } from '../postgres.ts';
 import { runIfMain } from '../lifecycle.ts';

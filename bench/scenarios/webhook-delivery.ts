@@ -25,7 +25,7 @@ import { loadConfig } from '../../src/config.ts';
 import { startService, type RunningService } from '../../src/runtime.ts';
 import { receiverCa, startReceiver } from '../receiver.ts';
 import { setWebhookSettings } from '../../src/platform/webhooks/settings.ts';
-import { WEBHOOK_LANES, type WebhookDispatcher } from '../../src/platform/webhooks/dispatcher.ts';
+import { WEBHOOK_LANES, WebhookDispatcher } from '../../src/platform/webhooks/dispatcher.ts';
 import { receivePix } from '../../src/pix/payments/engine.ts';
 import { enqueuePixEvent } from '../../src/pix/received/events.ts';
 import type { ReceivedPixRow } from '../../src/pix/received/store.ts';
@@ -230,6 +230,8 @@ async function runTarget(target: string, source: Source): Promise<Result> {
     );
     const chave = service.credentials.chaves[0];
     const dispatcher = service.ctx.webhooks;
+    // The scenario reads the lanes' destination slots: the concrete dispatcher, not the context's interface.
+    if (!(dispatcher instanceof WebhookDispatcher)) throw new Error('the service runs no WebhookDispatcher');
     const caller = {
       accountId: rows[0].account_id,
       now: service.ctx.clock.now(),

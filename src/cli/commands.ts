@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
-import { migrate } from '../platform/db/migrate.ts';
+import { migrate } from '../platform/db/run-migrations.ts';
 import { openDatabase, type Database } from '../platform/db/database.ts';
 import { chooseServerFootprint } from '../platform/process-footprint.ts';
 import { readJsonFile, writeJsonAtomic } from '../platform/state-files.ts';

@@ -3,13 +3,14 @@
  * shapes both enrolments and payments carry.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { ApiError } from '../platform/errors.ts';
+import { ApiError, type ErrorNameWithStatus, type GroupErrorName, type StatusOf } from '../platform/errors.ts';
 import { AMOUNT_PATTERN } from '../platform/money.ts';
 
 /** A 4xx of this family: `nome` is stable, `mensagem` says what to fix and names the field. */
-export const ofError = (status: number, nome: string, mensagem: string) => new ApiError(status, nome, mensagem);
+export const ofError = <N extends GroupErrorName<'named'>>(status: StatusOf<N>, nome: N, mensagem: string) =>
+  new ApiError(status, nome, mensagem);
 
-export const ofInvalid = (nome: string, field: string, reason: string) =>
+export const ofInvalid = (nome: ErrorNameWithStatus<400>, field: string, reason: string) =>
   new ApiError(400, nome, `${field}: ${reason}`, [{ property: field, reason }]);
 
 export const OfAmount = Type.String({ pattern: AMOUNT_PATTERN, description: 'Decimal with two digits, e.g. "10.00".' });

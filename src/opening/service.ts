@@ -4,7 +4,7 @@
  * never skipped here. Every failure has the spec's error name, in the named format.
  */
 import type { Database } from '../platform/db/database.ts';
-import { ApiError } from '../platform/errors.ts';
+import { ApiError, type ErrorNameWithStatus } from '../platform/errors.ts';
 import { LIMITS } from '../platform/limits.ts';
 import { randomAlphanumeric } from '../platform/ids.ts';
 import { verifyReceiver, type HandshakeCause } from '../platform/webhooks/handshake.ts';
@@ -24,7 +24,7 @@ import {
 } from './store.ts';
 
 /** The spec's /v1/webhook error names, by handshake cause. */
-const CAUSE_ERROR: Record<HandshakeCause, { nome: string; mensagem: string }> = {
+const CAUSE_ERROR: Record<HandshakeCause, { nome: ErrorNameWithStatus<400>; mensagem: string }> = {
   invalid_url: { nome: 'url_webhook', mensagem: 'URL do webhook inválida' },
   protocol: { nome: 'protocolo_da_url', mensagem: 'A URL do webhook deve usar o protocolo HTTPS' },
   mtls_not_enforced: {

@@ -5,12 +5,13 @@ import type { TokenService } from './auth/tokens.ts';
 import type { RateLimiter } from './ratelimit.ts';
 import type { ServicePki } from './bootstrap.ts';
 import type { OutboxWorker } from './outbox/outbox.ts';
-import type { WebhookDispatcher } from './webhooks/dispatcher.ts';
-import type { ChargeCreatedHook } from '../pix/charges/hooks.ts';
-import type { ExternalInstitution } from '../pix/send/external.ts';
+import type { ChargeCreatedHook, ExternalInstitution, WebhookLanes } from './extensions.ts';
 import type { Pages } from './pages.ts';
 
-/** Everything a feature plugin may use, built once at start and handed to `buildApp`. */
+/**
+ * Everything a feature plugin may use, built once at start and handed to `buildApp`. Its types are platform
+ * types only: the extension points' interfaces live in extensions.ts, so nothing here imports a feature.
+ */
 export interface AppContext {
   config: Config;
   db: Database;
@@ -21,7 +22,7 @@ export interface AppContext {
   /** The main outbox worker: internal jobs (src/jobs.ts registers their topics); woken by commits. */
   outbox: OutboxWorker;
   /** The webhook lanes: deliveries (src/jobs.ts), and the transport that webhook registrations test with. */
-  webhooks: WebhookDispatcher;
+  webhooks: WebhookLanes;
   /**
    * Extension point: run inside the transaction of every charge creation (API, batches). The sandbox
    * registers its fictitious payer; production registers nothing.

@@ -6,6 +6,9 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from './db/errors.ts';
 import { redactedText } from './log-redaction.ts';
+import { errorTitle, type ErrorName, type ErrorNameWithStatus, type StatusOf } from './error-catalogue.ts';
+
+export type { ErrorName, ErrorNameWithStatus, GroupErrorName, StatusOf } from './error-catalogue.ts';
 
 /**
  * problem: Bacen problem object (/v2 Pix routes). named: {nome, mensagem} (/v2/gn helpers).
@@ -20,11 +23,11 @@ export interface Violation {
   value?: unknown;
 }
 
-export class ApiError extends Error {
+class InterfaceError extends Error {
   constructor(
     readonly statusCode: number,
     /** PascalCase problem name (`CobOperacaoInvalida`) or snake_case error name (`txid_duplicado`). */
-    readonly errorName: string,
+    readonly errorName: ErrorName,
     readonly detail: string,
     readonly violations: Violation[] = [],
     /** For 429 and 503: when to come back (the Retry-After header); one second unless said. */
@@ -34,71 +37,35 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * A refusal (or failure) in the interface's terms. Name and status come from the catalogue
+ * (`error-catalogue.ts`): `new ApiError(404, 'CobNaoEncontrado', detail)` compiles only if that name exists and
+ * is answered with that status.
+ */
+export type ApiError = InterfaceError;
+export const ApiError: new <N extends ErrorName>(
+  statusCode: StatusOf<N>,
+  errorName: N,
+  detail: string,
+  violations?: Violation[],
+  retryAfterSeconds?: number,
+) => ApiError = InterfaceError;
+
 export const PROBLEM_TYPE_BASE = 'https://pix.bcb.gov.br/api/v2/error';
 
-const TITLES: Record<string, string> = {
-  NaoEncontrado: 'Não Encontrado',
-  AcessoNegado: 'Acesso Negado',
-  Unauthorized: 'Não autorizado',
-  RequisicaoInvalida: 'Requisição inválida',
-  ServicoIndisponivel: 'Serviço Indisponível',
-  ErroInternoDoServidor: 'Erro Interno do Servidor',
-  LimiteDeRequisicoes: 'Limite de requisições atingido',
-  CobOperacaoInvalida: 'Cobrança inválida.',
-  CobVOperacaoInvalida: 'Cobrança inválida.',
-  CobConsultaInvalida: 'Consulta inválida.',
-  CobVConsultaInvalida: 'Consulta inválida.',
-  CobNaoEncontrado: 'Cobrança não encontrada.',
-  CobVNaoEncontrada: 'Cobrança com vencimento não encontrada.',
-  LoteCobVOperacaoInvalida: 'Lote de cobranças inválido.',
-  LoteCobVConsultaInvalida: 'Consulta inválida.',
-  PayloadLocationOperacaoInvalida: 'Location inválida.',
-  PayloadLocationConsultaInvalida: 'Consulta inválida.',
-  PayloadLocationNaoEncontrado: 'Location não encontrada.',
-  CobPayloadNaoEncontrado: 'Payload não encontrado.',
-  CobPayloadOperacaoInvalida: 'Requisição de payload inválida.',
-  PixConsultaInvalida: 'Consulta inválida.',
-  PixDevolucaoInvalida: 'Devolução inválida.',
-  PixRecusado: 'Pix recusado.',
-  PagamentoInvalido: 'Pagamento inválido.',
-  WebhookOperacaoInvalida: 'Webhook inválido.',
-  WebhookRecOperacaoInvalida: 'Webhook de recorrência inválido.',
-  WebhookCobROperacaoInvalida: 'Webhook de cobrança recorrente inválido.',
-  WebhookNaoEncontrado: 'Webhook não encontrado.',
-  WebhookConsultaInvalida: 'Consulta inválida.',
-  WebhookReenvioInvalido: 'Reenvio inválido.',
-  SplitConfigOperacaoInvalida: 'Configuração de split inválida.',
-  SplitVinculoInvalido: 'Vínculo de split inválido.',
-  SplitConsultaInvalida: 'Consulta inválida.',
-  SplitConfigNaoEncontrada: 'Configuração de split não encontrada.',
-  SplitVinculoNaoEncontrado: 'Vínculo de split não encontrado.',
-  ExtratoConciliacaoConsultaInvalida: 'Requisição de extrato inválida.',
-  AgendamentoInvalido: 'Agendamento inválido.',
-  ErroInterno: 'Erro interno.',
-  RecOperacaoInvalida: 'Operação inválida.',
-  PayloadLocationRecNaoEncontrado: 'Location não encontrada.',
-  PayloadLocationRecConsultaInvalida: 'Consulta inválida.',
-  PayloadLocationRecOperacaoInvalida: 'Location inválida.',
-  RecConsultaInvalida: 'Consulta inválida.',
-  RecNaoEncontrada: 'Recorrência não encontrada.',
-  CobROperacaoInvalida: 'Operação inválida.',
-  CobRConsultaInvalida: 'Consulta inválida.',
-  CobRNaoEncontrado: 'Cobrança recorrente não encontrada.',
-  SolicRecOperacaoInvalida: 'Operação inválida.',
-  SolicRecNaoEncontrada: 'Solicitação de recorrência não encontrada.',
-};
+export const notFound = (
+  detail = 'Recurso solicitado não foi encontrado.',
+  name: ErrorNameWithStatus<404> = 'NaoEncontrado',
+) => new ApiError(404, name, detail);
 
-export const notFound = (detail = 'Recurso solicitado não foi encontrado.', name = 'NaoEncontrado') =>
-  new ApiError(404, name, detail);
-
-export const invalid = (name: string, detail: string, violations: Violation[] = []) =>
+export const invalid = (name: ErrorNameWithStatus<400>, detail: string, violations: Violation[] = []) =>
   new ApiError(400, name, detail, violations);
 
 /** The Bacen problem object of an error; also stored as the `problema` of a refused batch item. */
 export function problemObject(error: ApiError) {
   return {
     type: `${PROBLEM_TYPE_BASE}/${error.errorName}`,
-    title: TITLES[error.errorName] ?? error.errorName,
+    title: errorTitle(error.errorName),
     status: error.statusCode,
     detail: error.detail,
     ...(error.violations.length && {
@@ -165,18 +132,18 @@ export function responseTimeMs(reply: FastifyReply): number {
 /** Which error a failed schema check becomes, and under what root the properties are named. */
 export interface InvalidRequestConfig {
   /** e.g. `CobOperacaoInvalida`; defaults to the family's generic name. */
-  invalidRequest?: string;
+  invalidRequest?: ErrorNameWithStatus<400>;
   /** e.g. `cob`, so `/valor/original` reads `cob.valor.original`. */
   propertyRoot?: string;
 }
 
-export const GENERIC_INVALID: Record<ErrorFormat, string> = {
+export const GENERIC_INVALID = {
   problem: 'RequisicaoInvalida',
   named: 'json_invalido',
   wrapper: 'Validation Error',
   billing: 'validation_error',
   oauth: 'invalid_request',
-};
+} as const satisfies Record<ErrorFormat, ErrorName>;
 
 /**
  * Thrown for a request that reaches a node already draining (shutting down): answered 503 in its family's

@@ -14,13 +14,6 @@ export const jsonForScript = (value: unknown) => JSON.stringify(value).replace(/
 export const brl = (amountCents: number) =>
   (amountCents / 100).toLocaleString('pt-BR', { style: 'currency', currency: 'BRL' }).replace(/\u00a0/g, ' ');
 
-/** Brazilian civil time: payers read dates on Brasília's clock, whatever the server's zone. */
-export const brasiliaDateTime = (at: Date) =>
-  at.toLocaleString('pt-BR', { timeZone: 'America/Sao_Paulo', dateStyle: 'short', timeStyle: 'short' });
-
-/** A calendar date (YYYY-MM-DD) as dd/mm/aaaa. */
-export const brazilianDate = (isoDate: string) => isoDate.split('-').reverse().join('/');
-
 /** The stylesheet of every shopper-facing page: a card on a quiet background, readable on a phone. */
 export const PAGE_STYLE = `
 *{box-sizing:border-box}

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EfiPay } from './efipay.ts';
 import { pointSdkAt } from './point-sdk.ts';
-import { brasiliaDate, fromEpochDay, isBusinessDay, toEpochDay } from '../../src/pix/cobv/calendar.ts';
+import { brasiliaDate, fromEpochDay, isBusinessDay, toEpochDay } from '../../src/platform/calendar.ts';
 import { assertLedgerBalanced } from '../helpers/ledger.ts';
 import { Receiver } from '../helpers/receiver.ts';
 import { sdkFor } from '../helpers/sdk.ts';

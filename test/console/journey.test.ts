@@ -15,7 +15,7 @@ import { waitFor } from '../helpers/wait.ts';
 import { callerWithFreshToken } from '../helpers/time-travel.ts';
 import { configBody, newBeneficiary } from '../pix/split-fixtures.ts';
 import { recBody } from '../pix/rec-fixtures.ts';
-import { brasiliaDate, fromEpochDay, isBusinessDay, toEpochDay } from '../../src/pix/cobv/calendar.ts';
+import { brasiliaDate, fromEpochDay, isBusinessDay, toEpochDay } from '../../src/platform/calendar.ts';
 import { billingApi, CARDS, cardPayment, items, paymentToken } from '../billing/helpers.ts';
 import {
   assertAccessible,

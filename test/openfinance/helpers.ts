@@ -3,7 +3,7 @@
  * page standing for the application's `redirectURL`. Their SDK client is test/helpers/sdk.ts's.
  */
 import http from 'node:http';
-import { brasiliaDate, fromEpochDay, toEpochDay } from '../../src/pix/cobv/calendar.ts';
+import { brasiliaDate, fromEpochDay, toEpochDay } from '../../src/platform/calendar.ts';
 import type { EnrolmentBody } from '../../src/openfinance/enrolments/schemas.ts';
 import type { TestService } from '../helpers/service.ts';
 

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { brasiliaDate, fromEpochDay, isBusinessDay, toEpochDay } from '../../src/pix/cobv/calendar.ts';
+import { brasiliaDate, fromEpochDay, isBusinessDay, toEpochDay } from '../../src/platform/calendar.ts';
 import { assertBalanceMatchesLines, assertLedgerBalanced } from '../helpers/ledger.ts';
 import { Receiver } from '../helpers/receiver.ts';
 import { startTestService, type Party, type TestService } from '../helpers/service.ts';
@@ -100,7 +100,8 @@ describe('recurring charges (cobr)', () => {
     expectInvalid(await call('POST', '/v2/cobr', cobrBody(created.body.idRec, due, '35.85')), 'cobr.idRec');
     expectInvalid(await call('POST', '/v2/cobr', cobrBody(idRec, due, '9.99')), 'cobr.valor.original');
     expectInvalid(
-      await call('POST', '/v2/cobr', cobrBody(idRec, await businessDayIn(1), '10.00')),
+      // Tomorrow, a calendar day: a business day after a Friday is Monday, three days ahead and allowed.
+      await call('POST', '/v2/cobr', cobrBody(idRec, addDays(await today(), 1), '10.00')),
       'cobr.calendario.dataDeVencimento',
     );
     expectInvalid(

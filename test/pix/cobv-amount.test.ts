@@ -1,8 +1,8 @@
 /** Unit tests of the due-charge amount and date rules (src/pix/cobv/amount.ts, calendar.ts). No server. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { brasiliaDate, dueAmountOn, lastPayableDate, type DueAmount } from '../../src/pix/cobv/amount.ts';
-import { businessDaysIn, fromEpochDay, isBusinessDay, toEpochDay } from '../../src/pix/cobv/calendar.ts';
+import { dueAmountOn, lastPayableDate, type DueAmount } from '../../src/pix/cobv/amount.ts';
+import { fromEpochDay, isBusinessDay, toEpochDay } from '../../src/platform/calendar.ts';
 import type { CobVBody, CobVValor } from '../../src/pix/cobv/schemas.ts';
 
 /** Due Friday 2024-03-15, 100.00 unless told. */
@@ -386,38 +386,5 @@ describe('lastPayableDate', () => {
       RangeError,
     );
     assert.throws(() => lastPayableDate(body({}, { validadeAposVencimento: 2147483647 })), RangeError);
-  });
-});
-
-describe('brasiliaDate', () => {
-  it('is the date in UTC-03:00', () => {
-    assert.equal(brasiliaDate(new Date('2024-03-16T02:59:59.999Z')), '2024-03-15');
-    assert.equal(brasiliaDate(new Date('2024-03-16T03:00:00.000Z')), '2024-03-16');
-    assert.equal(brasiliaDate(new Date('2024-01-01T01:00:00Z')), '2023-12-31');
-  });
-});
-
-describe('calendar', () => {
-  it('counts business days in (from, to] like a day-by-day walk', () => {
-    const walk = (from: number, to: number) => {
-      let n = 0;
-      for (let d = from + 1; d <= to; d++) if (isBusinessDay(d)) n++;
-      return n;
-    };
-    for (let from = -20; from < 20; from++)
-      for (let to = from - 3; to < from + 30; to++)
-        assert.equal(businessDaysIn(from, to), walk(from, to), `${from}..${to}`);
-    assert.equal(businessDaysIn(toEpochDay('2024-01-01'), toEpochDay('2025-01-01')), 262);
-  });
-
-  it('round-trips dates and knows weekends', () => {
-    assert.equal(fromEpochDay(toEpochDay('2024-02-29')), '2024-02-29');
-    assert.equal(toEpochDay('1970-01-01'), 0);
-    assert.ok(
-      !isBusinessDay(toEpochDay('2024-03-16')) &&
-        !isBusinessDay(toEpochDay('2024-03-17')) &&
-        isBusinessDay(toEpochDay('2024-03-18')),
-    );
-    assert.throws(() => toEpochDay('2023-02-29'), RangeError);
   });
 });

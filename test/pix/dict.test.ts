@@ -19,8 +19,7 @@ import { completeCnpj, completeCpf } from '../../src/platform/documents.ts';
 import { createAccount, AccountInputError } from '../../src/accounts/service.ts';
 import { SANDBOX_PAYER_ISPB } from '../../src/platform/institution.ts';
 import { LIMITS } from '../../src/platform/limits.ts';
-import { brasiliaDate } from '../../src/pix/cobv/amount.ts';
-import { fromEpochDay, toEpochDay } from '../../src/pix/cobv/calendar.ts';
+import { brasiliaDate, fromEpochDay, toEpochDay } from '../../src/platform/calendar.ts';
 import { TIPO_REGISTROS } from '../../src/pix/reports/record-types.ts';
 
 let seq = 100_000_000;

@@ -1,7 +1,7 @@
 /** Shared by the location, payload and QR code tests: charge bodies, payer-side fetches, JWS checks. */
 import assert from 'node:assert/strict';
 import { compactVerify, createLocalJWKSet, type JSONWebKeySet, type ProtectedHeaderParameters } from 'jose';
-import { brasiliaDate } from '../../src/pix/cobv/amount.ts';
+import { brasiliaDate } from '../../src/platform/calendar.ts';
 import type { TestService } from '../helpers/service.ts';
 
 /** A txid of our own: letters and digits, 32 of them, unique per call. */

@@ -8,8 +8,8 @@ import { startTestService, type Party, type TestService } from '../helpers/servi
 import { waitFor } from '../helpers/wait.ts';
 import { callerWithFreshToken, setClock as moveClock, type Call } from '../helpers/time-travel.ts';
 import { assertLedgerBalanced } from '../helpers/ledger.ts';
-import { brasiliaDate, fromEpochDay, toEpochDay } from '../../src/pix/cobv/calendar.ts';
-import { brasiliaDay, generateReport } from '../../src/pix/reports/generator.ts';
+import { brasiliaDate, brasiliaDay, fromEpochDay, toEpochDay } from '../../src/platform/calendar.ts';
+import { generateReport } from '../../src/pix/reports/generator.ts';
 import { TIPO_REGISTROS } from '../../src/pix/reports/record-types.ts';
 import { formatAmount } from '../../src/platform/money.ts';
 import { ledgerCode } from '../../src/platform/ledger/ledger.ts';

@@ -11,8 +11,7 @@ import { Receiver, webhookApi } from '../helpers/receiver.ts';
 import { callerWithFreshToken, setClock, type Call } from '../helpers/time-travel.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { assertBalanceMatchesLines, assertLedgerBalanced } from '../helpers/ledger.ts';
-import { brasiliaDate } from '../../src/pix/cobv/amount.ts';
-import { fromEpochDay, toEpochDay } from '../../src/pix/cobv/calendar.ts';
+import { brasiliaDate, fromEpochDay, toEpochDay } from '../../src/platform/calendar.ts';
 import { TIPO_REGISTROS } from '../../src/pix/reports/record-types.ts';
 
 const POST = '/v2/gn/relatorios/extrato-conciliacao';

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type Party, type TestService } from '../helpers/service.ts';
 import { Receiver, webhookApi, type WebhookApi } from '../helpers/receiver.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { waitFor, wallWindowPassed } from '../helpers/wait.ts';
 import { assertBalanceMatchesLines, assertLedgerBalanced } from '../helpers/ledger.ts';
 import { ledgerCode } from '../../src/platform/ledger/ledger.ts';
 import { WEBHOOK_LOOKUP_SHARED_MS } from '../../src/pix/webhook/events.ts';
@@ -314,7 +314,7 @@ describe('sending Pix (PUT /v2/gn/pix/:idEnvio)', () => {
     });
     assert.equal(config.status, 201, config.text);
     // Deliveries share a key's settings for WEBHOOK_LOOKUP_SHARED_MS: let the last lookup lapse.
-    await new Promise((resolve) => setTimeout(resolve, WEBHOOK_LOOKUP_SHARED_MS + 50));
+    await wallWindowPassed(Date.now(), WEBHOOK_LOOKUP_SHARED_MS);
     const idEnvio = newIdEnvio('cfg');
     assert.equal((await send(payerApi, idEnvio, byKey(payer, '1.00'))).status, 201);
     const call = await waitFor(

@@ -8,15 +8,14 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type Party, type TestService } from '../helpers/service.ts';
 import { Receiver, webhookApi, type WebhookApi } from '../helpers/receiver.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { outboxIdle, waitFor } from '../helpers/wait.ts';
 import { assertBalanceMatchesLines, assertLedgerBalanced } from '../helpers/ledger.ts';
 import { setWebhookSettings } from '../../src/platform/webhooks/settings.ts';
-import { brasiliaDate, fromEpochDay, toEpochDay } from '../../src/pix/cobv/calendar.ts';
+import { brasiliaDate, fromEpochDay, toEpochDay } from '../../src/platform/calendar.ts';
 import { LIMITS } from '../../src/platform/limits.ts';
 
 const HOUR = 3600;
 const DAY = 86_400;
-const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 let serial = 0;
 const newTxid = (prefix: string) => `${prefix}${String(++serial).padStart(4, '0')}`.padEnd(30, '0');
 
@@ -119,7 +118,8 @@ describe('per-account sandbox clocks', () => {
     await advance(a, HOUR + LIMITS.scheduledPixSendDelaySeconds + 1);
     await waitFor(async () => (await statusOf(a, ofA.end_to_end_id)) === 'finished', "A's schedule finished");
     await waitFor(async () => (await saldo(a)) !== before.a, "A's balance debited");
-    await settle(300);
+    // Everything due on the service clock has run: had B's schedule been due, it would have finished too.
+    await outboxIdle(svc);
     assert.equal(await statusOf(b, ofB.end_to_end_id), 'scheduled', "B's schedule still waits for its date");
     assert.equal(await saldo(b), before.b, "B's balance untouched");
     const db = svc.service.ctx.db;
@@ -141,10 +141,11 @@ describe('per-account sandbox clocks', () => {
       assert.equal(res.status, 201, res.text);
       return txid;
     };
-    // B's due date is tomorrow in real time; A's is tomorrow on A's clock, which then moves three days on.
+    // B's due date is tomorrow in real time; A's is tomorrow on A's clock, which then moves four days on: past
+    // the last payable day whatever today's weekday (a Saturday due date moves to Monday, today + 3 at most).
     const ofA = await cobv(a);
     const ofB = await cobv(b);
-    await advance(a, 3 * DAY);
+    await advance(a, 4 * DAY);
     const late = await call(a, 'POST', '/sandbox/pix/pay', { txid: ofA });
     assert.equal(late.status, 400, late.text);
     assert.equal(late.body.violacoes[0].razao, 'cobranca_expirada');
@@ -182,7 +183,7 @@ describe('per-account sandbox clocks', () => {
     await advance(a, 61);
     const [toA] = await receiver.waitForCalls(1, '/a/pix');
     assert.equal(toA.body.pix[0].endToEndId, pixA.endToEndId);
-    await settle(500);
+    await outboxIdle(svc);
     assert.equal(receiver.callsTo('/b/pix').length, 0, "B's retry is not due on B's clock");
     await advance(b, 61);
     const [toB] = await receiver.waitForCalls(1, '/b/pix');

@@ -2,16 +2,18 @@
  * The operator contract, exercised on the real command: start, credentials.json, the start banner's command
  * (which reads the client secret from credentials.json, never printing it), CLI, SIGTERM.
  */
-// suite: serial (child processes and a request paced at 300 ms): run alone, after the concurrent files; see scripts/test.sh.
+// suite: serial (child processes, one of them signalled mid-request): run alone, after the concurrent files; see scripts/test.sh.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, freshPostgres } from '../helpers/service.ts';
 import { HttpsClient } from '../helpers/https-client.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const BIN = path.resolve('bin/pixd.js');
 
@@ -34,6 +36,18 @@ function startProcess(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; ou
     child.on('exit', (code) => reject(new Error(`exited ${code}:\n${output}`)));
   });
 }
+
+/** Whether the port still takes connections (a draining server closed its listener). */
+const accepting = (baseUrl: string) =>
+  new Promise<boolean>((resolve) => {
+    const { hostname, port } = new URL(baseUrl);
+    const socket = net.connect(Number(port), hostname.replace(/^\[|\]$/g, ''));
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 
 const exited = (child: ChildProcess) =>
   new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -217,6 +231,8 @@ describe('pixd command', () => {
                 'Basic ' + Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64'),
               'content-type': 'application/json',
               'content-length': '35',
+              // The server's 100 Continue says it has read the headers: the request is in flight from then on.
+              expect: '100-continue',
             },
           },
           (res) => {
@@ -225,11 +241,16 @@ describe('pixd command', () => {
           },
         );
         req.on('error', reject);
-        req.write('{"grant_type":');
-        setTimeout(() => {
+        req.once('continue', () => {
+          req.write('{"grant_type":');
           child.kill('SIGTERM');
-          setTimeout(() => req.end('"client_credentials"}'), 300);
-        }, 200);
+          // The rest of the body once the node is draining (its listener closed).
+          waitFor(async () => !(await accepting(credentials.baseUrl)), 'the listener to close').then(
+            () => req.end('"client_credentials"}'),
+            reject,
+          );
+        });
+        req.flushHeaders();
       });
       const exit = exited(child);
       assert.equal(await inFlight, 200);

@@ -10,7 +10,7 @@ import { Receiver, webhookApi, type WebhookApi } from '../helpers/receiver.ts';
 import { outboxIdle, waitFor, wallWindowPassed } from '../helpers/wait.ts';
 import { setWebhookSettings, webhookSettings } from '../../src/platform/webhooks/settings.ts';
 import { WEBHOOK_LOOKUP_SHARED_MS } from '../../src/pix/webhook/events.ts';
-import { brasiliaDate, fromEpochDay, isBusinessDay, toEpochDay } from '../../src/pix/cobv/calendar.ts';
+import { brasiliaDate, fromEpochDay, isBusinessDay, toEpochDay } from '../../src/platform/calendar.ts';
 import { recBody } from '../pix/rec-fixtures.ts';
 import { LIMITS } from '../../src/platform/limits.ts';
 

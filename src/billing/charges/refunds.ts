@@ -5,10 +5,11 @@
  */
 import type { Sql } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
+import type { GroupErrorName } from '../../platform/errors.ts';
 import { ledgerCode, transfer } from '../../platform/ledger/ledger.ts';
 import { defineTopic, enqueue } from '../../platform/outbox/jobs.ts';
 import { billingError } from '../shared/errors.ts';
-import { billingDate, DAY_MS } from '../shared/dates.ts';
+import { brasiliaDate, DAY_MS } from '../../platform/calendar.ts';
 import { formatBrl } from '../shared/money.ts';
 import {
   finishRefund,
@@ -32,7 +33,7 @@ export const REFUND_TOPIC = defineTopic<{ refundId: number }>({
       return { done: true };
     },
 });
-const refusal = (error: string, description: string) => billingError(400, error, description);
+const refusal = (error: GroupErrorName<'billing'>, description: string) => billingError(400, error, description);
 
 /** Checks every rule, then records the refund in process. Returns the response message. */
 export async function requestRefund(
@@ -61,10 +62,11 @@ export async function requestRefund(
       `Estorno ${partial ? 'parcial' : 'total'} só é possível até ${windowDays} dias após a confirmação do pagamento.`,
     );
   }
-  const today = billingDate(now);
+  const today = brasiliaDate(now);
   if (
     partial &&
-    refunds.filter((r) => r.partial && billingDate(r.created_at) === today).length >= LIMITS.billingPartialRefundsPerDay
+    refunds.filter((r) => r.partial && brasiliaDate(r.created_at) === today).length >=
+      LIMITS.billingPartialRefundsPerDay
   ) {
     throw refusal('partial_refund_daily_limit', 'Só é possível um estorno parcial por dia por cobrança.');
   }

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Database, Sql } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { billingError, chargeNotFound } from '../shared/errors.ts';
-import { billingDateTime } from '../shared/dates.ts';
+import { brasiliaDateTime } from '../../platform/calendar.ts';
 import { continueAfterUrlChange } from '../notifications/delivery.ts';
 import type { ChargeCreateInput, CreditCardInput, MetadataInput, OneStepInput } from './schemas.ts';
 import {
@@ -82,7 +82,7 @@ export const createdView = (caller: BillingCaller, c: ChargeRow) => ({
   status: c.status,
   total: c.total_cents,
   custom_id: c.custom_id,
-  created_at: billingDateTime(c.created_at),
+  created_at: brasiliaDateTime(c.created_at),
   checkout_url: checkoutUrl(caller, c),
 });
 
@@ -200,15 +200,15 @@ export async function chargeDetail(sql: Sql, caller: BillingCaller, id: number) 
     status: c.status,
     reason: c.refusal_reason,
     custom_id: c.custom_id,
-    created_at: billingDateTime(c.created_at),
+    created_at: brasiliaDateTime(c.created_at),
     notification_url: c.notification_url,
     checkout_url: checkoutUrl(caller, c),
     items: c.items,
     shippings: c.shippings,
-    history: history.map((h) => ({ message: h.message, created_at: billingDateTime(h.created_at) })),
+    history: history.map((h) => ({ message: h.message, created_at: brasiliaDateTime(h.created_at) })),
     payment: p && {
       method: 'credit_card',
-      paid_at: c.paid_at && billingDateTime(c.paid_at),
+      paid_at: c.paid_at && brasiliaDateTime(c.paid_at),
       message: p.message,
       credit_card: {
         mask: p.card_mask,
@@ -225,7 +225,7 @@ export async function chargeDetail(sql: Sql, caller: BillingCaller, id: number) 
       amount: r.amount_cents,
       partial: r.partial,
       status: r.status,
-      created_at: billingDateTime(r.created_at),
+      created_at: brasiliaDateTime(r.created_at),
     })),
     refunded: c.refunded_cents,
   };

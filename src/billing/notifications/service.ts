@@ -2,7 +2,7 @@
 import type { Database } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { billingError } from '../shared/errors.ts';
-import { billingDate, billingDateTime, DAY_MS } from '../shared/dates.ts';
+import { brasiliaDate, brasiliaDateTime, DAY_MS } from '../../platform/calendar.ts';
 import { findCharge, historyOf, updateCharge } from '../charges/store.ts';
 
 export interface NotificationEvent {
@@ -44,8 +44,8 @@ export async function readNotification(
       custom_id: charge.custom_id,
       status: { current: e.status!, previous: e.previous_status },
       identifiers: { charge_id: charge.id },
-      created_at: billingDateTime(e.created_at),
-      ...(e.received_by_bank_at && { received_by_bank_at: billingDate(e.received_by_bank_at) }),
+      created_at: brasiliaDateTime(e.created_at),
+      ...(e.received_by_bank_at && { received_by_bank_at: brasiliaDate(e.received_by_bank_at) }),
       ...(e.value_cents !== null && { value: e.value_cents }),
     }));
   });

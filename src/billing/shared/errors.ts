@@ -1,7 +1,7 @@
 /** Billing errors: `{code, error, error_description}` (the family's format), thrown as ApiError. */
-import { ApiError } from '../../platform/errors.ts';
+import { ApiError, type GroupErrorName, type StatusOf } from '../../platform/errors.ts';
 
-export const billingError = (status: number, error: string, description: string) =>
+export const billingError = <N extends GroupErrorName<'billing'>>(status: StatusOf<N>, error: N, description: string) =>
   new ApiError(status, error, description);
 export const chargeNotFound = () => billingError(404, 'charge_not_found', 'Cobrança não encontrada para esta conta.');
 /** Payment-token library codes (payment-token-efi): an unsupported brand is 3500056. */

@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Sql } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
-import { ApiError } from '../../platform/errors.ts';
+import { ApiError, type GroupErrorName } from '../../platform/errors.ts';
 import { billingError, INVALID_BRAND_CODE } from '../shared/errors.ts';
 import { BRANDS, CARD_NUMBER_DIGITS, detectBrand, isBrand, maskCard, type Brand } from './brands.ts';
 import { installmentTable } from './installments.ts';
@@ -16,11 +16,11 @@ import { cardKeys, decryptCardData, openVault, publicKeyBase64, sealVault } from
 import { accountIdByPayeeCode, findTokenByHash, insertToken, takeToken } from './store.ts';
 
 /** An error whose `code` in the body is a library code rather than the HTTP status (payment-token-efi shapes). */
-export class CodedBillingError extends ApiError {
+export class CodedBillingError extends ApiError<GroupErrorName<'billing'>> {
   constructor(
     readonly code: number,
     status: number,
-    error: string,
+    error: GroupErrorName<'billing'>,
     description: string,
   ) {
     super(status, error, description);

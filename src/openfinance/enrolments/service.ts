@@ -10,7 +10,7 @@ import { randomHex } from '../../platform/ids.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { parseAmount } from '../../platform/money.ts';
 import { findAccount } from '../../accounts/store.ts';
-import { brasiliaDate } from '../../pix/cobv/calendar.ts';
+import { brasiliaDate, brasiliaInstant } from '../../platform/calendar.ts';
 import type { Caller } from '../../pix/shared/caller.ts';
 import { findOfConfig } from '../config/store.ts';
 import { findParticipant } from '../participants/store.ts';
@@ -145,7 +145,7 @@ export function enrolmentView(row: EnrolmentRow): EnrolmentView {
 
 /** A date is the whole Brasília day; an instant is itself. */
 const instant = (text: string, endOfDay: boolean) =>
-  new Date(text.length === 10 ? `${text}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}-03:00` : text);
+  text.length === 10 ? brasiliaInstant(text, endOfDay ? '23:59:59.999' : '00:00:00.000') : new Date(text);
 
 /** The opaque page position the links carry: `a.<ms>.<id>` after a row, `b.<ms>.<id>` before one, `u` the last page. */
 function parsePosition(pagina: string | undefined): PagePosition {

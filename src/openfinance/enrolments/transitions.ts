@@ -6,7 +6,7 @@
 import type { Clock } from '../../platform/clock.ts';
 import type { Database, Sql } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
-import { fromEpochDay, toEpochDay } from '../../pix/cobv/calendar.ts';
+import { brasiliaDayStart, fromEpochDay, toEpochDay } from '../../platform/calendar.ts';
 import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
 import { enqueueOfCallback } from '../events.ts';
 import type { EnrolmentStatus } from '../shared.ts';
@@ -33,7 +33,7 @@ export function enqueueEnrolmentEnd(sql: Sql, row: EnrolmentRow, now: Date) {
     topic: ENROLMENT_END_TOPIC,
     payload: { enrolmentId: row.id },
     accountId: row.account_id,
-    availableAt: new Date(`${dayAfter}T03:00:00.000Z`),
+    availableAt: brasiliaDayStart(dayAfter),
     now,
   });
 }

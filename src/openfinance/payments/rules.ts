@@ -3,7 +3,7 @@
  * today to the expiry) and its recurrence period (one live payment per period, counted from `dataInicio`).
  */
 import { parseAmount, formatAmount } from '../../platform/money.ts';
-import { toEpochDay } from '../../pix/cobv/calendar.ts';
+import { toEpochDay } from '../../platform/calendar.ts';
 import type { Interval } from '../shared.ts';
 import type { EnrolmentBody } from '../enrolments/schemas.ts';
 

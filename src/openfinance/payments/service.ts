@@ -7,7 +7,7 @@ import { isUniqueViolation } from '../../platform/db/errors.ts';
 import { newEndToEndId } from '../../platform/institution.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { formatAmount, parseAmount } from '../../platform/money.ts';
-import { brasiliaDate } from '../../pix/cobv/calendar.ts';
+import { brasiliaDate } from '../../platform/calendar.ts';
 import type { Caller } from '../../pix/shared/caller.ts';
 import { enrolmentNotFound } from '../enrolments/service.ts';
 import { findEnrolment, type EnrolmentRow } from '../enrolments/store.ts';

@@ -7,6 +7,7 @@
  * job acts only on a payment still `pendente` (delivered twice, it does nothing twice), and the engine's unique
  * end-to-end id is the last line against paying twice.
  */
+import { brasiliaDayStart } from '../../platform/calendar.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Database, Sql } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
@@ -26,11 +27,8 @@ export const PAYMENT_SETTLE_TOPIC = defineTopic<SettleJob>({
   handler: ({ db, clock }) => settleHandler(db, clock),
 });
 
-/** 00:00 in Brasília (UTC-3, no daylight saving since 2019) of a date. */
-const startOfBrasiliaDay = (date: string) => new Date(`${date}T03:00:00.000Z`);
-
 export function enqueueSettlement(sql: Sql, row: PaymentRow, now: Date) {
-  const at = startOfBrasiliaDay(row.data);
+  const at = brasiliaDayStart(row.data);
   return enqueue(sql, {
     topic: PAYMENT_SETTLE_TOPIC,
     payload: { paymentId: row.id },

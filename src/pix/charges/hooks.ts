@@ -4,19 +4,9 @@
  * and never loads the sandbox at all.
  */
 import type { Sql } from '../../platform/db/database.ts';
+import type { ChargeCreatedHook, CreatedCharge } from '../../platform/extensions.ts';
 
-export interface CreatedCharge {
-  accountId: number;
-  txid: string;
-  amountCents: number;
-}
-
-export interface ChargeCreatedHook {
-  /** Whether the hook acts on this charge; creation then opens a transaction for it. */
-  appliesTo(charge: CreatedCharge): boolean;
-  /** Runs inside the transaction that writes the charge: what it enqueues commits with the charge. */
-  onCreated(sql: Sql, charge: CreatedCharge, now: Date): Promise<void>;
-}
+export type { ChargeCreatedHook, CreatedCharge } from '../../platform/extensions.ts';
 
 export async function runChargeCreatedHooks(
   sql: Sql,

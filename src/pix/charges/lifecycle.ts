@@ -4,7 +4,7 @@
  * merge and the list parameters are handled here once. No HTTP here.
  */
 import type { Sql } from '../../platform/db/database.ts';
-import { invalid, type ApiError, type Violation } from '../../platform/errors.ts';
+import { invalid, type ApiError, type ErrorNameWithStatus, type Violation } from '../../platform/errors.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { parseAmount } from '../../platform/money.ts';
 import type { Caller } from '../shared/caller.ts';
@@ -43,10 +43,10 @@ export interface ChargeKind<B extends ChargeBody> {
   /** Root of violation property names: `cob.valor.original`, `cobv.devedor`. */
   root: string;
   /** 400 on create and revise (`CobOperacaoInvalida`), with its detail text. */
-  invalidName: string;
+  invalidName: ErrorNameWithStatus<400>;
   invalidDetail: string;
   /** 400 on list parameters (`CobConsultaInvalida`). */
-  queryInvalidName: string;
+  queryInvalidName: ErrorNameWithStatus<400>;
   notFound(txid: string): ApiError;
   noRevision(txid: string, revisao: number): ApiError;
   /** Rules a schema cannot express, checked on every create and revision; `createdAt` is the charge's creation. */
@@ -342,7 +342,7 @@ export interface ChargeListQuery {
 
 /** What every list checks the same way (charges and batches): the window, one document, the page. */
 export function listWindow(
-  queryInvalidName: string,
+  queryInvalidName: ErrorNameWithStatus<400>,
   q: Pick<ChargeListQuery, 'inicio' | 'fim' | 'cpf' | 'cnpj' | 'paginacao.paginaAtual' | 'paginacao.itensPorPagina'>,
 ) {
   const inicio = new Date(q.inicio);

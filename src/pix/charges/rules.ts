@@ -1,11 +1,8 @@
 /** Checks shared by immediate and due charges: the key and the location a charge points at. */
 import type { Sql } from '../../platform/db/database.ts';
-import { invalid, type Violation } from '../../platform/errors.ts';
+import { invalid, type ErrorNameWithStatus, type Violation } from '../../platform/errors.ts';
 import { lockLocation, type LocationRow, type TipoCob } from '../loc/store.ts';
-import { chargeUsingLocation } from './store.ts';
-
-/** What the key check found: the key of this account (removed or not), or nothing. */
-export type KeyState = { removed_at: Date | null } | undefined;
+import { chargeUsingLocation, type KeyState } from './store.ts';
 
 export function keyStateViolations(key: KeyState, chave: string, root: string): Violation[] {
   if (!key)
@@ -28,7 +25,7 @@ export interface LocationClaim {
   tipoCob: TipoCob;
   /** The charge being revised, which may keep its own location. */
   chargeId?: number;
-  errorName: string;
+  errorName: ErrorNameWithStatus<400>;
   root: string;
 }
 

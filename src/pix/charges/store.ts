@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import type { Sql } from '../../platform/db/database.ts';
 import { assertCents } from '../../platform/money.ts';
 import type { LocationRow, TipoCob } from '../loc/store.ts';
-import type { KeyState } from './rules.ts';
 
 export interface ChargeRow<B = Record<string, unknown>> {
   id: number;
@@ -127,6 +126,9 @@ export interface NewChargeOnNewLocation<B> {
   locationToken: string;
   now: Date;
 }
+
+/** What the key check found: the key of this account (removed or not), or nothing. */
+export type KeyState = { removed_at: Date | null } | undefined;
 
 export interface NewChargeOutcome {
   key: KeyState;

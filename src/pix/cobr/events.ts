@@ -5,13 +5,10 @@
 import { findAccount } from '../../accounts/store.ts';
 import type { Sql } from '../../platform/db/database.ts';
 import { formatAmount } from '../../platform/money.ts';
-import { brasiliaDate } from '../cobv/calendar.ts';
+import { brasiliaDate } from '../../platform/calendar.ts';
 import { enqueueAccountEvent } from '../webhook/events.ts';
 import type { CobrCompleta, CobrStatus } from './schemas.ts';
 import { updateCobr, type CobrRow, type TentativaRow } from './store.ts';
-
-/** The instant a due date begins for the payer (00:00 in Brasília, UTC-03:00). */
-export const dayStart = (date: string) => new Date(`${date}T03:00:00.000Z`);
 
 /** Bacen CobRCompleta of a row. */
 export async function cobrView(sql: Sql, row: CobrRow): Promise<CobrCompleta> {

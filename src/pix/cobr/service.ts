@@ -11,12 +11,12 @@ import { newTxid } from '../../platform/ids.ts';
 import { RECEIVER_ISPB, newEndToEndId } from '../../platform/institution.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { parseAmount } from '../../platform/money.ts';
-import { brasiliaDate, fromEpochDay, nextBusinessDay, toEpochDay } from '../cobv/calendar.ts';
+import { brasiliaDate, brasiliaDayStart, fromEpochDay, nextBusinessDay, toEpochDay } from '../../platform/calendar.ts';
 import { findRec } from '../rec/store.ts';
 import type { Caller } from '../shared/caller.ts';
 import { paginacao } from '../shared/schemas.ts';
 import type { CobrCompleta, CobrCreate, CobrListQuery } from './schemas.ts';
-import { cobrView, dayStart, notifyCobr, saveCobr, withAttemptStatus, withStatus } from './events.ts';
+import { cobrView, notifyCobr, saveCobr, withAttemptStatus, withStatus } from './events.ts';
 import { enqueueAccountEvent } from '../webhook/events.ts';
 import { enqueueAttempt, enqueueAcknowledgement, enqueueExpiry } from './settlement.ts';
 import { findCobr, findCobrById, insertCobr, latestCobr, listCobrs, type CobrRow, type TentativaRow } from './store.ts';
@@ -99,8 +99,13 @@ export async function createCobr(
   if (id === undefined) throw refuse(`O txid ${chosen} já está em uso.`, 'txid', chosen);
   const row = (await findCobrById(sql, id)) as CobrRow;
   await enqueueAcknowledgement(sql, row, caller.now);
-  await enqueueAttempt(sql, row, 0, dayStart(due), caller.now);
-  await enqueueExpiry(sql, row, dayStart(fromEpochDay(toEpochDay(due) + LIMITS.cobrRetryWindowDays + 1)), caller.now);
+  await enqueueAttempt(sql, row, 0, brasiliaDayStart(due), caller.now);
+  await enqueueExpiry(
+    sql,
+    row,
+    brasiliaDayStart(fromEpochDay(toEpochDay(due) + LIMITS.cobrRetryWindowDays + 1)),
+    caller.now,
+  );
   return notifyCobr(sql, row, caller.now);
 }
 
@@ -179,7 +184,7 @@ export async function retryCobr(sql: Sql, caller: Caller, txid: string, data: st
     ],
   };
   const next: CobrRow = { ...row, tentativas: [...row.tentativas, tentativa] };
-  await enqueueAttempt(sql, next, next.tentativas.length - 1, dayStart(data), caller.now);
+  await enqueueAttempt(sql, next, next.tentativas.length - 1, brasiliaDayStart(data), caller.now);
   return saveCobr(sql, next, caller.now);
 }
 

@@ -17,7 +17,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Database, Sql } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
-import { brasiliaDate } from '../cobv/calendar.ts';
+import { brasiliaDate } from '../../platform/calendar.ts';
 import { isUniqueViolation } from '../../platform/db/errors.ts';
 import { receivePix, receivedRow, type IncomingPix } from '../payments/engine.ts';
 import { pixEventJob } from '../received/events.ts';

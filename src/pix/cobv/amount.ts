@@ -12,10 +12,8 @@
  *   finalCents, which is never below 0.
  */
 import { LIMITS } from '../../platform/limits.ts';
-import { businessDaysIn, fromEpochDay, nextBusinessDay, toEpochDay } from './calendar.ts';
+import { businessDaysIn, fromEpochDay, nextBusinessDay, toEpochDay } from '../../platform/calendar.ts';
 import type { CobVBody, CobVValor } from './schemas.ts';
-
-export { brasiliaDate } from './calendar.ts';
 
 export interface DueAmount {
   originalCents: number;

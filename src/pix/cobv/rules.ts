@@ -5,7 +5,8 @@
 import type { Violation } from '../../platform/errors.ts';
 import { parseAmount } from '../../platform/money.ts';
 import { devedorViolations } from '../shared/devedor.ts';
-import { brasiliaDate, dueAmountOn, lastPayableDate } from './amount.ts';
+import { brasiliaDate } from '../../platform/calendar.ts';
+import { dueAmountOn, lastPayableDate } from './amount.ts';
 import type { CobVBody, CobVValor } from './schemas.ts';
 
 export const ROOT = 'cobv';

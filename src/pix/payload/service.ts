@@ -10,7 +10,8 @@ import { ApiError, invalid, notFound } from '../../platform/errors.ts';
 import { formatAmount, parseAmount } from '../../platform/money.ts';
 import { findCharge, type ChargeRow } from '../charges/store.ts';
 import type { CobBody } from '../cob/schemas.ts';
-import { brasiliaDate, dueAmountOn, lastPayableDate } from '../cobv/amount.ts';
+import { brasiliaDate } from '../../platform/calendar.ts';
+import { dueAmountOn, lastPayableDate } from '../cobv/amount.ts';
 import type { CobVBody } from '../cobv/schemas.ts';
 import { findLocationByToken, type LinkedLocationRow, type TipoCob } from '../loc/store.ts';
 import { unpayableReason } from '../payments/engine.ts';
@@ -19,7 +20,7 @@ import type { StatusCobranca } from '../shared/schemas.ts';
 import { journeyRecurrence } from './rec.ts';
 
 export const PAYLOAD_NOT_FOUND = 'CobPayloadNaoEncontrado';
-export const PAYLOAD_INVALID = 'CobPayloadOperacaoInvalida';
+export const PAYLOAD_INVALID = 'CobPayloadOperacaoInvalida' as const;
 
 export interface PayloadRequest {
   token: string;

@@ -15,7 +15,8 @@ import type { Sql } from '../../platform/db/database.ts';
 import { transfer, ledgerCode } from '../../platform/ledger/ledger.ts';
 import { newEndToEndId } from '../../platform/institution.ts';
 import { formatAmount } from '../../platform/money.ts';
-import { brasiliaDate, dueAmountOn, lastPayableDate } from '../cobv/amount.ts';
+import { brasiliaDate } from '../../platform/calendar.ts';
+import { dueAmountOn, lastPayableDate } from '../cobv/amount.ts';
 import type { CobVBody } from '../cobv/schemas.ts';
 import type { CobBody } from '../cob/schemas.ts';
 import { insertReceivedPix, type PixOrigin, type ReceivedPixRow } from '../received/store.ts';
@@ -33,30 +34,12 @@ import {
 } from './store.ts';
 import { settlementBatcherFor, settlementReaderFor } from './settlement-batcher.ts';
 import { CONFIRMATION_TIMEOUT_ERROR, findConfirmation, holdPix, type HeldPix } from './holds.ts';
+import type { IncomingPix, PaymentTarget } from './types.ts';
+
+export type { IncomingPix, PaymentTarget } from './types.ts';
 
 /** What the engine did with an incoming Pix: credited it, or held it for the receiving participant (holds.ts). */
 export type Reception = { received: ReceivedPixRow; held?: undefined } | { held: HeldPix; received?: undefined };
-
-export type PaymentTarget =
-  /** A charge by its receiver and txid (sandbox pay by txid). */
-  | { kind: 'charge'; accountId: number; txid: string }
-  /** A dynamic QR code: the location token inside its URL. */
-  | { kind: 'location'; token: string }
-  /** A key, from a static QR code (optionally tied to a txid) or a plain transfer. */
-  | { kind: 'key'; chave: string; txid?: string; fromStaticQrCode?: boolean }
-  /** Bank data (agência/conta) instead of a key: the account number; accepted only with receberSemChave. */
-  | { kind: 'account'; conta: string };
-
-export interface IncomingPix {
-  target: PaymentTarget;
-  /** Undefined: the amount the charge asks at the moment of payment (a payer paying a charge as shown). */
-  amountCents?: number;
-  payer: { nome: string; cpf?: string; cnpj?: string };
-  infoPagador?: string;
-  origin: PixOrigin;
-  /** Given by the payer's institution (participant confirmations); generated otherwise. */
-  endToEndId?: string;
-}
 
 /** Amount the charge asks for at `now`, and its components for due charges. */
 export function amountDue(
@@ -80,8 +63,11 @@ export function amountDue(
   };
 }
 
-/** Why a charge cannot be paid at `now`, or undefined when it can. */
-export function unpayableReason(charge: PayableCharge, now: Date): PaymentRefused | undefined {
+/** Why a charge cannot be paid at `now`, or undefined when it can (the code is also a send's named error). */
+export function unpayableReason(
+  charge: PayableCharge,
+  now: Date,
+): PaymentRefused<'cobranca_paga' | 'cobranca_removida' | 'chave_removida' | 'cobranca_expirada'> | undefined {
   if (charge.status === 'CONCLUIDA')
     return new PaymentRefused('cobranca_paga', `A cobrança ${charge.txid} já foi paga.`);
   if (charge.status !== 'ATIVA')

@@ -13,7 +13,7 @@
 import type { Sql } from '../../platform/db/database.ts';
 import { defineTopic, enqueue } from '../../platform/outbox/jobs.ts';
 import { LIMITS } from '../../platform/limits.ts';
-import type { IncomingPix } from './engine.ts';
+import type { IncomingPix } from './types.ts';
 
 export type ConfirmationStatus = 'WAITING' | 'ACSP' | 'RJCT' | 'EXPIRED';
 

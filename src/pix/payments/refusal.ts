@@ -1,7 +1,7 @@
 /** A payment the receiving side refuses; `code` is stable for clients and tests. */
-export class PaymentRefused extends Error {
+export class PaymentRefused<Code extends string = string> extends Error {
   constructor(
-    readonly code: string,
+    readonly code: Code,
     message: string,
   ) {
     super(message);

@@ -4,7 +4,8 @@
  * still be paid (a paid, removed or expired charge says so instead, so nobody pays twice or in vain).
  * Self-contained (image inline, no script from elsewhere): the only script copies the code.
  */
-import { brasiliaDateTime, brazilianDate, brl, escapeHtml, page } from '../../platform/html.ts';
+import { brasiliaDisplayDateTime, brazilianDate } from '../../platform/calendar.ts';
+import { brl, escapeHtml, page } from '../../platform/html.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import type { ChargeSummary } from '../payload/service.ts';
 
@@ -70,7 +71,7 @@ export function visualizationPage(input: {
     ? `<dl data-status="${charge.status}">
 ${row('Valor', brl(charge.amountCents), 'amount')}
 ${row('Situação', charge.expired && charge.status === 'ATIVA' ? 'Expirada' : STATUS_LABELS[charge.status], 'status')}
-${deadline && charge.expiresAt ? row(charge.expired ? 'Expirou em' : 'Pague até', brasiliaDateTime(charge.expiresAt), 'expiry') : ''}
+${deadline && charge.expiresAt ? row(charge.expired ? 'Expirou em' : 'Pague até', brasiliaDisplayDateTime(charge.expiresAt), 'expiry') : ''}
 ${deadline && charge.dueDate ? row('Vencimento', brazilianDate(charge.dueDate), 'due') : ''}
 ${deadline && charge.lastPayableDate ? row('Pague até', brazilianDate(charge.lastPayableDate), 'expiry') : ''}
 </dl>`

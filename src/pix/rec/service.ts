@@ -11,7 +11,7 @@ import { randomAlphanumeric } from '../../platform/ids.ts';
 import { RECEIVER_ISPB } from '../../platform/institution.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { findCharge, type ChargeRow } from '../charges/store.ts';
-import { brasiliaDate } from '../cobv/calendar.ts';
+import { brasiliaDate } from '../../platform/calendar.ts';
 import type { Caller } from '../shared/caller.ts';
 import { paginacao } from '../shared/schemas.ts';
 import { enqueueAccountEvent } from '../webhook/events.ts';

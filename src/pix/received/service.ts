@@ -1,4 +1,5 @@
 /** Received Pix: reads, lists and refund requests. Refunds settle asynchronously (see jobs.ts). */
+import type { RefundGuard } from './refund-guard.ts';
 import type { Sql } from '../../platform/db/database.ts';
 import { invalid, notFound, type Violation } from '../../platform/errors.ts';
 import { LIMITS } from '../../platform/limits.ts';
@@ -53,8 +54,7 @@ export async function listPix(sql: Sql, caller: Caller, q: PixListQuery): Promis
   );
 }
 
-/** Hooks other features add to refuse refunds (e.g. a Pix passed on through a split). */
-export type RefundGuard = (sql: Sql, receivedPixId: number) => Promise<string | undefined>;
+export type { RefundGuard };
 
 export async function requestRefund(
   sql: Sql,

@@ -13,7 +13,7 @@ import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../pla
 import { ledgerCode } from '../../platform/ledger/ledger.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { findAccount } from '../../accounts/store.ts';
-import { fromEpochDay, toEpochDay } from '../cobv/calendar.ts';
+import { brasiliaDay } from '../../platform/calendar.ts';
 import { Statement, headerLine } from './layout.ts';
 import type { TipoRegistro } from './record-types.ts';
 import {
@@ -34,12 +34,6 @@ export const REPORT_TOPIC = defineTopic<{ reportId: number }>({
 
 export function enqueueGeneration(sql: Sql, accountId: number, reportId: number, now: Date): Promise<number> {
   return enqueue(sql, { topic: REPORT_TOPIC, payload: { reportId }, accountId, availableAt: now, now });
-}
-
-/** A Brasília calendar day as instants: [00:00-03:00, next day 00:00-03:00). */
-export function brasiliaDay(date: string): { start: Date; end: Date } {
-  const next = fromEpochDay(toEpochDay(date) + 1);
-  return { start: new Date(`${date}T00:00:00-03:00`), end: new Date(`${next}T00:00:00-03:00`) };
 }
 
 /** Accumulates text and writes it out in chunks; keeps at most about one chunk in memory. */

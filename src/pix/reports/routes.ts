@@ -22,7 +22,7 @@ export const reportRoutes =
       const apiError = toApiError(error, 'problem', request.routeOptions.config ?? {});
       if (apiError.errorName !== 'ErroInternoDoServidor') return problem.call(this, error, request, reply);
       request.log.error({ err: error }, 'request failed');
-      return problem.call(this, new ApiError(apiError.statusCode, 'ErroInterno', apiError.detail), request, reply);
+      return problem.call(this, new ApiError(500, 'ErroInterno', apiError.detail), request, reply);
     });
 
     app.post(

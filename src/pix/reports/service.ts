@@ -4,7 +4,7 @@ import type { Database, Sql } from '../../platform/db/database.ts';
 import { invalid, notFound } from '../../platform/errors.ts';
 import { randomUUID } from '../../platform/ids.ts';
 import type { Caller } from '../shared/caller.ts';
-import { brasiliaDate } from '../cobv/calendar.ts';
+import { brasiliaDate } from '../../platform/calendar.ts';
 import { enqueueGeneration } from './generator.ts';
 import { selectedTypes } from './record-types.ts';
 import type { ReportRequest, ReportView } from './schemas.ts';

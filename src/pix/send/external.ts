@@ -9,25 +9,22 @@
  * until one exists (it would implement this interface: a DICT lookup at `accept`, the SPI message and its
  * answer at `settle`). docs/sending.md.
  */
-import type { SentFavorecido } from './store.ts';
+import type { GroupErrorName, StatusOf } from '../../platform/errors.ts';
+import type { ExternalInstitution } from '../../platform/extensions.ts';
+
+export type { ExternalInstitution } from '../../platform/extensions.ts';
 
 export class SendRefused extends Error {
   constructor(
-    readonly code: string,
+    /** Its error name in the named format (`saldo_insuficiente`); in the problem format, the violation's reason. */
+    readonly code: GroupErrorName<'named'>,
     message: string,
     /** The request property the refusal is about (a violation's `propriedade`). */
     readonly property: string,
-    readonly status = 400,
+    readonly status: StatusOf<'PixEnvioInvalido'> = 400,
   ) {
     super(message);
   }
-}
-
-export interface ExternalInstitution {
-  /** At request time: refuses (SendRefused) or answers the receiver's identification. */
-  accept(send: { amountCents: number; favorecido: SentFavorecido }): { nome: string; cpf?: string; cnpj?: string };
-  /** At settlement: undefined when the receiver's institution credited it, else why it did not. */
-  settle(send: { amountCents: number }): string | undefined;
 }
 
 /** Production until a settlement connector exists. */

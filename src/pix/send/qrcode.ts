@@ -15,6 +15,7 @@
 import https from 'node:https';
 import { compactVerify, createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet } from 'jose';
 import type { AppContext } from '../../platform/context.ts';
+import type { GroupErrorName } from '../../platform/errors.ts';
 import type { Sql } from '../../platform/db/database.ts';
 import { PIX_GUI, parseBrCode } from '../../platform/brcode.ts';
 import { parseAmount } from '../../platform/money.ts';
@@ -34,7 +35,7 @@ export type ReadCode =
   | { kind: 'static'; chave: string; txid?: string; amountCents?: number }
   | { kind: 'dynamic'; token: string; amountCents: number; payload: Record<string, unknown> };
 
-const refuse = (code: string, message: string) => new SendRefused(code, message, PROPERTY);
+const refuse = (code: GroupErrorName<'named'>, message: string) => new SendRefused(code, message, PROPERTY);
 
 function fetchText(url: string, caPem: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {

@@ -1,28 +1,18 @@
 /** Storage of sent Pix (migration 015). */
 import type { Sql } from '../../platform/db/database.ts';
+import type { SentFavorecido } from '../../platform/extensions.ts';
 import { asLedgerError, ledgerAccountIds, ledgerCode, transferCtes } from '../../platform/ledger/ledger.ts';
 import { moneyMoved } from '../../platform/logging.ts';
 import { accountOffset, jobsEnqueued, outboxRowValues, type NewJob, type Topic } from '../../platform/outbox/jobs.ts';
-import type { PaymentTarget, unpayableReason } from '../payments/engine.ts';
+import type { PayableCharge } from '../payments/store.ts';
+import type { PaymentTarget } from '../payments/types.ts';
 import { LIVE_PIX_WEBHOOK } from '../webhook/store.ts';
 
 export type SentStatus = 'EM_PROCESSAMENTO' | 'REALIZADO' | 'NAO_REALIZADO';
 export type SentVia = 'chave' | 'dados_bancarios' | 'qrcode';
 
-/** The receiver as reads and webhooks show it (identificacao unmasked here; masked in views). */
-export interface SentFavorecido {
-  chave?: string;
-  contaBanco?: {
-    nome: string;
-    cpf?: string;
-    cnpj?: string;
-    codigoBanco: string;
-    agencia: string;
-    conta: string;
-    tipoConta: string;
-  };
-  identificacao?: { nome: string; cpf?: string; cnpj?: string };
-}
+// The receiver as reads and webhooks show it (identificacao unmasked here; masked in views).
+export type { SentFavorecido };
 
 export interface SentPixRow {
   id: number;
@@ -344,7 +334,7 @@ export async function accountHolder(
 }
 
 /** The charge a location of this pixd serves, with what the engine's payability rules read. */
-export type ChargeAtLocation = Parameters<typeof unpayableReason>[0];
+export type ChargeAtLocation = PayableCharge;
 
 export async function chargeAtLocation(sql: Sql, token: string): Promise<ChargeAtLocation | undefined> {
   const { rows } = await sql.query<ChargeAtLocation>(

@@ -13,7 +13,7 @@ import { invalid, notFound } from '../../platform/errors.ts';
 import { randomAlphanumeric } from '../../platform/ids.ts';
 import { RECEIVER_ISPB } from '../../platform/institution.ts';
 import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
-import { brasiliaDate } from '../cobv/calendar.ts';
+import { brasiliaDate } from '../../platform/calendar.ts';
 import { changeRecStatus } from '../rec/service.ts';
 import { findRec } from '../rec/store.ts';
 import type { Caller } from '../shared/caller.ts';

@@ -11,7 +11,7 @@ import type { Sql } from '../../platform/db/database.ts';
 import { ledgerCode, post } from '../../platform/ledger/ledger.ts';
 import { formatAmount } from '../../platform/money.ts';
 import { PaymentRefused } from '../payments/refusal.ts';
-import type { RefundGuard } from '../received/service.ts';
+import type { RefundGuard } from '../received/refund-guard.ts';
 import type { ReceivedPixRow } from '../received/store.ts';
 import { SplitExceedsAmount, SplitInvariantError, divide } from './shares.ts';
 import { insertDistribution, sharesOf, splitForTxid, splitLinkedTo, wasDistributed } from './store.ts';

@@ -5,7 +5,7 @@
  */
 import type { TLSSocket } from 'node:tls';
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
-import { ApiError } from '../errors.ts';
+import { ApiError, type ErrorNameWithStatus } from '../errors.ts';
 import { LIMITS } from '../limits.ts';
 import type { AppContext } from '../context.ts';
 import { TokenError, type Audience, type Principal } from './tokens.ts';
@@ -15,7 +15,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     scope?: Scope;
     rateLimited?: boolean;
-    invalidRequest?: string;
+    invalidRequest?: ErrorNameWithStatus<400>;
     propertyRoot?: string;
   }
   interface FastifyRequest {

@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Database } from './database.ts';
+
+// The list and its files; run-migrations.ts applies them (this module imports no database code: the embedded
+// cluster's template key is a hash of the list, and the database opens that template).
 
 /** Taken by every node that starts: two nodes starting together apply each migration once. */
 export const MIGRATION_LOCK_ID = 0x70697864; // "pixd"
@@ -58,31 +60,5 @@ export function listMigrations(): Migration[] {
     // The list is the order: version n is the n-th entry, so nothing is skipped or applied out of turn.
     if (!match || version !== index + 1) throw new Error(`migration list: ${file} is not version ${index + 1}`);
     return { version, name: match[2], sql: fs.readFileSync(path.join(SRC_DIR, file), 'utf8') };
-  });
-}
-
-/** Applies pending migrations, each in its own transaction, under the advisory lock. Returns those applied. */
-export async function migrate(db: Database): Promise<Migration[]> {
-  return db.withAdvisoryLock(MIGRATION_LOCK_ID, async (sql) => {
-    await sql.query(`create table if not exists schema_migrations (
-      version integer primary key, name text not null, applied_at timestamptz not null default now())`);
-    const { rows } = await sql.query<{ version: number }>('select version from schema_migrations');
-    const applied = new Set(rows.map((r) => r.version));
-    const pending = listMigrations().filter((m) => !applied.has(m.version));
-    for (const migration of pending) {
-      await sql.query('begin');
-      try {
-        await sql.exec(migration.sql);
-        await sql.query('insert into schema_migrations (version, name) values ($1, $2)', [
-          migration.version,
-          migration.name,
-        ]);
-        await sql.query('commit');
-      } catch (error) {
-        await sql.query('rollback');
-        throw new Error(`migration ${migration.version}_${migration.name} failed: ${(error as Error).message}`);
-      }
-    }
-    return pending;
   });
 }

@@ -2,6 +2,7 @@
 import { CommanderError } from 'commander';
 import { ConfigError } from './config.ts';
 import { DataDirInUse } from './platform/db/data-dir-lock.ts';
+import { DamagedDataDir } from './platform/db/embedded-check.ts';
 import { IdentityMismatch } from './platform/identity.ts';
 import { DamagedStateFile } from './platform/state-files.ts';
 import { ScheduleCliError } from './pix/schedules/cli-flags.ts';
@@ -9,7 +10,15 @@ import { CliError } from './cli/operator-client.ts';
 import { buildProgram } from './cli/program.ts';
 
 /** Failures a person can act on: one line, no stack trace. */
-const EXPECTED = [ConfigError, CliError, ScheduleCliError, DataDirInUse, IdentityMismatch, DamagedStateFile];
+const EXPECTED = [
+  ConfigError,
+  CliError,
+  ScheduleCliError,
+  DataDirInUse,
+  DamagedDataDir,
+  IdentityMismatch,
+  DamagedStateFile,
+];
 
 export async function main(argv: string[]): Promise<void> {
   const program = buildProgram();

@@ -17,8 +17,7 @@ import { OUTBOX_CHANNEL } from './platform/outbox/jobs.ts';
 import { MONEY_CHANNEL, type MoneyMovement } from './platform/logging.ts';
 import { WebhookDispatcher } from './platform/webhooks/dispatcher.ts';
 import type { AppContext } from './platform/context.ts';
-import { createAccount } from './accounts/service.ts';
-import { SCOPES, isParticipantScope } from './platform/auth/scopes.ts';
+import { ensureDemoAccount } from './accounts/demo.ts';
 import { writeAccountFiles, type CredentialsFile } from './accounts/credentials.ts';
 import { ensureOperatorSecret, writeOperatorFile } from './operator/secret.ts';
 import { ensureServiceIdentity } from './platform/identity.ts';
@@ -58,7 +57,8 @@ export async function prepareDatabase(
   keysAhead?.catch(() => undefined);
   const db = await timed(
     progress,
-    () => openDatabase(config),
+    // Only --reinitialize may make a new embedded database where a service lived (platform/db/embedded-check.ts).
+    () => openDatabase({ ...config, newService: options.reinitialize }),
     ({ createdCluster }) =>
       createdCluster &&
       `created the embedded database in ${config.dataDir}${createdCluster === 'with initdb' ? NO_TEMPLATE : ''}`,
@@ -194,22 +194,20 @@ function servedCredentials(
   return served;
 }
 
-/** First start writes credentials.json for a demo account; later starts reuse it as it is. */
+/**
+ * A data directory without credentials.json gets the demo account's (created by the first node of the
+ * database, accounts/demo.ts); later starts reuse the file as it is.
+ */
 async function ensureDemoCredentials(
   ctx: AppContext,
 ): Promise<{ credentials: CredentialsFile; credentialsPath: string; created: boolean }> {
   const credentialsPath = path.join(ctx.config.dataDir, 'credentials.json');
   const existing = readJsonFile<CredentialsFile>(credentialsPath);
   if (existing) return { credentials: existing, credentialsPath, created: false };
-  // The demo application holds every scope, the sandbox tools' included, but the participant scopes: the demo
-  // account is not an indirect participant (docs/participants.md).
-  const issued = await createAccount(ctx.db, ctx.pki, ctx.clock, {
-    nome: 'Pixd Demo Ltda',
-    scopes: SCOPES.filter((s) => !isParticipantScope(s)),
-  });
+  const { issued, created } = await ensureDemoAccount(ctx.db, ctx.pki, ctx.clock);
   const credentials = writeAccountFiles(ctx.config, issued, ctx.pki.files);
   writeJsonAtomic(credentialsPath, credentials);
-  return { credentials, credentialsPath, created: true };
+  return { credentials, credentialsPath, created };
 }
 
 export function startupSummary(service: RunningService): string {
@@ -217,9 +215,10 @@ export function startupSummary(service: RunningService): string {
   return [
     `pixd ${service.ctx.config.environment} listening on ${c.baseUrl} (database: ${service.ctx.db.kind})`,
     `credentials: ${service.credentialsPath}`,
-    `try it:`,
+    // The client secret is read from the file when the command runs: printed, it would land in every log.
+    `try it (needs curl and jq; the client secret stays in ${path.basename(service.credentialsPath)}):`,
     `  curl --cacert ${c.caCertificate} --cert ${c.certificate.pem} --key ${c.certificate.key} \\`,
-    `    -u '${c.clientId}:${c.clientSecret}' -H 'Content-Type: application/json' \\`,
+    `    -u "${c.clientId}:$(jq -r .clientSecret ${service.credentialsPath})" -H 'Content-Type: application/json' \\`,
     `    -d '{"grant_type":"client_credentials"}' ${c.baseUrl}/oauth/token`,
     `API reference: ${c.baseUrl}/docs`,
     `console (open in a browser; no client certificate asked): ${service.ctx.pages.url}/console`,

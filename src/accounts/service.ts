@@ -1,9 +1,10 @@
 /**
  * Accounts, their applications and client certificates. Used by first start (the demo account), the
- * operator API and `pixd account create`. The client's private key is handed out once and never stored.
+ * operator API and `pixd account create`. The client's private key is handed out once and never stored (the
+ * demo account's excepted: every node of a cluster writes the same credentials.json, accounts/demo.ts).
  */
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
-import type { Database } from '../platform/db/database.ts';
+import type { Sql } from '../platform/db/database.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { ServicePki } from '../platform/bootstrap.ts';
 import { certificateSha256, issueCertificate, toPkcs12 } from '../platform/pki.ts';
@@ -70,8 +71,9 @@ export function validateAccountInput(
   return { nome, documento, scopes, cidade: input.cidade?.trim() || 'Sao Paulo', ispb };
 }
 
+/** `db`: the database, or an open transaction to create the account in (the demo account, accounts/demo.ts). */
 export async function createAccount(
-  db: Database,
+  db: Sql,
   pki: ServicePki,
   clock: Clock,
   input: NewAccountInput,
@@ -82,7 +84,7 @@ export async function createAccount(
   const clientSecret = `Client_Secret_${randomBytes(24).toString('hex')}`;
   const certificate = issueCertificate(pki.ca, { commonName: clientId, usage: 'client', now });
   const chave = randomUUID();
-  const account = await db.tx(async (sql) => {
+  const account = await db.atomic(async (sql) => {
     const account = await insertAccount(
       sql,
       {

@@ -11,12 +11,9 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../platform/context.ts';
 import { ApiError } from '../platform/errors.ts';
 import { readJsonFile } from '../platform/state-files.ts';
-import { operatorSecretValid } from '../operator/secret.ts';
 import type { Caller } from '../pix/shared/caller.ts';
 import { consoleAccounts, revokeSession, sessionState } from './store.ts';
-import { authenticateConsoleUser } from './users/service.ts';
-import { grantOf } from './users/store.ts';
-import { scopesOf } from './users/roles.ts';
+import { secretSignin } from './signin.ts';
 import { LIMITS } from '../platform/limits.ts';
 import { findApplication } from '../accounts/store.ts';
 import type { Scope } from '../platform/auth/scopes.ts';
@@ -115,6 +112,8 @@ export const consoleRoutes =
       const status = error instanceof ApiError ? error.statusCode : (error.statusCode ?? 500);
       if (status >= 500) request.log.error({ err: error }, 'console page failed');
       const detail = error instanceof ApiError ? error.detail : status < 500 ? error.message : 'Falha interna.';
+      if (error instanceof ApiError && error.retryAfterSeconds)
+        reply.header('retry-after', String(error.retryAfterSeconds));
       return reply
         .status(status)
         .type(HTML)
@@ -168,6 +167,7 @@ export const consoleRoutes =
     app.get('/console/assets/console.css', async (_r, reply) => reply.type('text/css; charset=utf-8').send(css));
     app.get('/console/assets/console.js', async (_r, reply) => reply.type('text/javascript; charset=utf-8').send(js));
 
+    const signInWithSecret = secretSignin(ctx, sessions);
     const demoAllowed = (request: FastifyRequest) => sandbox && LOOPBACK.has(request.socket.remoteAddress ?? '');
 
     app.get('/console/signin', async (request, reply) => {
@@ -199,21 +199,7 @@ export const consoleRoutes =
         if (!application) throw new ApiError(404, 'demo', 'Este nó não tem conta demo (credentials.json).');
         const demo = Number(application.account_id);
         session = sessions.create('sandbox', [demo], demo, application.scopes);
-      } else if (form.name?.trim()) {
-        const user = form.secret ? await authenticateConsoleUser(ctx.db, form.name, form.secret) : undefined;
-        // An unknown name and a wrong secret answer alike: the form does not tell which names exist.
-        if (!user) throw new ApiError(401, 'segredo', 'Usuário ou segredo inválido.');
-        session = sessions.create('user', user.account_ids, user.account_ids[0], scopesOf(user.role), {
-          id: user.id,
-          grant: grantOf(user),
-        });
-      } else {
-        if (!form.secret || !(await operatorSecretValid(ctx.db, form.secret)))
-          throw new ApiError(401, 'segredo', 'Segredo de operador inválido.');
-        const all = await consoleAccounts(ctx.db);
-        if (!all.length) throw new ApiError(404, 'contas', 'Nenhuma conta ainda: crie uma com `pixd account create`.');
-        session = sessions.create('operator', 'all', all[0].id, 'all');
-      }
+      } else session = await signInWithSecret(request, form);
       setCookie(reply, SIGNIN_COOKIE, '', 0);
       sessions.write(reply, session);
       return reply.redirect('/console', 303);

@@ -194,6 +194,7 @@ export const ERROR_CATALOGUE = {
     csrf: { status: 403 },
     escopo: { status: 403 },
     segredo: { status: 401 },
+    tentativas: { status: 429 },
     demo: { status: [403, 404] },
     contas: { status: 404 },
     conta: { status: 404 },

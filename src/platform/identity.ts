@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database, Sql } from './db/database.ts';
 import { MIGRATION_LOCK_ID } from './db/migrate.ts';
 import { readState, writeState } from './state.ts';
-import { readJsonFile, writeJsonAtomic } from './state-files.ts';
+import { IDENTITY_FILE, SERVICE_FILES, readJsonFile, serviceTraces, writeJsonAtomic } from './state-files.ts';
 
 export class IdentityMismatch extends Error {}
 
@@ -20,9 +20,6 @@ interface IdentityFile {
   createdAt: string;
 }
 
-/** Files that say a service already lived in this data directory. */
-const SERVICE_FILES = ['credentials.json', 'operator.json', 'ca.pem', 'webhook-client-chain.pem', 'certificates'];
-const IDENTITY_FILE = 'identity.json';
 const STATE = 'service.identity';
 
 export async function ensureServiceIdentity(
@@ -49,12 +46,12 @@ export async function ensureServiceIdentity(
 async function databaseIdentity(sql: Sql, dataDir: string, onDisk: IdentityFile | undefined): Promise<string> {
   let inDatabase = (await readState<IdentityFile>(sql, STATE))?.serviceId;
   if (!inDatabase) {
-    const leftovers = SERVICE_FILES.filter((name) => fs.existsSync(path.join(dataDir, name)));
+    const traces = serviceTraces(dataDir);
     const hasData = (await sql.query<{ any: boolean }>('select exists (select 1 from accounts) as any')).rows[0].any;
     // A database with accounts but no identity predates the marker: it is adopted, not refused.
-    if (!hasData && (onDisk || leftovers.length))
+    if (!hasData && traces)
       throw new IdentityMismatch(
-        `the data directory ${dataDir} belongs to an existing service (${onDisk ? `id ${onDisk.serviceId}` : leftovers.join(', ')}), ` +
+        `the data directory ${dataDir} belongs to an existing service (${traces}), ` +
           `but its database is empty or missing: point DATABASE_URL/PIXD_DATA_DIR at that service's database, ` +
           `or start over with pixd start --reinitialize (its credentials stop working)`,
       );

@@ -69,7 +69,8 @@ export const LIMITS = {
   redisDownLogIntervalMs: 60_000,
   /**
    * Failed client authentications at the token endpoints, per client id and per source address, in a
-   * window: past them the endpoint answers 429 with Retry-After, a correct secret included.
+   * window: past them the endpoint answers 429 with Retry-After without checking the secret, for that client
+   * id from anywhere, or from that address for the client ids that failed there (platform/auth/failure-throttle.ts).
    */
   oauthFailuresPerClientMax: 10,
   oauthFailuresPerAddressMax: 30,
@@ -316,6 +317,10 @@ export const LIMITS = {
   dictEmailKeyMaxChars: 77,
   /** Special refund request details (DICT: 2000 characters). */
   dictRefundDetailsMaxChars: 2_000,
+  /** Failed console sign-ins, per user name (the operator is one) and per source address: as the token endpoints'. */
+  consoleSigninFailuresPerUserMax: 10,
+  consoleSigninFailuresPerAddressMax: 30,
+  consoleSigninFailureWindowSeconds: 60,
   /** Console (docs/console.md): a signed-in session lasts this long without use. */
   consoleSessionIdleSeconds: 8 * 3600,
   /**

@@ -15,6 +15,25 @@ export class DamagedStateFile extends Error {
   }
 }
 
+/** The service identity a data directory keeps (platform/identity.ts). */
+export const IDENTITY_FILE = 'identity.json';
+/** Other files that say a service already lived in a data directory. */
+export const SERVICE_FILES = [
+  'credentials.json',
+  'operator.json',
+  'ca.pem',
+  'webhook-client-chain.pem',
+  'certificates',
+];
+
+/** Which service lived in `dataDir`, as a person reads it (`id …`, or the files it left); undefined for none. */
+export function serviceTraces(dataDir: string): string | undefined {
+  const identity = readJsonFile<{ serviceId: string }>(path.join(dataDir, IDENTITY_FILE));
+  if (identity) return `id ${identity.serviceId}`;
+  const leftovers = SERVICE_FILES.filter((name) => fs.existsSync(path.join(dataDir, name)));
+  return leftovers.length ? leftovers.join(', ') : undefined;
+}
+
 export function writeFileAtomic(file: string, content: string | Buffer, mode = 0o600): void {
   const temporary = `${file}.${process.pid}.tmp`;
   const fd = fs.openSync(temporary, 'w', mode);

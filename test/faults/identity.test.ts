@@ -1,6 +1,7 @@
 /**
  * A data directory remembers its service. If its embedded database goes missing, pixd refuses to start a
- * new service silently (new CA, dead credentials) and says how to start over; `--reinitialize` does.
+ * new service silently (new CA, dead credentials), makes no new database there, and says how to recover;
+ * `--reinitialize` starts over.
  * State files are written atomically, and a damaged one is a one-line error, not a stack trace.
  * The embedded database is the point, so this file runs on PGlite in both passes of the suite.
  */
@@ -10,7 +11,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { freePort, startTestService, type TestService } from '../helpers/service.ts';
-import { IdentityMismatch } from '../../src/platform/identity.ts';
+import { DamagedDataDir } from '../../src/platform/db/embedded-check.ts';
 import { runPixd } from '../helpers/cli.ts';
 
 const EMBEDDED = { DATABASE_URL: '' };
@@ -33,18 +34,23 @@ describe('faults: the data directory and its database belong to one service', ()
     await svc.close({ keepData: true });
     const data = svc.data;
     svc = undefined;
-    fs.rmSync(path.join(dir, 'pgdata'), { recursive: true, force: true });
+    const cluster = path.join(dir, 'pgdata');
+    fs.rmSync(cluster, { recursive: true, force: true });
 
     await assert.rejects(startTestService({ ...EMBEDDED, PORT: port }, { reuse: data }), (error) => {
-      assert.ok(error instanceof IdentityMismatch);
+      assert.ok(error instanceof DamagedDataDir);
       assert.match(error.message, new RegExp(`belongs to an existing service \\(id ${identity.serviceId}\\)`));
-      assert.match(error.message, /--reinitialize/);
+      assert.match(error.message, /restore it from a backup, or start over .*--reinitialize/);
       return true;
     });
-    const cli = await pixd(['start', '--data-dir', dir, '--port', String(await freePort()), '--pages-port', '0']);
-    assert.equal(cli.status, 1);
-    assert.equal(cli.stderr.trim().split('\n').length, 1, `one line: ${cli.stderr}`);
-    assert.match(cli.stderr, /^pixd: the data directory .* belongs to an existing service/);
+    assert.ok(!fs.existsSync(cluster), 'the refused start left no new, empty database behind');
+    for (const command of [['start', '--port', String(await freePort()), '--pages-port', '0'], ['migrate']]) {
+      const cli = await pixd([...command, '--data-dir', dir]);
+      assert.equal(cli.status, 1, `pixd ${command[0]}: ${cli.stdout}`);
+      assert.equal(cli.stderr.trim().split('\n').length, 1, `one line: ${cli.stderr}`);
+      assert.match(cli.stderr, /^pixd: the data directory .* belongs to an existing service .* is gone: restore it/);
+      assert.ok(!fs.existsSync(cluster), `pixd ${command[0]} left no new, empty database behind`);
+    }
 
     svc = await startTestService({ ...EMBEDDED, PORT: port }, { reuse: data, reinitialize: true });
     assert.notEqual(svc.demo.clientId, oldClient, 'a new service, with new credentials');

@@ -28,6 +28,8 @@ export class HttpsClient {
     readonly baseUrl: string,
     private readonly caPem: string,
     private readonly defaultIdentity: Identity | null = null,
+    /** The local address to connect from (another loopback address plays another source). */
+    private readonly localAddress?: string,
   ) {}
 
   private agent(identity: Identity | null): https.Agent {
@@ -36,6 +38,7 @@ export class HttpsClient {
       agent = new https.Agent({
         keepAlive: true,
         ca: this.caPem,
+        localAddress: this.localAddress,
         ...(identity && { cert: identity.certPem, key: identity.keyPem }),
       });
       this.agents.set(identity, agent);

@@ -1,4 +1,7 @@
-/** The operator contract, exercised on the real command: start, credentials.json, CLI, SIGTERM. */
+/**
+ * The operator contract, exercised on the real command: start, credentials.json, the start banner's command
+ * (which reads the client secret from credentials.json, never printing it), CLI, SIGTERM.
+ */
 // suite: serial (child processes, one of them signalled mid-request): run alone, after the concurrent files; see scripts/test.sh.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -136,6 +139,14 @@ describe('pixd command', () => {
         /pixd_http_requests_total\{method="POST",route="\/oauth\/token",status_code="200"\} 1/,
       );
       assert.match(metrics.text, /pixd_http_request_duration_seconds_bucket/);
+
+      // The start banner never prints the client secret (it would land in every log): its command reads it.
+      assert.ok(!output().includes(credentials.clientSecret), 'no client secret in the start output');
+      const printed = /^try it.*\n((?: {2}.*\n)+)/m.exec(output());
+      assert.ok(printed, output());
+      const tried = spawnSync('bash', ['-c', printed[1]], { encoding: 'utf8', timeout: 60_000 });
+      assert.equal(tried.status, 0, tried.stderr);
+      assert.equal(JSON.parse(tried.stdout).token_type, 'Bearer', tried.stdout);
       const openapi = await http.request('GET', '/openapi.json');
       assert.equal(openapi.status, 200);
       assert.ok(openapi.body.paths['/v2/cob/{txid}'].put, 'OpenAPI generated from route schemas');

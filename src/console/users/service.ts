@@ -49,7 +49,8 @@ export interface IssuedConsoleUser {
 
 const NAME = new RegExp(`^[a-z0-9][a-z0-9._@-]{0,${LIMITS.consoleUserNameMaxChars - 1}}$`);
 
-const normalName = (name: string) => name.trim().toLowerCase();
+/** The name a user is stored and signs in under, whatever case and spaces were typed. */
+export const normalName = (name: string) => name.trim().toLowerCase();
 
 function checkedRole(role: string): RoleName {
   if (!isRole(role)) throw new ConsoleUserInputError(`role must be one of ${ROLES.join(', ')}.`);

@@ -12,6 +12,7 @@ import { LIMITS } from '../limits.ts';
 import { findApplication } from '../../accounts/store.ts';
 import { clientCertificateSha256 } from './guard.ts';
 import { secretMatches, type Audience } from './tokens.ts';
+import { FailureThrottle } from './failure-throttle.ts';
 
 const TokenRequest = Type.Object({ grant_type: Type.String() });
 const TokenResponse = Type.Object({
@@ -28,14 +29,6 @@ const invalidClient = (detail: string) => new ApiError(401, 'invalid_client', de
  * right secret with another application's certificate): which part was right is not for the caller to learn.
  */
 const FAILED_AUTHENTICATION = 'Credenciais inválidas ou inativas.';
-
-/** Failed authentications are counted per client id and per source address, in windows of wall time. */
-function failureKeys(clientId: string, request: FastifyRequest): [string, number][] {
-  return [
-    [`oauth-failures:client:${clientId}`, LIMITS.oauthFailuresPerClientMax],
-    [`oauth-failures:address:${request.ip}`, LIMITS.oauthFailuresPerAddressMax],
-  ];
-}
 
 function throttled(retryAfterSeconds: number): ApiError {
   return new ApiError(
@@ -61,35 +54,29 @@ export const oauthRoutes =
   async (base) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
 
-    /** 429 while either count is spent: then even the right secret is not checked. */
-    async function refuseWhileThrottled(keys: [string, number][]) {
-      for (const [key, limit] of keys) {
-        const decision = await ctx.rateLimiter.peek(key, limit, LIMITS.oauthFailureWindowSeconds);
-        if (!decision.allowed) throw throttled(decision.retryAfterSeconds);
-      }
-    }
-
-    async function failed(keys: [string, number][]): Promise<never> {
-      const decisions = await Promise.all(
-        keys.map(([key, limit]) => ctx.rateLimiter.hit(key, limit, LIMITS.oauthFailureWindowSeconds)),
-      );
-      const spent = decisions.find((d) => !d.allowed);
-      throw spent ? throttled(spent.retryAfterSeconds) : invalidClient(FAILED_AUTHENTICATION);
-    }
+    const throttle = new FailureThrottle(ctx.rateLimiter, 'oauth', {
+      perIdentity: LIMITS.oauthFailuresPerClientMax,
+      perSource: LIMITS.oauthFailuresPerAddressMax,
+      windowSeconds: LIMITS.oauthFailureWindowSeconds,
+    });
 
     async function issue(request: FastifyRequest<{ Body: { grant_type: string } }>, audience: Audience) {
       const { clientId, clientSecret } = basicCredentials(request);
-      const keys = failureKeys(clientId, request);
-      await refuseWhileThrottled(keys);
+      const source = request.ip;
+      const presented = audience === 'pix' ? clientCertificateSha256(request) : null;
+      const wait = await throttle.wait(clientId, source);
+      // While throttled no secret is checked, except for a caller presenting the application's own certificate:
+      // it holds the application's key, so it is not the guesser (docs/security.md).
+      if (wait !== undefined && !presented) throw throttled(wait);
       const application = await findApplication(ctx.db, clientId);
-      if (!application || !application.active || !secretMatches(clientSecret, application.secret_hash))
-        return failed(keys);
-      let certificateSha256: string | undefined;
-      if (audience === 'pix') {
-        const presented = clientCertificateSha256(request);
-        if (presented !== application.certificate_sha256) return failed(keys);
-        certificateSha256 = presented;
-      }
+      if (wait !== undefined && application?.certificate_sha256 !== presented) throw throttled(wait);
+      const failed = async (): Promise<never> => {
+        const spent = await throttle.failed(clientId, source);
+        throw spent ? throttled(spent) : invalidClient(FAILED_AUTHENTICATION);
+      };
+      if (!application || !application.active || !secretMatches(clientSecret, application.secret_hash)) return failed();
+      if (audience === 'pix' && presented !== application.certificate_sha256) return failed();
+      const certificateSha256 = presented ?? undefined;
       if (request.body.grant_type !== 'client_credentials') {
         throw new ApiError(400, 'unsupported_grant_type', 'Apenas grant_type=client_credentials é suportado.');
       }

@@ -7,6 +7,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { isDatabaseUnavailable } from './errors.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { copyClusterTemplate, limitEmbeddedMemory } from './embedded-cluster.ts';
+import { checkCluster, openVerifiedCluster } from './embedded-check.ts';
 import { GROUP_COMMIT_CONNECTIONS, LIMITS } from '../limits.ts';
 
 export interface QueryResult<R> {
@@ -101,11 +102,19 @@ function statementName(text: string): string {
   return name;
 }
 
-export async function openDatabase(options: { databaseUrl?: string; dataDir: string }): Promise<Database> {
+/**
+ * `newService`: an embedded database may be made where a service lived and its cluster is gone (`pixd start
+ * --reinitialize`); otherwise that is refused (embedded-check.ts).
+ */
+export async function openDatabase(options: {
+  databaseUrl?: string;
+  dataDir: string;
+  newService?: boolean;
+}): Promise<Database> {
   if (options.databaseUrl) return openPostgres(options.databaseUrl);
   const lock = lockDataDir(options.dataDir);
   try {
-    const db = await openPglite(options.dataDir);
+    const db = await openPglite(options.dataDir, options.newService === true);
     return {
       ...db,
       async close() {
@@ -249,16 +258,19 @@ async function openPostgres(url: string): Promise<Database> {
 /** The embedded cluster's directory inside a data directory. */
 const clusterDir = (dataDir: string) => path.join(dataDir, 'pgdata');
 
-async function openPglite(dataDir: string): Promise<Database> {
+async function openPglite(dataDir: string, newService: boolean): Promise<Database> {
   const dir = clusterDir(dataDir);
-  const createdCluster = fs.existsSync(path.join(dir, 'PG_VERSION'))
-    ? undefined
-    : copyClusterTemplate(dir)
-      ? ('from the install template' as const)
-      : ('with initdb' as const);
+  const createdCluster =
+    checkCluster(dataDir, dir, newService) === 'present'
+      ? undefined
+      : copyClusterTemplate(dir)
+        ? ('from the install template' as const)
+        : ('with initdb' as const);
   fs.mkdirSync(dir, { recursive: true });
   const { PGlite } = await import('@electric-sql/pglite');
-  const db = await PGlite.create(dir, { parsers: { [INT8_OID]: int8AsNumber } });
+  const db = await openVerifiedCluster(dir, (onStderr) =>
+    PGlite.create(dir, { parsers: { [INT8_OID]: int8AsNumber }, onStderr }),
+  );
   await limitEmbeddedMemory(db);
   const notifications = new CommitNotifications();
   const asSql = (q: Pick<PGlite, 'query' | 'exec'>, atomic: Sql['atomic'], pending?: Set<string>): Sql => ({

@@ -57,6 +57,11 @@ export const CACHE_DIR = path.join(PACKAGE_ROOT, 'node_modules', '.cache', 'pixd
 export function copyClusterTemplate(clusterDir: string): boolean {
   const template = clusterTemplateDir();
   if (!fs.existsSync(path.join(template, 'PG_VERSION'))) return false;
-  fs.cpSync(template, clusterDir, { recursive: true });
+  // Copied beside it, then renamed: a start killed while copying leaves no half cluster that looks like one.
+  const partial = `${clusterDir}.partial`;
+  fs.rmSync(partial, { recursive: true, force: true });
+  fs.cpSync(template, partial, { recursive: true });
+  if (fs.existsSync(clusterDir)) fs.rmdirSync(clusterDir); // empty: only then is a cluster made here
+  fs.renameSync(partial, clusterDir);
   return true;
 }

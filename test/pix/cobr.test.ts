@@ -265,7 +265,7 @@ describe('recurring charges (cobr)', () => {
     for (let n = 1; n <= 3; n++) {
       const date = addDays(due, n);
       const retry = await call('POST', `/v2/cobr/${txid}/retentativa/${date}`);
-      assert.equal(retry.status, 200, retry.text);
+      assert.equal(retry.status, 201, retry.text); // Bacen: 201
       assert.equal(retry.body.tentativas[n].tipo, 'RIFL');
       assert.equal(retry.body.tentativas[n].status, 'AGENDADA');
       expectInvalid(await call('POST', `/v2/cobr/${txid}/retentativa/${addDays(due, n + 1)}`), 'cobr.tentativas');

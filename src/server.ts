@@ -74,11 +74,26 @@ export interface BuildOptions {
  * silently dropped). Query strings and path parameters arrive as text, so they are coerced.
  */
 function validatorCompiler() {
+  // verbose: each error carries the value that failed, which the error bodies echo (platform/errors.ts).
   const strict = addFormats.default(
-    new Ajv({ allErrors: true, removeAdditional: false, useDefaults: false, coerceTypes: false, strict: false }),
+    new Ajv({
+      allErrors: true,
+      removeAdditional: false,
+      useDefaults: false,
+      coerceTypes: false,
+      strict: false,
+      verbose: true,
+    }),
   );
   const coercing = addFormats.default(
-    new Ajv({ allErrors: true, removeAdditional: false, useDefaults: true, coerceTypes: true, strict: false }),
+    new Ajv({
+      allErrors: true,
+      removeAdditional: false,
+      useDefaults: true,
+      coerceTypes: true,
+      strict: false,
+      verbose: true,
+    }),
   );
   return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
     compiledOnFirstUse(httpPart === 'body' ? strict : coercing, schema);

@@ -207,7 +207,10 @@ export async function listEnrolments(sql: Sql, caller: Caller, query: EnrolmentL
  * The enrolment's current value of each field the SDK's PATCH body carries besides `status` (the interface:
  * "only status is changed"). A body may repeat them; a different value would be a change, and is refused.
  */
-const UNCHANGEABLE: Record<'nomeFavorecido' | 'dataExpiracao' | 'valorMaximo', (row: EnrolmentRow) => string | undefined> = {
+const UNCHANGEABLE: Record<
+  'nomeFavorecido' | 'dataExpiracao' | 'valorMaximo',
+  (row: EnrolmentRow) => string | undefined
+> = {
   nomeFavorecido: (row) => row.body.favorecido.contaBanco.nome,
   dataExpiracao: (row) => row.body.assinatura.expiracao,
   valorMaximo: (row) => row.body.assinatura.configuracao.automatico.valorMaximo,

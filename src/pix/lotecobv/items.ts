@@ -16,7 +16,14 @@ import type { PendingItemRow } from './store.ts';
 
 // The options of the service's body validator (server.ts): strict, no coercion, every error reported.
 const ajv = addFormats.default(
-  new Ajv({ allErrors: true, removeAdditional: false, useDefaults: false, coerceTypes: false, strict: false }),
+  new Ajv({
+    allErrors: true,
+    removeAdditional: false,
+    useDefaults: false,
+    coerceTypes: false,
+    strict: false,
+    verbose: true,
+  }),
 );
 const checkCreate = ajv.compile<ItemCreate>(ItemCreate);
 const checkPatch = ajv.compile<ItemPatch>(ItemPatch);

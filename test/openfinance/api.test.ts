@@ -173,7 +173,10 @@ describe('automatic payments API', () => {
     // The interface's body {identificador, nomeFavorecido, status, dataExpiracao, valorMaximo}: the other fields
     // at their current values are accepted, a different value of any of them is refused, naming it.
     const today = dateIn(svc, 0);
-    const listed = await call('GET', `${ENROL}?inicio=${today}&fim=${today}&identificadorAdesao=${encodeURIComponent(id)}`);
+    const listed = await call(
+      'GET',
+      `${ENROL}?inicio=${today}&fim=${today}&identificadorAdesao=${encodeURIComponent(id)}`,
+    );
     const current = listed.body.adesoes[0];
     const documented = {
       identificador: id,
@@ -230,7 +233,7 @@ describe('automatic payments API', () => {
     assert.equal(listed.body.pagamentos.length, 1);
   });
 
-  it('GET …/pix looks up by payment, status or period alone, across the account\'s enrolments only', async () => {
+  it("GET …/pix looks up by payment, status or period alone, across the account's enrolments only", async () => {
     await configure();
     const first = await enrolled();
     const second = await enrolled();

@@ -18,7 +18,7 @@ import { cobRoutes } from './pix/cob/routes.ts';
 import { cobvRoutes } from './pix/cobv/routes.ts';
 import { lotecobvRoutes } from './pix/lotecobv/routes.ts';
 import { cobV1Routes } from './pix/cob-v1/routes.ts';
-import { receivedPixRoutes } from './pix/received/routes.ts';
+import { providerRefundRoutes, receivedPixRoutes } from './pix/received/routes.ts';
 import { splitRoutes } from './pix/split/routes.ts';
 import { splitRefundGuard } from './pix/split/distribute.ts';
 import { balanceRoutes } from './pix/balance/routes.ts';
@@ -259,7 +259,9 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // The participant-side directory and confirmations (docs/participants.md) answer errors in the wrapper too.
   await app.register(family(ctx, { format: 'wrapper', audience: 'pix' }, dictRoutes(ctx)));
   // Money out (docs/sending.md): the send answers named errors, its reads problem objects (as the SDK documents).
-  await app.register(family(ctx, { format: 'named', audience: 'pix' }, sendRoutes(ctx)));
+  await app.register(
+    family(ctx, { format: 'named', audience: 'pix' }, sendRoutes(ctx), providerRefundRoutes(ctx, [splitRefundGuard])),
+  );
   await app.register(family(ctx, { format: 'problem', audience: 'pix' }, sentPixRoutes(ctx), infractionRoutes(ctx)));
   // Open Finance automatic payments (docs/automatic-payments.md): {nome, mensagem} errors, as the SDK reads them;
   // the payer's consent pages are public (a person's browser, no certificate).

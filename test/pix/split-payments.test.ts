@@ -157,6 +157,9 @@ describe('split linked to charges, and paid', () => {
     assert.equal(refund.status, 400);
     assert.equal(refund.body.type, `${PROBLEM_TYPE_BASE}/PixDevolucaoInvalida`);
     assert.match(refund.body.detail, /split/);
+    const viaProvider = await call('PUT', `/v2/gn/pix/${e2e}/devolucao/R1`, { valor: '1.00' });
+    assert.equal(viaProvider.status, 400, 'the same guard on the provider path');
+    assert.match(viaProvider.body.mensagem, /split/);
 
     const unlinkedTxid = await createCob('30.00');
     await link('cob', unlinkedTxid, configId);

@@ -132,6 +132,25 @@ describe('pixd command line', () => {
       assert.notEqual(refused.status, 0, 'the participant scopes only for a participant');
       assert.match(refused.stderr, /participant/);
     });
+
+    it("account create takes the holder's address, which due charges name as their receiver", async () => {
+      const address = ['--logradouro', 'Rua da Aurora, 10', '--cidade', 'Recife', '--uf', 'PE', '--cep', '50050000'];
+      const run = await runPixd(['account', 'create', ...address, '--json', '--data-dir', svc.data.dataDir], {
+        DATABASE_URL: svc.data.databaseUrl,
+      });
+      assert.equal(run.status, 0, run.stderr);
+      const { account } = JSON.parse(run.stdout);
+      const { rows } = await svc.service.ctx.db.query(
+        'select logradouro, cidade, uf, cep from accounts where conta = $1',
+        [account.conta],
+      );
+      assert.deepEqual(rows[0], { logradouro: 'Rua da Aurora, 10', cidade: 'Recife', uf: 'PE', cep: '50050000' });
+      const refused = await runPixd(['account', 'create', '--uf', 'XX', '--data-dir', svc.data.dataDir], {
+        DATABASE_URL: svc.data.databaseUrl,
+      });
+      assert.notEqual(refused.status, 0);
+      assert.match(refused.stderr, /uf/);
+    });
   });
 
   it('credentials.json names the port a restart actually listens on', async () => {

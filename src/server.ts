@@ -5,11 +5,11 @@
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { Ajv, ValidateFunction } from 'ajv';
 import type { AppContext } from './platform/context.ts';
 import { ApiError, NodeDraining, errorHandler, renderFrameworkError, type ErrorFormat } from './platform/errors.ts';
 import { LIMITS } from './platform/limits.ts';
+import { requestAjv } from './platform/validators.ts';
 import { guard } from './platform/auth/guard.ts';
 import type { Audience } from './platform/auth/tokens.ts';
 import { oauthRoutes } from './platform/auth/routes.ts';
@@ -74,27 +74,8 @@ export interface BuildOptions {
  * silently dropped). Query strings and path parameters arrive as text, so they are coerced.
  */
 function validatorCompiler() {
-  // verbose: each error carries the value that failed, which the error bodies echo (platform/errors.ts).
-  const strict = addFormats.default(
-    new Ajv({
-      allErrors: true,
-      removeAdditional: false,
-      useDefaults: false,
-      coerceTypes: false,
-      strict: false,
-      verbose: true,
-    }),
-  );
-  const coercing = addFormats.default(
-    new Ajv({
-      allErrors: true,
-      removeAdditional: false,
-      useDefaults: true,
-      coerceTypes: true,
-      strict: false,
-      verbose: true,
-    }),
-  );
+  const strict = requestAjv('body');
+  const coercing = requestAjv('text');
   return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
     compiledOnFirstUse(httpPart === 'body' ? strict : coercing, schema);
 }

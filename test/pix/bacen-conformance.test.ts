@@ -106,6 +106,10 @@ describe('conformance with the Bacen API Pix 2.9.0 file', () => {
     assert.equal(res.status, 200, `${url}: ${res.text}`);
     return record('GET', url, res);
   };
+  const openapi = async () =>
+    (await svc.anonymous.request('GET', '/openapi.json')).body as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
   const today = async () => brasiliaDate(new Date((await ok('GET', '/sandbox/clock')).agora));
   const businessDayIn = async (days: number) => {
     let day = toEpochDay(await today()) + days;
@@ -299,32 +303,19 @@ describe('conformance with the Bacen API Pix 2.9.0 file', () => {
     // A request to the payer's institution, cancelled; another one accepted (journey 1).
     const destinatario = { cpf: '45164632481', conta: '12345678', ispbParticipante: '12345678', agencia: '0001' };
     const expiry = new Date(Date.now() + 86_400_000 * 30).toISOString();
-    const solic = await ok(
-      'POST',
-      '/v2/solicrec',
-      { idRec: rec.idRec, calendario: { dataExpiracaoSolicitacao: expiry }, destinatario },
-      201,
-    );
+    const askPayer = (idRec: string) =>
+      ok('POST', '/v2/solicrec', { idRec, calendario: { dataExpiracaoSolicitacao: expiry }, destinatario }, 201);
+    const solic = await askPayer(rec.idRec);
     await ok('GET', `/v2/solicrec/${solic.idSolicRec}`);
     await ok('PATCH', `/v2/solicrec/${solic.idSolicRec}`, { status: 'CANCELADA' }, 201);
-    const second = await ok(
-      'POST',
-      '/v2/solicrec',
-      { idRec: rec.idRec, calendario: { dataExpiracaoSolicitacao: expiry }, destinatario },
-      201,
-    );
+    const second = await askPayer(rec.idRec);
     await ok('POST', `/sandbox/solicrec/${second.idSolicRec}/aceitar`);
     await ok('GET', `/v2/solicrec/${second.idSolicRec}`);
     await ok('GET', `/v2/rec/${rec.idRec}`);
     assert.equal((await call('GET', '/v2/solicrec/SC9999900820990101abcdefghijk')).status, 404);
     // Recurrences that ended: one the payer's institution rejected, one the receiver cancelled.
     const rejected = await ok('POST', '/v2/rec', recBody(), 201);
-    const refused = await ok(
-      'POST',
-      '/v2/solicrec',
-      { idRec: rejected.idRec, calendario: { dataExpiracaoSolicitacao: expiry }, destinatario },
-      201,
-    );
+    const refused = await askPayer(rejected.idRec);
     await ok('POST', `/sandbox/solicrec/${refused.idSolicRec}/rejeitar`);
     await ok('GET', `/v2/rec/${rejected.idRec}`);
     const cancelledRec = await ok('POST', '/v2/rec', recBody(), 201);
@@ -408,9 +399,7 @@ describe('conformance with the Bacen API Pix 2.9.0 file', () => {
   });
 
   it('every Bacen operation pixd implements was called and answered as the file says', async () => {
-    const document = (await svc.anonymous.request('GET', '/openapi.json')).body as {
-      paths: Record<string, Record<string, unknown>>;
-    };
+    const document = await openapi();
     const implemented = spec.operations.filter((op) =>
       Object.entries(document.paths).some(
         ([path, methods]) => op.method.toLowerCase() in methods && spec.operationOf(op.method, path) === op,
@@ -440,9 +429,7 @@ describe('conformance with the Bacen API Pix 2.9.0 file', () => {
   });
 
   it('every endpoint answers the success status the interface names for it', async () => {
-    const document = (await svc.anonymous.request('GET', '/openapi.json')).body as {
-      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
-    };
+    const document = await openapi();
     const endpoints = JSON.parse(
       fs.readFileSync(new URL('../../src/platform/interface-endpoints.json', import.meta.url), 'utf8'),
     ) as Record<string, { success: string }>;
@@ -461,9 +448,7 @@ describe('conformance with the Bacen API Pix 2.9.0 file', () => {
   });
 
   it('the interface’s rate-limited endpoints exist and are rate limited', async () => {
-    const document = (await svc.anonymous.request('GET', '/openapi.json')).body as {
-      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
-    };
+    const document = await openapi();
     const missing = RATE_LIMITED.filter((endpoint) => {
       const [method, path] = endpoint.split(' ');
       const operation = document.paths[path.replace(/:(\w+)/g, '{$1}')]?.[method.toLowerCase()];

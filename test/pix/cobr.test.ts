@@ -99,8 +99,9 @@ describe('recurring charges (cobr)', () => {
     assert.equal(rejected.status, 200);
     expectInvalid(await call('POST', '/v2/cobr', cobrBody(created.body.idRec, due, '35.85')), 'cobr.idRec');
     expectInvalid(await call('POST', '/v2/cobr', cobrBody(idRec, due, '9.99')), 'cobr.valor.original');
+    // Tomorrow: one calendar day ahead (the next business day is three on a Friday, which the rule accepts).
     expectInvalid(
-      await call('POST', '/v2/cobr', cobrBody(idRec, await businessDayIn(1), '10.00')),
+      await call('POST', '/v2/cobr', cobrBody(idRec, addDays(await today(), 1), '10.00')),
       'cobr.calendario.dataDeVencimento',
     );
     expectInvalid(

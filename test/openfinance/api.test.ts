@@ -12,6 +12,8 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { callerWithFreshToken, type Call } from '../helpers/time-travel.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { PAYER_CPF, dateIn, demoAccount, enrolmentBody } from './helpers.ts';
+import { pointSdkAt } from '../compat/point-sdk.ts';
+import { sdkFor } from '../helpers/sdk.ts';
 
 const ENROL = '/v1/pagamentos-automaticos/adesao';
 const PAY = '/v1/pagamentos-automaticos/pix';
@@ -412,6 +414,39 @@ describe('automatic payments API', () => {
     const refused = await call('POST', PAY, { identificadorAdesao: id, pagamento: { valor: '5.00', data: today } });
     assert.equal(refused.status, 422);
     assert.equal(refused.body.nome, 'adesao_nao_autorizada');
+  });
+
+  it("the SDK's ofUpdateAutomaticEnrollment, with the documented body, revokes; ofListAutomaticPixPayment finds", async () => {
+    await configure();
+    const id = await enrolled();
+    const payment = await call('POST', PAY, {
+      identificadorAdesao: id,
+      pagamento: { valor: '4.00', data: dateIn(svc, 2) },
+    });
+    assert.equal(payment.status, 200, payment.text);
+    const restore = pointSdkAt(svc.baseUrl, svc.caPem);
+    try {
+      const efi = sdkFor(svc);
+      const found = await efi.ofListAutomaticPixPayment({
+        identificadorAdesao: id,
+        endToEndId: payment.body.endToEndId,
+      });
+      assert.equal(found.pagamentos[0].endToEndId, payment.body.endToEndId);
+      const body = enrolmentBody(svc, account, participante);
+      const revoked = await efi.ofUpdateAutomaticEnrollment(
+        {},
+        {
+          identificador: id,
+          nomeFavorecido: body.favorecido.contaBanco.nome,
+          status: 'revogado',
+          dataExpiracao: body.assinatura.expiracao,
+          valorMaximo: body.assinatura.configuracao.automatico.valorMaximo,
+        },
+      );
+      assert.equal(revoked.status, 'revogado');
+    } finally {
+      restore();
+    }
   });
 
   it('scopes: a token without the Open Finance scopes is refused; the SDK token path answers', async () => {

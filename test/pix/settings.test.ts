@@ -12,7 +12,7 @@ import { Receiver, webhookApi } from '../helpers/receiver.ts';
 import { waitFor, wallWindowPassed } from '../helpers/wait.ts';
 import { assertBalanceMatchesLines, assertLedgerBalanced } from '../helpers/ledger.ts';
 import { WEBHOOK_LOOKUP_SHARED_MS } from '../../src/pix/webhook/events.ts';
-import { DEFAULT_ADDRESS } from '../../src/accounts/service.ts';
+import { AccountInputError, DEFAULT_ADDRESS, validateAccountInput } from '../../src/accounts/service.ts';
 
 const DEFAULT_KEY = {
   recebimento: {
@@ -136,6 +136,19 @@ describe('account settings (/v2/gn/config)', () => {
         'json_invalido',
         'endereco.cep',
       );
+      // The same rules where an address is first given (pixd account create, the operator API).
+      for (const [input, part] of [
+        [{ uf: 'XX' }, /^uf:/],
+        [{ cep: '5005-000' }, /^cep:/],
+        [{ cidade: '東京' }, /^cidade:/],
+        [{ logradouro: 'x'.repeat(201) }, /^logradouro:/],
+      ] as const)
+        assert.throws(
+          () => validateAccountInput(input),
+          (error: Error) => error instanceof AccountInputError && part.test(error.message),
+        );
+      const { logradouro, cidade, uf, cep } = validateAccountInput({});
+      assert.deepEqual({ logradouro, cidade, uf, cep }, DEFAULT_ADDRESS);
       const cobv = await call('PUT', `/v2/cobv/${'EnderecoTxid'.padEnd(26, '0')}`, {
         calendario: { dataDeVencimento: '2099-12-31' },
         devedor: { cpf: '12345678909', nome: 'Fulano' },

@@ -20,26 +20,11 @@ export interface PaymentRow {
   updated_at: Date;
 }
 
-/** The row's columns, each qualified with `table` (a table alias and its dot) when a query joins. */
-const columns = (table = '') =>
-  [
-    'id',
-    'enrolment_id',
-    'account_id',
-    'end_to_end_id',
-    `${table}amount_cents::float8 as amount_cents`,
-    `to_char(${table}data, 'YYYY-MM-DD') as data`,
-    'period',
-    'info_pagador',
-    'codigo_cidade_ibge',
-    'status',
-    'motivo',
-    'idempotency_key',
-    'created_at',
-    'updated_at',
-  ]
-    .map((column) => (column.includes(' ') ? column : `${table}${column}`))
-    .join(', ');
+/** The row's columns, each qualified with `t` (a table alias and its dot) when a query joins. */
+const columns = (t = '') =>
+  `${t}id, ${t}enrolment_id, ${t}account_id, ${t}end_to_end_id, ${t}amount_cents::float8 as amount_cents,
+  to_char(${t}data, 'YYYY-MM-DD') as data, ${t}period, ${t}info_pagador, ${t}codigo_cidade_ibge, ${t}status,
+  ${t}motivo, ${t}idempotency_key, ${t}created_at, ${t}updated_at`;
 const COLUMNS = columns();
 
 /** Undefined when the account already made a payment under the same idempotency key (see insertEnrolment). */

@@ -5,11 +5,11 @@
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { Ajv, ValidateFunction } from 'ajv';
 import type { AppContext } from './platform/context.ts';
 import { ApiError, NodeDraining, errorHandler, renderFrameworkError, type ErrorFormat } from './platform/errors.ts';
 import { LIMITS } from './platform/limits.ts';
+import { requestAjv } from './platform/validators.ts';
 import { guard } from './platform/auth/guard.ts';
 import type { Audience } from './platform/auth/tokens.ts';
 import { oauthRoutes } from './platform/auth/routes.ts';
@@ -18,7 +18,7 @@ import { cobRoutes } from './pix/cob/routes.ts';
 import { cobvRoutes } from './pix/cobv/routes.ts';
 import { lotecobvRoutes } from './pix/lotecobv/routes.ts';
 import { cobV1Routes } from './pix/cob-v1/routes.ts';
-import { receivedPixRoutes } from './pix/received/routes.ts';
+import { providerRefundRoutes, receivedPixRoutes } from './pix/received/routes.ts';
 import { splitRoutes } from './pix/split/routes.ts';
 import { splitRefundGuard } from './pix/split/distribute.ts';
 import { balanceRoutes } from './pix/balance/routes.ts';
@@ -74,12 +74,8 @@ export interface BuildOptions {
  * silently dropped). Query strings and path parameters arrive as text, so they are coerced.
  */
 function validatorCompiler() {
-  const strict = addFormats.default(
-    new Ajv({ allErrors: true, removeAdditional: false, useDefaults: false, coerceTypes: false, strict: false }),
-  );
-  const coercing = addFormats.default(
-    new Ajv({ allErrors: true, removeAdditional: false, useDefaults: true, coerceTypes: true, strict: false }),
-  );
+  const strict = requestAjv('body');
+  const coercing = requestAjv('text');
   return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
     compiledOnFirstUse(httpPart === 'body' ? strict : coercing, schema);
 }
@@ -244,7 +240,9 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // The participant-side directory and confirmations (docs/participants.md) answer errors in the wrapper too.
   await app.register(family(ctx, { format: 'wrapper', audience: 'pix' }, dictRoutes(ctx)));
   // Money out (docs/sending.md): the send answers named errors, its reads problem objects (as the SDK documents).
-  await app.register(family(ctx, { format: 'named', audience: 'pix' }, sendRoutes(ctx)));
+  await app.register(
+    family(ctx, { format: 'named', audience: 'pix' }, sendRoutes(ctx), providerRefundRoutes(ctx, [splitRefundGuard])),
+  );
   await app.register(family(ctx, { format: 'problem', audience: 'pix' }, sentPixRoutes(ctx), infractionRoutes(ctx)));
   // Open Finance automatic payments (docs/automatic-payments.md): {nome, mensagem} errors, as the SDK reads them;
   // the payer's consent pages are public (a person's browser, no certificate).

@@ -12,13 +12,19 @@ import { hashSecret } from '../platform/auth/tokens.ts';
 import { DEFAULT_ACCOUNT_SCOPES, PARTICIPANT_SCOPES, isParticipantScope, isScope } from '../platform/auth/scopes.ts';
 import { RECEIVER_ISPB, SANDBOX_PAYER_ISPB } from '../platform/institution.ts';
 import { completeCnpj, isValidCnpj, isValidCpf } from '../platform/documents.ts';
-import { insertAccount, insertApplication, insertKey, type AccountRow } from './store.ts';
+import { MERCHANT_CITY_MAX_CHARS, normalizeEmvText } from '../platform/brcode.ts';
+import { LIMITS } from '../platform/limits.ts';
+import { insertAccount, insertApplication, insertKey, type AccountAddress, type AccountRow } from './store.ts';
 
 export interface NewAccountInput {
   nome?: string;
   documento?: string;
   scopes?: string[];
+  /** The holder's address; each part defaults to the demo address's (`DEFAULT_ADDRESS`). */
+  logradouro?: string;
   cidade?: string;
+  uf?: string;
+  cep?: string;
   /** An indirect participant (docs/participants.md): gets an ISPB and may hold the `*.ind.*` scopes. */
   participant?: boolean;
   /** The participant's ISPB (8 digits); one is drawn when not given. */
@@ -36,7 +42,36 @@ export interface IssuedAccount {
 
 export class AccountInputError extends Error {}
 
+/** The demo account's address, and every part a new account is not given. */
+export const DEFAULT_ADDRESS: AccountAddress = {
+  logradouro: 'Avenida Paulista, 1000',
+  cidade: 'Sao Paulo',
+  uf: 'SP',
+  cep: '01310100',
+};
+
+const UFS = new Set('AC AL AP AM BA CE DF ES GO MA MT MS MG PA PB PR PE PI RJ RN RS RO RR SC SP SE TO'.split(' '));
+
+/**
+ * Why an address cannot be an account's, naming the part, or undefined. Bacen bounds logradouro and cidade to
+ * 200 characters; the city is also the BR Code's merchant city, so it must keep a letter once normalised.
+ */
+export function addressProblem(a: AccountAddress): { part: keyof AccountAddress; reason: string } | undefined {
+  if (!a.logradouro.trim() || a.logradouro.length > ADDRESS_TEXT_MAX_CHARS)
+    return { part: 'logradouro', reason: `de 1 a ${ADDRESS_TEXT_MAX_CHARS} caracteres.` };
+  if (a.cidade.length > ADDRESS_TEXT_MAX_CHARS || !normalizeEmvText(a.cidade, MERCHANT_CITY_MAX_CHARS))
+    return {
+      part: 'cidade',
+      reason: `de 1 a ${ADDRESS_TEXT_MAX_CHARS} caracteres, com letras (é a cidade do QR Code).`,
+    };
+  if (!UFS.has(a.uf)) return { part: 'uf', reason: 'a sigla de uma unidade da federação (SP, RJ, …).' };
+  if (!/^\d{8}$/.test(a.cep)) return { part: 'cep', reason: 'oito dígitos.' };
+  return undefined;
+}
+
 const NOME_MAX_CHARS = 200;
+/** Bacen DadosComplementaresPessoa bounds the receiver's logradouro and cidade as the debtor's. */
+const ADDRESS_TEXT_MAX_CHARS = LIMITS.devedorLogradouroMaxChars;
 
 const ISPB_PATTERN = /^\d{8}$/;
 
@@ -51,6 +86,14 @@ function drawIspb(): string {
 export function validateAccountInput(
   input: NewAccountInput,
 ): Required<Omit<NewAccountInput, 'participant' | 'ispb'>> & { ispb: string | null } {
+  const address: AccountAddress = {
+    logradouro: input.logradouro?.trim() || DEFAULT_ADDRESS.logradouro,
+    cidade: input.cidade?.trim() || DEFAULT_ADDRESS.cidade,
+    uf: input.uf?.trim() || DEFAULT_ADDRESS.uf,
+    cep: input.cep?.trim() || DEFAULT_ADDRESS.cep,
+  };
+  const problem = addressProblem(address);
+  if (problem) throw new AccountInputError(`${problem.part}: ${problem.reason}`);
   const nome = input.nome?.trim() || 'Pixd Demo Ltda';
   if (nome.length > NOME_MAX_CHARS) throw new AccountInputError(`nome must be at most ${NOME_MAX_CHARS} characters`);
   const documento = input.documento ?? completeCnpj(String(randomInt(10 ** 11, 10 ** 12)));
@@ -68,7 +111,7 @@ export function validateAccountInput(
   const reserved = ispb ? [] : scopes.filter(isParticipantScope);
   if (reserved.length)
     throw new AccountInputError(`only a participant account may hold the scopes ${reserved.join(', ')}`);
-  return { nome, documento, scopes, cidade: input.cidade?.trim() || 'Sao Paulo', ispb };
+  return { nome, documento, scopes, ...address, ispb };
 }
 
 /** `db`: the database, or an open transaction to create the account in (the demo account, accounts/demo.ts). */
@@ -92,7 +135,10 @@ export async function createAccount(
         documento: valid.documento,
         conta: String(randomInt(10 ** 7, 10 ** 8)),
         payee_code: randomBytes(16).toString('hex'),
+        logradouro: valid.logradouro,
         cidade: valid.cidade,
+        uf: valid.uf,
+        cep: valid.cep,
         participant_ispb: valid.ispb,
       },
       now,

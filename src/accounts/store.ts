@@ -1,32 +1,50 @@
 import type { Sql } from '../platform/db/database.ts';
 
-export interface AccountRow {
+/** The holder's address (Bacen DadosComplementaresPessoa), as due charges name their receiver. */
+export interface AccountAddress {
+  logradouro: string;
+  cidade: string;
+  /** Two capital letters. */
+  uf: string;
+  /** Eight digits. */
+  cep: string;
+}
+
+export interface AccountRow extends AccountAddress {
   id: number;
   nome: string;
   documento: string;
   conta: string;
   payee_code: string;
-  cidade: string;
   /** The account's ISPB when it is an indirect participant. */
   participant_ispb: string | null;
 }
 
+const ACCOUNT_COLUMNS = 'id, nome, documento, conta, payee_code, logradouro, cidade, uf, cep, participant_ispb';
+
 export async function insertAccount(sql: Sql, a: Omit<AccountRow, 'id'>, now: Date): Promise<AccountRow> {
   const { rows } = await sql.query<AccountRow>(
-    `insert into accounts (nome, documento, conta, payee_code, cidade, participant_ispb, created_at)
-     values ($1, $2, $3, $4, $5, $6, $7)
-     returning id, nome, documento, conta, payee_code, cidade, participant_ispb`,
-    [a.nome, a.documento, a.conta, a.payee_code, a.cidade, a.participant_ispb, now],
+    `insert into accounts (nome, documento, conta, payee_code, logradouro, cidade, uf, cep, participant_ispb, created_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+     returning ${ACCOUNT_COLUMNS}`,
+    [a.nome, a.documento, a.conta, a.payee_code, a.logradouro, a.cidade, a.uf, a.cep, a.participant_ispb, now],
   );
   return rows[0];
 }
 
 export async function findAccount(sql: Sql, accountId: number): Promise<AccountRow | undefined> {
-  const { rows } = await sql.query<AccountRow>(
-    'select id, nome, documento, conta, payee_code, cidade, participant_ispb from accounts where id = $1',
-    [accountId],
-  );
+  const { rows } = await sql.query<AccountRow>(`select ${ACCOUNT_COLUMNS} from accounts where id = $1`, [accountId]);
   return rows[0];
+}
+
+export async function updateAccountAddress(sql: Sql, accountId: number, address: AccountAddress): Promise<void> {
+  await sql.query('update accounts set logradouro = $2, cidade = $3, uf = $4, cep = $5 where id = $1', [
+    accountId,
+    address.logradouro,
+    address.cidade,
+    address.uf,
+    address.cep,
+  ]);
 }
 
 export async function insertApplication(

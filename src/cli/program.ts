@@ -65,6 +65,10 @@ export function buildProgram(): Command {
     .option('--nome <nome>', "the account holder's name")
     .option('--documento <documento>', "the holder's CPF or CNPJ")
     .option('--scopes <a,b>', 'scopes the application holds, comma-separated (default: every scope but sandbox.write)')
+    .option('--logradouro <logradouro>', "the holder's street address (default: Avenida Paulista, 1000)")
+    .option('--cidade <cidade>', "the holder's city, also the QR codes' merchant city (default: Sao Paulo)")
+    .option('--uf <uf>', "the holder's state, two letters (default: SP)")
+    .option('--cep <cep>', "the holder's postal code, eight digits (default: 01310100)")
     .option('--participant', 'an indirect participant: gets an ISPB and the *.ind.* scopes (docs/participants.md)')
     .option('--ispb <ispb>', "the participant's ISPB, 8 digits (default: drawn)")
     .option('--json', 'print the credentials as JSON (the shape of credentials.json)')
@@ -74,6 +78,10 @@ export function buildProgram(): Command {
           nome?: string;
           documento?: string;
           scopes?: string;
+          logradouro?: string;
+          cidade?: string;
+          uf?: string;
+          cep?: string;
           participant?: boolean;
           ispb?: string;
           json?: boolean;
@@ -86,6 +94,10 @@ export function buildProgram(): Command {
             {
               ...(options.nome !== undefined && { nome: options.nome }),
               ...(options.documento !== undefined && { documento: options.documento }),
+              ...(options.logradouro !== undefined && { logradouro: options.logradouro }),
+              ...(options.cidade !== undefined && { cidade: options.cidade }),
+              ...(options.uf !== undefined && { uf: options.uf }),
+              ...(options.cep !== undefined && { cep: options.cep }),
               ...(options.participant === true && { participant: true }),
               ...(options.ispb !== undefined && { ispb: options.ispb }),
               ...(options.scopes !== undefined && {

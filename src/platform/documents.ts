@@ -42,3 +42,14 @@ export function completeCnpj(prefix12: string): string {
     }
   throw new RangeError(`no valid CNPJ for prefix ${prefix12}`);
 }
+
+/**
+ * A document as errors and reads show it: `***.456.789-**` for a CPF (the standard's example),
+ * `**.345.678/0001-**` for a CNPJ; anything else (a malformed document) entirely starred.
+ */
+export function maskDocumentNumber(document: string): string {
+  if (/^\d{11}$/.test(document)) return `***.${document.slice(3, 6)}.${document.slice(6, 9)}-**`;
+  if (/^[0-9A-Z]{14}$/.test(document))
+    return `**.${document.slice(2, 5)}.${document.slice(5, 8)}/${document.slice(8, 12)}-**`;
+  return '*'.repeat(document.length);
+}

@@ -90,6 +90,7 @@ export const ERROR_CATALOGUE = {
   named: {
     json_invalido: { status: FRAMEWORK_4XX },
     chave_invalida: { status: 400 },
+    endereco_invalido: { status: 400 },
     chave_nao_encontrada: { status: 404 },
     limite_criacao_chave_atingido: { status: 400 },
     qrcode_invalido: { status: 400 },

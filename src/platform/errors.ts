@@ -5,6 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from './db/errors.ts';
+import { maskDocumentNumber } from './documents.ts';
+import { LIMITS } from './limits.ts';
 import { redactedText } from './log-redaction.ts';
 import { errorTitle, type ErrorName, type ErrorNameWithStatus, type StatusOf } from './error-catalogue.ts';
 
@@ -72,7 +74,7 @@ export function problemObject(error: ApiError) {
       violacoes: error.violations.map((v) => ({
         razao: v.reason,
         propriedade: v.property,
-        ...(v.value !== undefined && { valor: String(v.value) }),
+        ...(v.value !== undefined && { valor: String(shownValue(v)) }),
       })),
     }),
   };
@@ -102,7 +104,7 @@ export function render(format: ErrorFormat, error: ApiError, request: FastifyReq
             violations: error.violations.map((v) => ({
               property: v.property,
               reason: v.reason,
-              value: v.value ?? null,
+              value: shownValue(v) ?? null,
             })),
           }),
         },
@@ -112,6 +114,22 @@ export function render(format: ErrorFormat, error: ApiError, request: FastifyReq
     case 'oauth':
       return { error: error.errorName, error_description: describe(error) };
   }
+}
+
+/** Properties whose value is a person's document: echoed masked. */
+const DOCUMENT_PROPERTY = /(^|\.)(cpf|cnpj|documento|taxIdNumber)$/i;
+
+/**
+ * The offending value as an error shows it: a document masked, text (and an object or array, as its JSON)
+ * cut at a bound, so an error never echoes a document in clear or a body's worth of input.
+ */
+function shownValue(v: Violation): unknown {
+  const { value } = v;
+  if (value === undefined || value === null || typeof value === 'number' || typeof value === 'boolean') return value;
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  if (DOCUMENT_PROPERTY.test(v.property)) return maskDocumentNumber(text);
+  const max = LIMITS.violationValueShownMaxChars;
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 function describe(error: ApiError): string {
@@ -201,6 +219,8 @@ interface AjvError {
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
+  /** The value that failed (validators run with `verbose`); for `additionalProperties`, its parent object. */
+  data?: unknown;
 }
 
 function schemaViolation(v: AjvError, root: string | undefined): Violation {
@@ -214,7 +234,14 @@ function schemaViolation(v: AjvError, root: string | undefined): Violation {
       : v.keyword === 'required'
         ? 'propriedade obrigatória.'
         : `não respeita o schema: ${v.message ?? v.keyword}.`;
-  return { property, reason };
+  // A missing property has no value; an unknown one's is under its name in the object that failed.
+  const value =
+    v.keyword === 'required'
+      ? undefined
+      : v.keyword === 'additionalProperties'
+        ? (v.data as Record<string, unknown> | undefined)?.[String(v.params.additionalProperty)]
+        : v.data;
+  return { property, reason, ...(value !== undefined && { value }) };
 }
 
 /** Why a request was refused (4xx), for its one log line (observability.ts): the error's name and message. */

@@ -59,6 +59,8 @@ export const LIMITS = {
   loggedErrorTextMaxChars: 300,
   /** An unknown path is named in its 404 only up to this many characters. */
   errorPathShownMaxChars: 100,
+  /** An offending value is echoed in an error's violations only up to this many characters. */
+  violationValueShownMaxChars: 100,
   /** Rate-limit windows one node keeps in memory before it drops those already closed. */
   rateLimitMemoryKeysMax: 100_000,
   /** Redis for rate limits: how long a connection or a command may take before the node limits on its own. */

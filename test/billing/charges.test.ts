@@ -2,7 +2,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { outboxIdle, waitFor } from '../helpers/wait.ts';
 import { assertLedgerBalanced } from '../helpers/ledger.ts';
 import { balanceCents, ledgerCode } from '../../src/platform/ledger/ledger.ts';
 import { billingApi, CARDS, cardPayment, customer, items, paymentToken, type BillingApi } from './helpers.ts';
@@ -117,6 +117,23 @@ describe('card outcomes (sandbox, by the last digit)', () => {
     const d = await detail(id);
     assert.equal(d.payment.credit_card.juridical_person, true);
     assert.ok(d.history.some((h: any) => h.message.includes('Empresa Ltda')));
+  });
+
+  it("a sandbox settle right after /pay carries the issuer's answer instead of racing it", async () => {
+    const approving = (await api.ok('POST', '/v1/charge', { items })).data.charge_id;
+    await api.ok('POST', `/v1/charge/${approving}/pay`, cardPayment(await token()));
+    await api.ok('POST', `/sandbox/billing/charge/${approving}/settle`);
+    assert.equal(await statusOf(approving), 'paid');
+    const refusing = (await api.ok('POST', '/v1/charge', { items })).data.charge_id;
+    await api.ok('POST', `/v1/charge/${refusing}/pay`, cardPayment(await token(CARDS.tryLater)));
+    const refused = await api.call('POST', `/sandbox/billing/charge/${refusing}/settle`);
+    assert.equal(refused.status, 400, refused.text);
+    assert.equal(refused.body.error, 'invalid_charge_status');
+    assert.equal(await statusOf(refusing), 'unpaid', "the issuer's refusal, recorded once");
+    await outboxIdle(svc);
+    assert.equal(await statusOf(approving), 'paid', 'the authorisation job changed nothing afterwards');
+    assert.equal(await statusOf(refusing), 'unpaid');
+    await assertLedgerBalanced(svc.service.ctx.db);
   });
 
   it('retry: only unpaid, card, with a new token → waiting → approved', async () => {

@@ -112,14 +112,30 @@ describe('pixd command line', () => {
       assert.equal(credentials.account.ispb, undefined, 'a plain account is no participant');
     });
 
-    it('account create --participant gives the account an ISPB, shown in its credentials, and the *.ind.* scopes', async () => {
+    it('account create --participant gives the account an ISPB, shown in its credentials, and the *.ind.* scopes; the address flags its address', async () => {
+      // With the holder's address, which due charges name as their receiver.
+      const address = ['--logradouro', 'Rua da Aurora, 10', '--cidade', 'Recife', '--uf', 'PE', '--cep', '50050000'];
       const run = await runPixd(
-        ['account', 'create', '--participant', '--ispb', '87654321', '--json', '--data-dir', svc.data.dataDir],
+        [
+          'account',
+          'create',
+          '--participant',
+          '--ispb',
+          '87654321',
+          ...address,
+          '--json',
+          '--data-dir',
+          svc.data.dataDir,
+        ],
         { DATABASE_URL: svc.data.databaseUrl },
       );
       assert.equal(run.status, 0, run.stderr);
       const credentials = JSON.parse(run.stdout);
       assert.equal(credentials.account.ispb, '87654321');
+      const held = await svc.service.ctx.db.query('select logradouro, cidade, uf, cep from accounts where conta = $1', [
+        credentials.account.conta,
+      ]);
+      assert.deepEqual(held.rows[0], { logradouro: 'Rua da Aurora, 10', cidade: 'Recife', uf: 'PE', cep: '50050000' });
       const { rows } = await svc.service.ctx.db.query<{ scopes: string[] }>(
         'select scopes from applications where client_id = $1',
         [credentials.clientId],

@@ -12,6 +12,8 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { callerWithFreshToken, type Call } from '../helpers/time-travel.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { PAYER_CPF, dateIn, demoAccount, enrolmentBody } from './helpers.ts';
+import { pointSdkAt } from '../../src/testing/point-sdk.ts';
+import { sdkFor } from '../helpers/sdk.ts';
 
 const ENROL = '/v1/pagamentos-automaticos/adesao';
 const PAY = '/v1/pagamentos-automaticos/pix';
@@ -170,13 +172,38 @@ describe('automatic payments API', () => {
     const other = await call('PATCH', ENROL, { identificador: id, status: 'autorizado' });
     assert.equal(other.status, 400);
     assert.match(other.body.mensagem, /status/);
-    const change = await call('PATCH', ENROL, { identificador: id, status: 'revogado', valorMaximo: '99.00' });
-    assert.equal(change.status, 400);
-    assert.match(change.body.mensagem, /valorMaximo/);
-    const revoked = await call('PATCH', ENROL, { identificador: id, status: 'revogado', motivo: 'cliente saiu' });
-    assert.equal(revoked.status, 200, revoked.text);
-    assert.equal(revoked.body.status, 'revogado');
-    assert.equal(revoked.body.motivo, 'cliente saiu');
+    // The interface's body {identificador, nomeFavorecido, status, dataExpiracao, valorMaximo}: the other fields
+    // at their current values are accepted, a different value of any of them is refused, naming it.
+    const today = dateIn(svc, 0);
+    const listed = await call(
+      'GET',
+      `${ENROL}?inicio=${today}&fim=${today}&identificadorAdesao=${encodeURIComponent(id)}`,
+    );
+    const current = listed.body.adesoes[0];
+    const documented = {
+      identificador: id,
+      nomeFavorecido: current.favorecido.contaBanco.nome,
+      status: 'revogado',
+      dataExpiracao: current.assinatura.expiracao,
+      valorMaximo: current.assinatura.configuracao.automatico.valorMaximo,
+    };
+    for (const [field, value] of [
+      ['valorMaximo', '99.00'],
+      ['nomeFavorecido', 'Outro Nome Ltda'],
+      ['dataExpiracao', dateIn(svc, 30)],
+    ]) {
+      const change = await call('PATCH', ENROL, { ...documented, [field]: value });
+      assert.equal(change.status, 400, field);
+      assert.equal(change.body.nome, 'adesao_invalida');
+      assert.match(change.body.mensagem, new RegExp(`^${field}: não pode ser alterado`));
+    }
+    assert.equal((await call('GET', `${PAY}?identificadorAdesao=${encodeURIComponent(id)}`)).body.status, 'autorizado');
+    const done = await call('PATCH', ENROL, { ...documented, motivo: 'cliente saiu' });
+    assert.equal(done.status, 200, done.text);
+    assert.equal(done.body.status, 'revogado');
+    assert.equal(done.body.motivo, 'cliente saiu');
+    assert.deepEqual(done.body.assinatura, current.assinatura, 'only the status changed');
+    assert.deepEqual(done.body.favorecido, current.favorecido);
     const refused = await pay('5.00', dateIn(svc, 40));
     assert.equal(refused.status, 422);
     assert.equal(refused.body.nome, 'adesao_nao_autorizada');
@@ -206,6 +233,58 @@ describe('automatic payments API', () => {
     assert.deepEqual(replay.body, paid.body, 'the same payment, not a period conflict');
     const listed = await call('GET', `${PAY}?identificadorAdesao=${encodeURIComponent(id)}`);
     assert.equal(listed.body.pagamentos.length, 1);
+  });
+
+  it("GET …/pix looks up by payment, status or period alone, across the account's enrolments only", async () => {
+    await configure();
+    const first = await enrolled();
+    const second = await enrolled();
+    const pay = async (id: string, valor: string, days: number) => {
+      const res = await call('POST', PAY, { identificadorAdesao: id, pagamento: { valor, data: dateIn(svc, days) } });
+      assert.equal(res.status, 200, res.text);
+      return res.body.endToEndId as string;
+    };
+    const a = await pay(first, '3.00', 3);
+    const b = await pay(second, '4.00', 4);
+    const byPayment = await call('GET', `${PAY}?endToEndId=${b}`);
+    assert.equal(byPayment.status, 200, byPayment.text);
+    assert.equal(byPayment.body.identificadorAdesao, second, "the payment's enrolment");
+    assert.equal(byPayment.body.status, 'autorizado');
+    assert.deepEqual(
+      byPayment.body.pagamentos.map((p: { endToEndId: string }) => p.endToEndId),
+      [b],
+    );
+    const pending = await call('GET', `${PAY}?status=pendente`);
+    assert.equal(pending.status, 200, pending.text);
+    assert.equal(pending.body.identificadorAdesao, undefined, 'no one enrolment is named');
+    const listed = new Map(
+      pending.body.pagamentos.map((p: { endToEndId: string; identificadorAdesao: string }) => [
+        p.endToEndId,
+        p.identificadorAdesao,
+      ]),
+    );
+    assert.equal(listed.get(a), first);
+    assert.equal(listed.get(b), second);
+    const day = dateIn(svc, 4);
+    const inPeriod = await call('GET', `${PAY}?inicio=${day}&fim=${day}`);
+    assert.equal(inPeriod.status, 200, inPeriod.text);
+    assert.ok(inPeriod.body.pagamentos.some((p: { endToEndId: string }) => p.endToEndId === b));
+    assert.ok(inPeriod.body.pagamentos.every((p: { data: string }) => p.data === day));
+    const fromDay = await call('GET', `${PAY}?inicio=${day}`);
+    assert.ok(fromDay.body.pagamentos.every((p: { data: string }) => p.data >= day));
+    const none = await call('GET', PAY);
+    assert.equal(none.status, 400);
+    assert.equal(none.body.nome, 'parametro_invalido');
+    const backwards = await call('GET', `${PAY}?inicio=${day}&fim=${dateIn(svc, 1)}`);
+    assert.equal(backwards.status, 400);
+    // Another account sees none of them.
+    const other = callerWithFreshToken(
+      await svc.newParty({ scopes: ['gn.opb.automatic.payment.read', 'gn.opb.automatic.consent.read'] }),
+    );
+    const foreign = await other('GET', `${PAY}?endToEndId=${b}`);
+    assert.equal(foreign.status, 404);
+    assert.equal(foreign.body.nome, 'pagamento_nao_encontrado');
+    assert.deepEqual((await other('GET', `${PAY}?status=pendente`)).body.pagamentos, []);
   });
 
   it('a payment dated today settles at once; above 10.00 the sandbox payer refuses it with a reason', async () => {
@@ -335,6 +414,39 @@ describe('automatic payments API', () => {
     const refused = await call('POST', PAY, { identificadorAdesao: id, pagamento: { valor: '5.00', data: today } });
     assert.equal(refused.status, 422);
     assert.equal(refused.body.nome, 'adesao_nao_autorizada');
+  });
+
+  it("the SDK's ofUpdateAutomaticEnrollment, with the documented body, revokes; ofListAutomaticPixPayment finds", async () => {
+    await configure();
+    const id = await enrolled();
+    const payment = await call('POST', PAY, {
+      identificadorAdesao: id,
+      pagamento: { valor: '4.00', data: dateIn(svc, 2) },
+    });
+    assert.equal(payment.status, 200, payment.text);
+    const restore = await pointSdkAt(svc.baseUrl, svc.caPem);
+    try {
+      const efi = sdkFor(svc);
+      const found = await efi.ofListAutomaticPixPayment({
+        identificadorAdesao: id,
+        endToEndId: payment.body.endToEndId,
+      });
+      assert.equal(found.pagamentos[0].endToEndId, payment.body.endToEndId);
+      const body = enrolmentBody(svc, account, participante);
+      const revoked = await efi.ofUpdateAutomaticEnrollment(
+        {},
+        {
+          identificador: id,
+          nomeFavorecido: body.favorecido.contaBanco.nome,
+          status: 'revogado',
+          dataExpiracao: body.assinatura.expiracao,
+          valorMaximo: body.assinatura.configuracao.automatico.valorMaximo,
+        },
+      );
+      assert.equal(revoked.status, 'revogado');
+    } finally {
+      restore();
+    }
   });
 
   it('scopes: a token without the Open Finance scopes is refused; the SDK token path answers', async () => {

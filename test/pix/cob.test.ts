@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { parsePix, hasError } from 'pix-utils';
 import { cobBody, startTestService, type TestService } from '../helpers/service.ts';
 import { parseBrCode } from '../../src/platform/brcode.ts';
+import { LIMITS } from '../../src/platform/limits.ts';
 
 const RANGE = 'inicio=2020-01-01T00:00:00Z&fim=2099-01-01T00:00:00Z';
 
@@ -344,10 +345,50 @@ describe('immediate charges (cob)', () => {
       assert.equal(res.body.error.title, 'documento_bloqueado');
     });
 
-    it('names bad properties in violations', async () => {
+    it('names bad properties in violations, with the offending value (a document masked)', async () => {
       const res = await call('POST', '/v1/cob', { ...cobBody(chave), valor: { original: '1.5' } });
       assert.equal(res.status, 400);
       assert.equal(res.body.error.violations[0].property, 'valor.original');
+      assert.equal(res.body.error.violations[0].value, '1.5');
+      const abc = await call('POST', '/v1/cob', { ...cobBody(chave), valor: { original: 'abc' } });
+      assert.deepEqual(
+        abc.body.error.violations.map((v: { property: string; value: unknown }) => [v.property, v.value]),
+        [['valor.original', 'abc']],
+      );
+      const extra = await call('POST', '/v1/cob', { ...cobBody(chave), extra: 7 });
+      assert.deepEqual(extra.body.error.violations[0], {
+        property: 'extra',
+        reason: 'propriedade não permitida.',
+        value: 7,
+      });
+      const missing = await call('POST', '/v1/cob', { valor: { original: '1.00' } });
+      assert.ok(
+        missing.body.error.violations.every((v: { value: unknown }) => v.value === null),
+        'nothing to echo',
+      );
+      const badCpf = await call(
+        'POST',
+        '/v1/cob',
+        cobBody(chave, '5.00', { devedor: { cpf: '1234567890', nome: 'X' } }),
+      );
+      const cpf = badCpf.body.error.violations.find((v: { property: string }) => v.property === 'devedor.cpf');
+      assert.equal(cpf.value, '**********', 'a document is never echoed in clear');
+      const wrongDigits = await call(
+        'POST',
+        '/v1/cob',
+        cobBody(chave, '5.00', { devedor: { cpf: '12345678901', nome: 'X' } }),
+      );
+      assert.equal(wrongDigits.status, 400, wrongDigits.text);
+      assert.equal(wrongDigits.body.error.violations[0].value, '***.456.789-**');
+      const long = await call('POST', '/v1/cob', { ...cobBody(chave), solicitacaoPagador: 'x'.repeat(200) });
+      assert.equal(long.body.error.violations[0].value, `${'x'.repeat(LIMITS.violationValueShownMaxChars)}…`);
+    });
+
+    it('the problem format of /v2 carries the value too', async () => {
+      const res = await call('POST', '/v2/cob', { ...cobBody(chave), valor: { original: 'abc' } });
+      assert.equal(res.status, 400);
+      assert.equal(res.body.violacoes[0].propriedade, 'cob.valor.original');
+      assert.equal(res.body.violacoes[0].valor, 'abc');
     });
   });
 });

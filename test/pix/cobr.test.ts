@@ -99,8 +99,8 @@ describe('recurring charges (cobr)', () => {
     assert.equal(rejected.status, 200);
     expectInvalid(await call('POST', '/v2/cobr', cobrBody(created.body.idRec, due, '35.85')), 'cobr.idRec');
     expectInvalid(await call('POST', '/v2/cobr', cobrBody(idRec, due, '9.99')), 'cobr.valor.original');
+    // Tomorrow: one calendar day ahead (the next business day is three on a Friday, which the rule accepts).
     expectInvalid(
-      // Tomorrow, a calendar day: a business day after a Friday is Monday, three days ahead and allowed.
       await call('POST', '/v2/cobr', cobrBody(idRec, addDays(await today(), 1), '10.00')),
       'cobr.calendario.dataDeVencimento',
     );
@@ -266,7 +266,7 @@ describe('recurring charges (cobr)', () => {
     for (let n = 1; n <= 3; n++) {
       const date = addDays(due, n);
       const retry = await call('POST', `/v2/cobr/${txid}/retentativa/${date}`);
-      assert.equal(retry.status, 200, retry.text);
+      assert.equal(retry.status, 201, retry.text); // Bacen: 201
       assert.equal(retry.body.tentativas[n].tipo, 'RIFL');
       assert.equal(retry.body.tentativas[n].status, 'AGENDADA');
       expectInvalid(await call('POST', `/v2/cobr/${txid}/retentativa/${addDays(due, n + 1)}`), 'cobr.tentativas');

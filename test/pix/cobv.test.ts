@@ -5,6 +5,7 @@ import { cobBody, startTestService, type Party, type TestService } from '../help
 import { waitFor } from '../helpers/wait.ts';
 import { insertLocation, type TipoCob } from '../../src/pix/loc/store.ts';
 import { REQUEST_EXAMPLES } from '../../src/platform/openapi-examples.ts';
+import { DEFAULT_ADDRESS } from '../../src/accounts/service.ts';
 
 const RANGE = 'inicio=2020-01-01T00:00:00Z&fim=2099-01-01T00:00:00Z';
 const DUE = '2099-12-31';
@@ -55,7 +56,18 @@ describe('due charges (cobv)', () => {
     assert.ok(!Number.isNaN(Date.parse(cobv.loc.criacao)));
     assert.equal(cobv.location, cobv.loc.location);
     assert.match(cobv.location, /\/cobv\//);
-    assert.equal(cobv.recebedor, undefined, 'recebedor arrives with split');
+    // Bacen CobVGerada requires the receiver, with its address (DadosRecebedor).
+    assert.deepEqual(Object.keys(cobv.recebedor).sort(), ['cep', 'cidade', 'cnpj', 'logradouro', 'nome', 'uf']);
+    assert.deepEqual(
+      {
+        logradouro: cobv.recebedor.logradouro,
+        cidade: cobv.recebedor.cidade,
+        uf: cobv.recebedor.uf,
+        cep: cobv.recebedor.cep,
+      },
+      DEFAULT_ADDRESS,
+      "the demo account's address",
+    );
     const parsed = parsePix(cobv.pixCopiaECola);
     assert.ok(!hasError(parsed), 'pix-utils accepts the code');
     assert.equal((parsed as { type: string }).type, 'DYNAMIC');

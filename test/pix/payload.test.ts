@@ -10,6 +10,7 @@ import type { CobVBody } from '../../src/pix/cobv/schemas.ts';
 import { formatAmount } from '../../src/platform/money.ts';
 import { cobBody, startTestService, type TestService } from '../helpers/service.ts';
 import { brasiliaDay, cobvBody, fetchLocation, payloadAt, txidFor } from './payload-fixtures.ts';
+import { DEFAULT_ADDRESS } from '../../src/accounts/service.ts';
 
 describe('payloads served at locations (JWS)', () => {
   let svc: TestService;
@@ -168,7 +169,8 @@ describe('payloads served at locations (JWS)', () => {
     assert.deepEqual(p.devedor, body.devedor);
     assert.equal(p.recebedor.nome, 'Pixd Demo Ltda');
     assert.match(p.recebedor.cnpj ?? p.recebedor.cpf, /^\d{11}(\d{3})?$/);
-    assert.ok(p.recebedor.cidade);
+    for (const part of ['logradouro', 'cidade', 'uf', 'cep'] as const)
+      assert.equal(p.recebedor[part], DEFAULT_ADDRESS[part], `recebedor.${part} (Bacen CobVPayload requires it)`);
     assert.deepEqual(
       p.valor,
       { original: '500.00', desconto: '5.00', final: '495.00' },

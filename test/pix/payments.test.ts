@@ -271,6 +271,34 @@ describe('payments, received Pix, refunds and balance', () => {
     assert.equal((await call('GET', `/v2/pix/${endToEndId}/devolucao/NOPE`)).status, 404);
   });
 
+  it("PUT /v2/gn/pix/:e2eid/devolucao/:id, the provider's path, is the same refund engine ({nome, mensagem} errors)", async () => {
+    await freshParty();
+    const cob = await createCob('20.00');
+    const { endToEndId } = (await pay({ txid: cob.txid })).body;
+    const gn = (id: string, valor: string) => call('PUT', `/v2/gn/pix/${endToEndId}/devolucao/${id}`, { valor });
+    const first = await gn('G1', '15.00');
+    assert.equal(first.status, 201, first.text);
+    assert.equal(first.body.id, 'G1');
+    assert.equal(first.body.valor, '15.00');
+    assert.equal(first.body.status, 'EM_PROCESSAMENTO');
+    assert.ok(first.body.horario.solicitacao);
+    const viaBacen = await call('PUT', `/v2/pix/${endToEndId}/devolucao/G1`, { valor: '15.00' });
+    assert.equal(viaBacen.body.rtrId, first.body.rtrId, 'one refund, whichever path asked for it');
+    const over = await gn('G2', '5.01');
+    assert.equal(over.status, 400);
+    assert.equal(over.body.nome, 'PixDevolucaoInvalida');
+    assert.match(over.body.mensagem, /excede o disponível/);
+    const unknown = await call('PUT', `/v2/gn/pix/E99999998202601010000abcdefghijk/devolucao/G1`, { valor: '1.00' });
+    assert.equal(unknown.status, 404);
+    assert.ok(unknown.body.nome);
+    await waitFor(
+      async () => (await call('GET', `/v2/pix/${endToEndId}/devolucao/G1`)).body.status === 'DEVOLVIDO',
+      'refund settlement',
+    );
+    assert.equal(await saldo(), '5.00');
+    await assertLedgerBalanced(svc.service.ctx.db);
+  });
+
   it('does not refund money the account no longer has: NAO_REALIZADO', async () => {
     await freshParty();
     const cob = await createCob('80.00');

@@ -12,6 +12,7 @@ import { Receiver, webhookApi } from '../helpers/receiver.ts';
 import { waitFor, wallWindowPassed } from '../helpers/wait.ts';
 import { assertBalanceMatchesLines, assertLedgerBalanced } from '../helpers/ledger.ts';
 import { WEBHOOK_LOOKUP_SHARED_MS } from '../../src/pix/webhook/events.ts';
+import { AccountInputError, DEFAULT_ADDRESS, validateAccountInput } from '../../src/accounts/service.ts';
 
 const DEFAULT_KEY = {
   recebimento: {
@@ -103,7 +104,69 @@ describe('account settings (/v2/gn/config)', () => {
       await fresh();
       const res = await call('GET', '/v2/gn/config');
       assert.equal(res.status, 200, res.text);
-      assert.deepEqual(res.body, { pix: { receberSemChave: true, chaves: { [party.chaves[0]]: DEFAULT_KEY } } });
+      assert.deepEqual(res.body, {
+        endereco: DEFAULT_ADDRESS,
+        pix: { receberSemChave: true, chaves: { [party.chaves[0]]: DEFAULT_KEY } },
+      });
+    });
+
+    it("endereco: the holder's address, changed by PUT (the city excepted) and named by due charges", async () => {
+      await fresh();
+      const endereco = { logradouro: 'Rua da Aurora, 10', cidade: DEFAULT_ADDRESS.cidade, uf: 'PE', cep: '50050000' };
+      const written = await put({ endereco, pix: { receberSemChave: true } });
+      assert.deepEqual(written.endereco, endereco);
+      assert.deepEqual((await put({ pix: { receberSemChave: true } })).endereco, endereco, 'absent: unchanged');
+      await invalidAt(
+        { endereco: { ...endereco, uf: 'XX' }, pix: { receberSemChave: true } },
+        'endereco_invalido',
+        'endereco.uf',
+      );
+      await invalidAt(
+        { endereco: { ...endereco, cep: '5005' }, pix: { receberSemChave: true } },
+        'json_invalido',
+        'endereco.cep',
+      );
+      await invalidAt(
+        { endereco: { ...endereco, cidade: 'Recife' }, pix: { receberSemChave: true } },
+        'endereco_invalido',
+        'endereco.cidade',
+      );
+      await invalidAt(
+        { endereco: { logradouro: 'x' }, pix: { receberSemChave: true } },
+        'json_invalido',
+        'endereco.cep',
+      );
+      // The same rules where an address is first given (pixd account create, the operator API).
+      for (const [input, part] of [
+        [{ uf: 'XX' }, /^uf:/],
+        [{ cep: '5005-000' }, /^cep:/],
+        [{ cidade: '東京' }, /^cidade:/],
+        [{ logradouro: 'x'.repeat(201) }, /^logradouro:/],
+      ] as const)
+        assert.throws(
+          () => validateAccountInput(input),
+          (error: Error) => error instanceof AccountInputError && part.test(error.message),
+        );
+      const { logradouro, cidade, uf, cep } = validateAccountInput({});
+      assert.deepEqual({ logradouro, cidade, uf, cep }, DEFAULT_ADDRESS);
+      const cobv = await call('PUT', `/v2/cobv/${'EnderecoTxid'.padEnd(26, '0')}`, {
+        calendario: { dataDeVencimento: '2099-12-31' },
+        devedor: { cpf: '12345678909', nome: 'Fulano' },
+        valor: { original: '12.00' },
+        chave: party.chaves[0],
+      });
+      assert.equal(cobv.status, 201, cobv.text);
+      const documento = (
+        await svc.service.ctx.db.query<{ documento: string; nome: string }>(
+          'select documento, nome from accounts where id = $1',
+          [party.accountId],
+        )
+      ).rows[0];
+      assert.deepEqual(cobv.body.recebedor, {
+        [documento.documento.length === 14 ? 'cnpj' : 'cpf']: documento.documento,
+        nome: documento.nome,
+        ...endereco,
+      });
     });
 
     it('stores every field (201), reads them back, and replaces the whole configuration on the next PUT', async () => {
@@ -119,7 +182,10 @@ describe('account settings (/v2/gn/config)', () => {
         envio: { webhook: { notificacao: { tarifa: true, favorecido: false } } },
       };
       const written = await put({ pix: { receberSemChave: false, chaves: { [second]: full } } });
-      const expected = { pix: { receberSemChave: false, chaves: { [party.chaves[0]]: DEFAULT_KEY, [second]: full } } };
+      const expected = {
+        endereco: DEFAULT_ADDRESS,
+        pix: { receberSemChave: false, chaves: { [party.chaves[0]]: DEFAULT_KEY, [second]: full } },
+      };
       assert.deepEqual(written, expected);
       assert.deepEqual((await call('GET', '/v2/gn/config')).body, expected);
 

@@ -157,6 +157,9 @@ describe('split linked to charges, and paid', () => {
     assert.equal(refund.status, 400);
     assert.equal(refund.body.type, `${PROBLEM_TYPE_BASE}/PixDevolucaoInvalida`);
     assert.match(refund.body.detail, /split/);
+    const viaProvider = await call('PUT', `/v2/gn/pix/${e2e}/devolucao/R1`, { valor: '1.00' });
+    assert.equal(viaProvider.status, 400, 'the same guard on the provider path');
+    assert.match(viaProvider.body.mensagem, /split/);
 
     const unlinkedTxid = await createCob('30.00');
     await link('cob', unlinkedTxid, configId);
@@ -302,15 +305,20 @@ describe('split linked to charges, and paid', () => {
     });
     const linked = await link('cobv', txid, configId);
     assert.equal(linked.status, 200, linked.text);
-    const { rows } = await svc.service.ctx.db.query<{ nome: string; documento: string; cidade: string }>(
-      'select nome, documento, cidade from accounts where id = $1',
-      [receiver.accountId],
-    );
-    assert.deepEqual(linked.body.recebedor, { nome: rows[0].nome, cidade: rows[0].cidade, cnpj: rows[0].documento });
+    const { rows } = await svc.service.ctx.db.query<{
+      nome: string;
+      documento: string;
+      logradouro: string;
+      cidade: string;
+      uf: string;
+      cep: string;
+    }>('select nome, documento, logradouro, cidade, uf, cep from accounts where id = $1', [receiver.accountId]);
+    const { documento, ...holder } = rows[0];
+    assert.deepEqual(linked.body.recebedor, { cnpj: documento, ...holder }, 'the receiver with its address');
     assert.deepEqual(linked.body.config, { id: configId, status: 'ATIVA', revisao: 0, descricao: 'Split de teste' });
     const read = await call('GET', `/v2/gn/split/cobv/${txid}`);
     assert.deepEqual(read.body, linked.body);
-    const { recebedor, config, ...plain } = read.body;
+    const { config, ...plain } = read.body;
     assert.deepEqual(plain, (await call('GET', `/v2/cobv/${txid}`)).body);
     const e2e = await paid({ txid });
     assert.deepEqual(

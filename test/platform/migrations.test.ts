@@ -38,6 +38,7 @@ const APPLIED: [number, string, string][] = [
   [24, 'attempt_bodies_console_sessions', 'b7006dd084309fd6'],
   [25, 'received_pix_json', '70754fc7cbc35741'],
   [26, 'charge_lookup_by_txid', 'dfa965ca85d75481'],
+  [27, 'account_address', '9c64941f4024a1ec'],
 ];
 
 describe('migrations', () => {

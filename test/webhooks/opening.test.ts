@@ -102,6 +102,16 @@ describe('account-opening webhooks', () => {
       await expectName({}, 'url_webhook');
       await expectName({ webhookUrl: 'http://127.0.0.1:1/x' }, 'protocolo_da_url');
       await expectName({ webhookUrl: `${plain.url}/opening` }, 'mtls_nao_configurado');
+      // mTLS is required here (spec: Authentication 6): the refusal gives no advice the next call would not honour.
+      const refused = await register({ webhookUrl: `${plain.url}/opening` });
+      assert.doesNotMatch(refused.body.mensagem, /x-skip-mtls-checking/);
+      const skipped = await api.call(
+        'POST',
+        '/v1/webhook',
+        { webhookUrl: `${plain.url}/opening` },
+        { 'x-skip-mtls-checking': 'true' },
+      );
+      assert.equal(skipped.body.nome, 'mtls_nao_configurado', 'the header does not apply to this webhook');
       await expectName({ webhookUrl: `https://127.0.0.1:${await closedPort()}/x` }, 'url_inacessivel');
       await expectName({ webhookUrl: `https://127.0.0.1:${silent.port}/x` }, 'url_informada_nao_existe');
       await expectName({ webhookUrl: `https://127.0.0.1:${untrusted.port}/x` }, 'url_falhou_com_erro');

@@ -72,6 +72,7 @@ describe('webhook registration and handshake', () => {
     assert.equal(refused.status, 400, refused.text);
     assert.match(refused.body.type, /WebhookOperacaoInvalida$/);
     assert.match(refused.body.detail, /mTLS não configurado/);
+    assert.match(refused.body.detail, /x-skip-mtls-checking: true/, 'the way out this registration offers');
     assert.equal(refused.body.violacoes[0].propriedade, 'webhookUrl');
     assert.equal((await call('GET', `/v2/webhook/${chave}`)).status, 404, 'nothing saved');
 

@@ -25,6 +25,7 @@ import {
   paymentView,
   refundCharge,
   retryCharge,
+  answerWaitingPayment,
   settleNow,
   updateMetadata,
   type BillingCaller,
@@ -183,6 +184,7 @@ export const billingChargeRoutes =
           },
         },
         async (request) => {
+          await ctx.db.tx((sql) => answerWaitingPayment(sql, caller(request), request.params.id));
           await ctx.db.tx((sql) => settleNow(sql, caller(request), request.params.id));
           return { code: 200 };
         },

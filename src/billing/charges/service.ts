@@ -231,6 +231,16 @@ export async function chargeDetail(sql: Sql, caller: BillingCaller, id: number) 
   };
 }
 
+/**
+ * Sandbox, before a settle: a charge whose issuer's answer (the `authorize` job) has not come yet gets it now,
+ * so a settle right after `/pay` never races the job (which then finds nothing waiting and does nothing). Its
+ * own transaction: a refusal is recorded even though the settle that follows is then refused.
+ */
+export async function answerWaitingPayment(sql: Sql, caller: BillingCaller, id: number): Promise<void> {
+  const charge = await lockOwn(sql, caller, id);
+  await answerCardPayment(sql, charge, caller.now);
+}
+
 /** Sandbox: confirm an approved charge now instead of at the end of the settlement delay. */
 export async function settleNow(sql: Sql, caller: BillingCaller, id: number): Promise<void> {
   const charge = await lockOwn(sql, caller, id);

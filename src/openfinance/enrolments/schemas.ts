@@ -108,7 +108,7 @@ export const EnrolmentList = Type.Object({
   atual: Type.String(),
 });
 
-/** Only `status: revogado` changes anything; the other fields the SDK types are accepted and must match or be absent. */
+/** Only `status: revogado` changes anything; the other fields the SDK types are accepted at their current values. */
 export const EnrolmentPatch = Type.Object(
   {
     identificador: Type.Optional(text(100)),

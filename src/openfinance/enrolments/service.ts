@@ -203,16 +203,43 @@ export async function listEnrolments(sql: Sql, caller: Caller, query: EnrolmentL
   };
 }
 
-/** Only `status: revogado` is a change; other fields, if sent, must leave the enrolment as it is. */
+/**
+ * The enrolment's current value of each field the SDK's PATCH body carries besides `status` (the interface:
+ * "only status is changed"). A body may repeat them; a different value would be a change, and is refused.
+ */
+const UNCHANGEABLE: Record<
+  'nomeFavorecido' | 'dataExpiracao' | 'valorMaximo',
+  (row: EnrolmentRow) => string | undefined
+> = {
+  nomeFavorecido: (row) => row.body.favorecido.contaBanco.nome,
+  dataExpiracao: (row) => row.body.assinatura.expiracao,
+  valorMaximo: (row) => row.body.assinatura.configuracao.automatico.valorMaximo,
+};
+
+function sameValue(field: keyof typeof UNCHANGEABLE, sent: string, current: string | undefined): boolean {
+  if (current === undefined) return false;
+  // Amounts are compared as amounts ("50.00" is "50.00" however the client wrote it, within the schema).
+  return field === 'valorMaximo' ? parseAmount(sent) === parseAmount(current) : sent === current;
+}
+
+/** Only `status: revogado` is a change; the other fields, if sent, must carry the enrolment's current values. */
 export async function patchEnrolment(sql: Sql, caller: Caller, body: EnrolmentPatch) {
   const identificador = body.identificadorAdesao ?? body.identificador;
   if (!identificador) throw ofInvalid(INVALID, 'identificador', 'informe o identificador da adesão.');
   if (body.status !== 'revogado')
     throw ofInvalid(INVALID, 'status', 'apenas o status pode ser alterado, e só para revogado.');
-  for (const field of ['nomeFavorecido', 'dataExpiracao', 'valorMaximo'] as const)
-    if (body[field] !== undefined) throw ofInvalid(INVALID, field, 'não pode ser alterado (apenas status).');
   let row = await findEnrolment(sql, { accountId: caller.accountId, identificador }, true);
   if (!row) throw enrolmentNotFound(identificador);
+  for (const field of Object.keys(UNCHANGEABLE) as (keyof typeof UNCHANGEABLE)[]) {
+    const sent = body[field];
+    const current = UNCHANGEABLE[field](row);
+    if (sent !== undefined && !sameValue(field, sent, current))
+      throw ofInvalid(
+        INVALID,
+        field,
+        `não pode ser alterado (apenas status); o valor atual é ${current === undefined ? 'ausente' : `"${current}"`}.`,
+      );
+  }
   row = await expireIfDue(sql, row, caller.now);
   if (row.status !== 'autorizado' && row.status !== 'pendente')
     throw ofError(422, 'adesao_nao_revogavel', `A adesão está ${row.status}: não pode ser revogada.`);

@@ -33,6 +33,9 @@ export const PaymentCreated = Type.Object({
 });
 
 export const PaymentView = Type.Object({
+  /** The enrolment the payment belongs to (a list by status or period may span several). */
+  identificadorAdesao: Type.String(),
+  idProprio: Type.Optional(Type.String()),
   endToEndId: Type.String(),
   valor: Type.String(),
   status: PaymentStatus,
@@ -53,9 +56,10 @@ export const PaymentView = Type.Object({
 });
 export type PaymentView = Static<typeof PaymentView>;
 
+/** By enrolment, payment, status or period: any one criterion alone, or several together. */
 export const PaymentListQuery = Type.Object(
   {
-    identificadorAdesao: Identificador,
+    identificadorAdesao: Type.Optional(Identificador),
     endToEndId: Type.Optional(EndToEndId),
     status: Type.Optional(PaymentStatus),
     inicio: Type.Optional(OfDate),
@@ -65,10 +69,11 @@ export const PaymentListQuery = Type.Object(
 );
 export type PaymentListQuery = Static<typeof PaymentListQuery>;
 
+/** The enrolment's fields are there when the query names one enrolment (by its id, or by one of its payments). */
 export const PaymentList = Type.Object({
-  identificadorAdesao: Type.String(),
+  identificadorAdesao: Type.Optional(Type.String()),
   idProprio: Type.Optional(Type.String()),
-  status: EnrolmentStatusSchema,
+  status: Type.Optional(EnrolmentStatusSchema),
   descricao: Type.Optional(Type.String()),
   pagamentos: Type.Array(PaymentView),
 });

@@ -146,17 +146,33 @@ export async function cancelPayment(sql: Sql, caller: Caller, body: PaymentCance
   };
 }
 
+/** The enrolment a query names: by its id, or as the one its payment `endToEndId` belongs to. */
+async function namedEnrolment(sql: Sql, caller: Caller, query: PaymentListQuery): Promise<EnrolmentRow | undefined> {
+  if (query.identificadorAdesao !== undefined) return enrolmentOf(sql, caller, query.identificadorAdesao, false);
+  if (query.endToEndId === undefined) return undefined;
+  const [payment] = await listPayments(sql, { accountId: caller.accountId, endToEndId: query.endToEndId }, 1);
+  if (!payment) throw ofError(404, 'pagamento_nao_encontrado', `Pagamento ${query.endToEndId} não encontrado.`);
+  return findEnrolment(sql, { id: payment.enrolment_id });
+}
+
+/**
+ * Payments by enrolment, payment, status or period (the interface: "by payment, status or criteria in a
+ * period"), any criterion alone. A query that names one enrolment answers its fields around its payments.
+ */
 export async function readPayments(sql: Sql, caller: Caller, query: PaymentListQuery) {
-  const enrolment = await enrolmentOf(sql, caller, query.identificadorAdesao, false);
+  const { identificadorAdesao, endToEndId, status, inicio, fim } = query;
+  if ([identificadorAdesao, endToEndId, status, inicio, fim].every((value) => value === undefined))
+    throw ofInvalid(
+      'parametro_invalido',
+      'identificadorAdesao',
+      'informe identificadorAdesao, endToEndId, status ou o período (inicio, fim).',
+    );
+  if (inicio !== undefined && fim !== undefined && inicio > fim)
+    throw ofInvalid('parametro_invalido', 'inicio', 'posterior a fim.');
+  const enrolment = await namedEnrolment(sql, caller, query);
   const rows = await listPayments(
     sql,
-    {
-      enrolmentId: enrolment.id,
-      endToEndId: query.endToEndId,
-      status: query.status,
-      inicio: query.inicio,
-      fim: query.fim,
-    },
+    { accountId: caller.accountId, enrolmentId: enrolment?.id, endToEndId, status, inicio, fim },
     LIMITS.ofPaymentsListedMax,
   );
   const refunds = await refundsOf(
@@ -166,6 +182,8 @@ export async function readPayments(sql: Sql, caller: Caller, query: PaymentListQ
   const pagamentos = rows.map((row): PaymentView => {
     const own = refunds.filter((r) => r.end_to_end_id === row.end_to_end_id);
     return {
+      identificadorAdesao: row.identificador,
+      ...(row.id_proprio !== null && { idProprio: row.id_proprio }),
       endToEndId: row.end_to_end_id,
       valor: formatAmount(row.amount_cents),
       status: row.status,
@@ -183,6 +201,7 @@ export async function readPayments(sql: Sql, caller: Caller, query: PaymentListQ
       }),
     };
   });
+  if (!enrolment) return { pagamentos };
   const { descricao } = enrolment.body.assinatura;
   return {
     identificadorAdesao: enrolment.identificador,

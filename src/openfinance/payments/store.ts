@@ -20,8 +20,12 @@ export interface PaymentRow {
   updated_at: Date;
 }
 
-const COLUMNS = `id, enrolment_id, account_id, end_to_end_id, amount_cents::float8 as amount_cents,
-  to_char(data, 'YYYY-MM-DD') as data, period, info_pagador, codigo_cidade_ibge, status, motivo, idempotency_key, created_at, updated_at`;
+/** The row's columns, each qualified with `t` (a table alias and its dot) when a query joins. */
+const columns = (t = '') =>
+  `${t}id, ${t}enrolment_id, ${t}account_id, ${t}end_to_end_id, ${t}amount_cents::float8 as amount_cents,
+  to_char(${t}data, 'YYYY-MM-DD') as data, ${t}period, ${t}info_pagador, ${t}codigo_cidade_ibge, ${t}status,
+  ${t}motivo, ${t}idempotency_key, ${t}created_at, ${t}updated_at`;
+const COLUMNS = columns();
 
 /** Undefined when the account already made a payment under the same idempotency key (see insertEnrolment). */
 export async function insertPayment(
@@ -76,28 +80,44 @@ export async function setPaymentStatus(sql: Sql, id: number, status: PaymentStat
 }
 
 export interface PaymentFilter {
-  enrolmentId: number;
+  accountId: number;
+  /** One enrolment's payments; absent: every enrolment of the account. */
+  enrolmentId?: number;
   endToEndId?: string;
   status?: string;
   inicio?: string;
   fim?: string;
 }
 
-export async function listPayments(sql: Sql, f: PaymentFilter, limit: number): Promise<PaymentRow[]> {
-  const params: unknown[] = [f.enrolmentId];
-  const clauses = ['enrolment_id = $1'];
-  const add = (clause: string, value: string | undefined) => {
+/** A payment with the enrolment it belongs to (a list may span the account's enrolments). */
+export interface ListedPaymentRow extends PaymentRow {
+  identificador: string;
+  id_proprio: string | null;
+}
+
+/**
+ * The account's payments matching the filter, oldest first. Reached through the account's enrolments
+ * (`of_enrolments_page`, then `of_payments_enrolment` per enrolment), so a list costs what the account holds,
+ * never a scan of every account's payments.
+ */
+export async function listPayments(sql: Sql, f: PaymentFilter, limit: number): Promise<ListedPaymentRow[]> {
+  const params: unknown[] = [f.accountId];
+  const clauses = ['e.account_id = $1'];
+  const add = (clause: string, value: string | number | undefined) => {
     if (value === undefined) return;
     params.push(value);
     clauses.push(clause.replace('?', `$${params.length}`));
   };
-  add('end_to_end_id = ?', f.endToEndId);
-  add('status = ?', f.status);
-  add('data >= ?::date', f.inicio);
-  add('data <= ?::date', f.fim);
+  add('p.enrolment_id = ?', f.enrolmentId);
+  add('p.end_to_end_id = ?', f.endToEndId);
+  add('p.status = ?', f.status);
+  add('p.data >= ?::date', f.inicio);
+  add('p.data <= ?::date', f.fim);
   params.push(limit);
-  const { rows } = await sql.query<PaymentRow>(
-    `select ${COLUMNS} from of_payments where ${clauses.join(' and ')} order by created_at, id limit $${params.length}`,
+  const { rows } = await sql.query<ListedPaymentRow>(
+    `select ${columns('p.')}, e.identificador, e.id_proprio
+       from of_enrolments e join of_payments p on p.enrolment_id = e.id
+      where ${clauses.join(' and ')} order by p.created_at, p.id limit $${params.length}`,
     params,
   );
   return rows;

@@ -94,11 +94,16 @@ export const cobrRoutes =
           tags,
           summary: 'Ask for a new settlement attempt after a failed one (PERMITE_3R_7D)',
           params: RetryParams,
-          response: { 200: CobrCompleta },
+          // 201, as Bacen declares (the interface is silent).
+          response: { 201: CobrCompleta },
         },
       },
-      async (request) =>
-        ctx.db.tx((sql) => retryCobr(sql, callerOf(ctx, request), request.params.txid, request.params.data)),
+      async (request, reply) => {
+        const view = await ctx.db.tx((sql) =>
+          retryCobr(sql, callerOf(ctx, request), request.params.txid, request.params.data),
+        );
+        return reply.status(201).send(view);
+      },
     );
 
     app.get(

@@ -2,6 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { LIMITS } from '../../platform/limits.ts';
 import { PixView } from '../received/schemas.ts';
+import { Recebedor } from '../shared/recebedor.ts';
 import { AMOUNT_PATTERN } from '../../platform/money.ts';
 import {
   Amount,
@@ -141,7 +142,7 @@ export interface CobVBody {
   infoAdicionais?: Static<typeof InfoAdicionais>;
 }
 
-/** Bacen CobVCompleta without `recebedor` (added by the split feature); `pix` once paid. */
+/** Bacen CobVCompleta: with `recebedor` (the account holder and address, required there); `pix` once paid. */
 export const CobVView = Type.Object({
   calendario: Type.Object({
     criacao: Timestamp,
@@ -154,6 +155,7 @@ export const CobVView = Type.Object({
   location: Type.Optional(Type.String()),
   status: StatusCobranca,
   devedor: DevedorCobV,
+  recebedor: Recebedor,
   valor: Valor,
   chave: Type.String(),
   solicitacaoPagador: Type.Optional(Type.String()),

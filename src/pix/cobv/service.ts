@@ -4,6 +4,7 @@ import { invalid, notFound } from '../../platform/errors.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { applyRevision, createCharge, listChargePage, readCharge, type ChargeKind } from '../charges/lifecycle.ts';
 import type { Caller } from '../shared/caller.ts';
+import { accountRecebedor, type Recebedor } from '../shared/recebedor.ts';
 import { ROOT, cobvRules } from './rules.ts';
 import type { CobVBody, CobVCreate, CobVListQuery, CobVPatch, CobVView } from './schemas.ts';
 
@@ -38,8 +39,13 @@ export function normaliseCobV(input: CobVCreate): CobVBody {
   };
 }
 
+/** Bacen CobVGerada and CobVCompleta require the receiver: the account holder, its address read now. */
+async function withRecebedor<V>(sql: Sql, caller: Caller, view: V): Promise<V & { recebedor: Recebedor }> {
+  return { ...view, recebedor: await accountRecebedor(sql, caller.accountId) };
+}
+
 export async function createCobV(sql: Sql, caller: Caller, txid: string, input: CobVCreate): Promise<CobVView> {
-  return createCharge(sql, caller, COBV, txid, normaliseCobV(input), input.loc?.id);
+  return withRecebedor(sql, caller, await createCharge(sql, caller, COBV, txid, normaliseCobV(input), input.loc?.id));
 }
 
 export async function reviseCobV(sql: Sql, caller: Caller, txid: string, patch: CobVPatch): Promise<CobVView> {
@@ -47,8 +53,8 @@ export async function reviseCobV(sql: Sql, caller: Caller, txid: string, patch: 
   return readCobV(sql, caller, txid);
 }
 
-export function readCobV(sql: Sql, caller: Caller, txid: string, revisao?: number): Promise<CobVView> {
-  return readCharge(sql, caller, COBV, txid, revisao);
+export async function readCobV(sql: Sql, caller: Caller, txid: string, revisao?: number): Promise<CobVView> {
+  return withRecebedor(sql, caller, await readCharge(sql, caller, COBV, txid, revisao));
 }
 
 /**
@@ -56,7 +62,7 @@ export function readCobV(sql: Sql, caller: Caller, txid: string, revisao?: numbe
  * created are its charges (rule 6: its denied or waiting items are no charges), so the filter is on the
  * charge's batch; an unknown batch matches nothing.
  */
-export function listCobVs(sql: Sql, caller: Caller, q: CobVListQuery) {
+export async function listCobVs(sql: Sql, caller: Caller, q: CobVListQuery) {
   const { loteCobVId, loteCobvId, ...common } = q;
   if (loteCobVId !== undefined && loteCobvId !== undefined && loteCobVId !== loteCobvId) {
     throw invalid(COBV_QUERY_INVALID, 'loteCobVId e loteCobvId nomeiam lotes diferentes.', [
@@ -71,5 +77,8 @@ export function listCobVs(sql: Sql, caller: Caller, q: CobVListQuery) {
           where: 'c.batch_id = (select b.id from cobv_batches b where b.account_id = c.account_id and b.public_id = ?)',
           params: [batch],
         };
-  return listChargePage(sql, caller, COBV, common, batchFilter);
+  const page = await listChargePage(sql, caller, COBV, common, batchFilter);
+  // Every charge of the page is the caller's: one receiver for all.
+  const recebedor = await accountRecebedor(sql, caller.accountId);
+  return { ...page, cobs: page.cobs.map((cob) => ({ ...cob, recebedor })) };
 }

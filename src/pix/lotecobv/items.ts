@@ -4,9 +4,9 @@
  * CobVOperacaoInvalida a single PUT/PATCH /v2/cobv/:txid would have answered, kept as the item's problem.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import { ApiError, invalid, toApiError, type Violation } from '../../platform/errors.ts';
+import { requestAjv } from '../../platform/validators.ts';
 import { assertRevisable, revisedState } from '../charges/lifecycle.ts';
 import type { ChargeRow } from '../charges/store.ts';
 import { COBV, COBV_INVALID, normaliseCobV } from '../cobv/service.ts';
@@ -14,10 +14,8 @@ import type { CobVBody } from '../cobv/schemas.ts';
 import { ItemCreate, ItemPatch } from './schemas.ts';
 import type { PendingItemRow } from './store.ts';
 
-// The options of the service's body validator (server.ts): strict, no coercion, every error reported.
-const ajv = addFormats.default(
-  new Ajv({ allErrors: true, removeAdditional: false, useDefaults: false, coerceTypes: false, strict: false }),
-);
+// The service's own body validator (strict, every error reported).
+const ajv = requestAjv('body');
 const checkCreate = ajv.compile<ItemCreate>(ItemCreate);
 const checkPatch = ajv.compile<ItemPatch>(ItemPatch);
 

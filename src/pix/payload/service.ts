@@ -4,7 +4,6 @@
  * own rule (`unpayableReason`), so what a payer is shown and what the service accepts never disagree.
  * How each case is answered is explained in docs/payload.md.
  */
-import { findAccount } from '../../accounts/store.ts';
 import type { Sql } from '../../platform/db/database.ts';
 import { ApiError, invalid, notFound } from '../../platform/errors.ts';
 import { formatAmount, parseAmount } from '../../platform/money.ts';
@@ -16,6 +15,7 @@ import type { CobVBody } from '../cobv/schemas.ts';
 import { findLocationByToken, type LinkedLocationRow, type TipoCob } from '../loc/store.ts';
 import { unpayableReason } from '../payments/engine.ts';
 import type { PaymentRefused } from '../payments/refusal.ts';
+import { accountRecebedor } from '../shared/recebedor.ts';
 import type { StatusCobranca } from '../shared/schemas.ts';
 import { journeyRecurrence } from './rec.ts';
 
@@ -65,17 +65,6 @@ function basePayload<B extends { calendario: object }>({
   };
 }
 
-/** Bacen DadosRecebedor from the receiving account: the document's length says CPF or CNPJ. */
-async function recebedor(sql: Sql, accountId: number): Promise<Record<string, string>> {
-  const account = await findAccount(sql, accountId);
-  if (!account) throw new ApiError(500, 'ErroInternoDoServidor', 'Conta recebedora inexistente.');
-  return {
-    nome: account.nome,
-    [account.documento.length === 14 ? 'cnpj' : 'cpf']: account.documento,
-    cidade: account.cidade,
-  };
-}
-
 /**
  * Bacen CobVPayload (CobPayload is the base alone): the amount due on the intended payment date (DPP). For a payable charge a DPP
  * before today or past the last payable day is refused as the standard lists; a charge shown only for
@@ -104,7 +93,7 @@ async function cobvPayload({
   const component = (name: string, cents: number) => (cents > 0 ? { [name]: formatAmount(cents) } : {});
   return {
     ...basePayload({ sql, charge, status, payable, request }),
-    recebedor: await recebedor(sql, charge.account_id),
+    recebedor: await accountRecebedor(sql, charge.account_id),
     valor: {
       original: formatAmount(due.originalCents),
       ...component('multa', due.multaCents),

@@ -1,4 +1,5 @@
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { Static } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { callerOf } from '../shared/caller.ts';
@@ -7,6 +8,24 @@ import { REFUND_INVALID, listPix, readPix, readRefund, requestRefund, type Refun
 
 const tags = ['Pix recebidos'];
 const read = { scope: 'pix.read', invalidRequest: 'PixConsultaInvalida' } as const;
+
+/** A refund request's route options, the Bacen path's and the provider's alike. */
+const refundRoute = (summary: string) => ({
+  config: { scope: 'pix.write', rateLimited: true, invalidRequest: REFUND_INVALID } as const,
+  schema: { tags, summary, params: RefundParams, body: RefundRequest, response: { 201: RefundView } },
+});
+
+type RefundRequestOf = FastifyRequest<{ Params: Static<typeof RefundParams>; Body: RefundRequest }>;
+
+/** One refund engine behind both paths: the same refund, found by either path, idempotent per id. */
+const refundHandler =
+  (ctx: AppContext, refundGuards: RefundGuard[]) => async (request: RefundRequestOf, reply: FastifyReply) => {
+    const { e2eid, id } = request.params;
+    const result = await ctx.db.tx((sql) =>
+      requestRefund(sql, callerOf(ctx, request), e2eid, id, request.body, refundGuards),
+    );
+    return reply.status(201).send(result.view);
+  };
 
 export const receivedPixRoutes =
   (ctx: AppContext, refundGuards: RefundGuard[] = []): FastifyPluginAsync =>
@@ -34,34 +53,29 @@ export const receivedPixRoutes =
 
     app.put(
       '/v2/pix/:e2eid/devolucao/:id',
-      {
-        config: { scope: 'pix.write', rateLimited: true, invalidRequest: REFUND_INVALID },
-        schema: {
-          tags,
-          summary: 'Request a refund (idempotent per id); it settles asynchronously',
-          params: RefundParams,
-          body: RefundRequest,
-          response: { 201: RefundView },
-        },
-      },
-      async (request, reply) => {
-        const result = await ctx.db.tx((sql) =>
-          requestRefund(
-            sql,
-            callerOf(ctx, request),
-            request.params.e2eid,
-            request.params.id,
-            request.body,
-            refundGuards,
-          ),
-        );
-        return reply.status(201).send(result.view);
-      },
+      refundRoute('Request a refund (idempotent per id); it settles asynchronously'),
+      refundHandler(ctx, refundGuards),
     );
 
     app.get(
       '/v2/pix/:e2eid/devolucao/:id',
       { config: read, schema: { tags, summary: 'Read a refund', params: RefundParams, response: { 200: RefundView } } },
       async (request) => readRefund(ctx.db, callerOf(ctx, request), request.params.e2eid, request.params.id),
+    );
+  };
+
+/**
+ * `PUT /v2/gn/pix/:e2eid/devolucao/:id`, the provider's path of the refund of a received Pix (the interface's
+ * limits list names it): the body, answer and engine of `PUT /v2/pix/:e2eid/devolucao/:id`; registered in the
+ * `/v2/gn` family beside the send, so its errors are `{nome, mensagem}` as the SDK reads them there.
+ */
+export const providerRefundRoutes =
+  (ctx: AppContext, refundGuards: RefundGuard[] = []): FastifyPluginAsync =>
+  async (base) => {
+    const app = base.withTypeProvider<TypeBoxTypeProvider>();
+    app.put(
+      '/v2/gn/pix/:e2eid/devolucao/:id',
+      refundRoute('Request a refund of a received Pix (the provider’s path; same refund as /v2/pix/…/devolucao)'),
+      refundHandler(ctx, refundGuards),
     );
   };

@@ -1,12 +1,12 @@
 /** How a sent Pix is shown: the request's answer, reads (documents masked) and the sent-Pix webhook. */
+import { maskDocumentNumber } from '../../platform/documents.ts';
 import { formatAmount } from '../../platform/money.ts';
 import type { SentPixView as WebhookSentPix } from '../webhook/payloads.ts';
 import type { SentFavorecido, SentPixRow } from './store.ts';
 
-/** `***.456.789-**` (the standard's example), `**.345.678/0001-**` for a CNPJ. */
 export function maskDocument(doc: { cpf?: string; cnpj?: string }): { cpf?: string; cnpj?: string } {
-  if (doc.cpf) return { cpf: `***.${doc.cpf.slice(3, 6)}.${doc.cpf.slice(6, 9)}-**` };
-  if (doc.cnpj) return { cnpj: `**.${doc.cnpj.slice(2, 5)}.${doc.cnpj.slice(5, 8)}/${doc.cnpj.slice(8, 12)}-**` };
+  if (doc.cpf) return { cpf: maskDocumentNumber(doc.cpf) };
+  if (doc.cnpj) return { cnpj: maskDocumentNumber(doc.cnpj) };
   return {};
 }
 

@@ -54,8 +54,24 @@ const Chaves = Type.Record(Type.String(), KeySettings, {
   description: 'Settings per key of the account. Keys not listed have the defaults.',
 });
 
+/**
+ * The account holder's address (a pixd extension of the provider's settings): due charges name their receiver
+ * with it (Bacen DadosRecebedor requires logradouro, cidade, uf and cep). The city is also the QR codes' merchant
+ * city. Optional on PUT (absent: unchanged); every read shows it.
+ */
+const Endereco = Type.Object(
+  {
+    logradouro: Type.String({ minLength: 1, maxLength: LIMITS.devedorLogradouroMaxChars }),
+    cidade: Type.String({ minLength: 1, maxLength: LIMITS.devedorCidadeMaxChars }),
+    uf: Type.String({ pattern: '^[A-Z]{2}$', description: 'State code, two capital letters.' }),
+    cep: Type.String({ pattern: '^\\d{8}$', description: 'Postal code, eight digits.' }),
+  },
+  strict,
+);
+
 export const SettingsBody = Type.Object(
   {
+    endereco: Type.Optional(Endereco),
     pix: Type.Object(
       {
         receberSemChave: Type.Boolean({ description: 'true: also receive Pix by bank data; false: only by key.' }),

@@ -1,4 +1,6 @@
 /** PUT and GET /v2/gn/config: between the API's nested shape and the stored settings. No HTTP here. */
+import { addressProblem } from '../../accounts/service.ts';
+import { findAccount, updateAccountAddress, type AccountAddress } from '../../accounts/store.ts';
 import type { Database, Sql } from '../../platform/db/database.ts';
 import { invalid } from '../../platform/errors.ts';
 import type { Caller } from '../shared/caller.ts';
@@ -45,15 +47,33 @@ function toBody(s: KeySettings): KeySettingsBody {
   };
 }
 
-/** Every active key of the account is listed, configured or not. */
+/** Every active key of the account is listed, configured or not; the holder's address with them. */
 export async function readSettings(sql: Sql, caller: Caller): Promise<SettingsBody> {
   const keys = await activeKeySettings(sql, caller.accountId);
+  const { logradouro, cidade, uf, cep } = (await findAccount(sql, caller.accountId))!;
   return {
+    endereco: { logradouro, cidade, uf, cep },
     pix: {
       receberSemChave: await receberSemChave(sql, caller.accountId),
       chaves: Object.fromEntries(keys.map(({ chave, settings }) => [chave, toBody(settings)])),
     },
   };
+}
+
+const addressRefused = (part: string, reason: string) =>
+  invalid('endereco_invalido', `O endereço da conta é inválido: ${part}.`, [{ property: `endereco.${part}`, reason }]);
+
+/**
+ * The holder's street, state and postal code change; the city stays: it is the merchant city of every BR
+ * Code the account issued, and nodes keep it cached with the name (accounts/store.ts accountDisplay).
+ */
+async function changeAddress(sql: Sql, accountId: number, endereco: AccountAddress): Promise<void> {
+  const problem = addressProblem(endereco);
+  if (problem) throw addressRefused(problem.part, problem.reason);
+  const { cidade } = (await findAccount(sql, accountId))!;
+  if (endereco.cidade !== cidade)
+    throw addressRefused('cidade', `a cidade da conta é a dos seus QR Codes, fixada na criação (${cidade}).`);
+  await updateAccountAddress(sql, accountId, endereco);
 }
 
 /**
@@ -79,6 +99,7 @@ export async function writeSettings(db: Database, caller: Caller, body: Settings
         })),
       );
     }
+    if (body.endereco) await changeAddress(sql, caller.accountId, body.endereco);
     const chaves = new Map(given.map(([chave, settings]) => [chave, fromBody(settings)]));
     await replaceSettings(sql, caller.accountId, { receberSemChave: body.pix.receberSemChave, chaves }, caller.now);
     return readSettings(sql, caller);

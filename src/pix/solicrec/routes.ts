@@ -54,9 +54,13 @@ export const solicRecRoutes =
           summary: 'Cancel an open request to confirm a recurrence',
           params: SolicRecIdParams,
           body: SolicRecPatch,
-          response: { 200: SolicRecCompleta },
+          // 201, as Bacen declares for this PATCH (the interface is silent).
+          response: { 201: SolicRecCompleta },
         },
       },
-      async (request) => ctx.db.tx((sql) => cancelSolicRec(sql, callerOf(ctx, request), request.params.idSolicRec)),
+      async (request, reply) => {
+        const view = await ctx.db.tx((sql) => cancelSolicRec(sql, callerOf(ctx, request), request.params.idSolicRec));
+        return reply.status(201).send(view);
+      },
     );
   };

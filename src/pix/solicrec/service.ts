@@ -140,9 +140,16 @@ export async function cancelSolicRec(sql: Sql, caller: Caller, idSolicRec: strin
   return solicRecView(sql, next);
 }
 
+/** The request reaches the payer's institution (simulated): CRIADA -> ENVIADA -> RECEBIDA. */
+const delivered = (row: SolicRecRow, now: Date): SolicRecRow =>
+  withStatus(withStatus(row, 'ENVIADA', now), 'RECEBIDA', now);
+
 /**
  * The payer answers a request it received (the sandbox's payer tools): acceptance approves the recurrence
- * with the payer's account (journey 1), rejection rejects it. Only a RECEBIDA request can be answered.
+ * with the payer's account (journey 1), rejection rejects it. Only a received request can be answered; one
+ * whose delivery job has not run yet is delivered here first, in the same transaction (the payer's answer
+ * implies it got the request, and the job, finding it no longer CRIADA, then does nothing): an answer right
+ * after the creation never races the delivery.
  */
 export async function answerSolicRec(
   sql: Sql,
@@ -151,7 +158,8 @@ export async function answerSolicRec(
   accepted: boolean,
   now: Date,
 ): Promise<SolicRecCompleta> {
-  const row = await ownSolicRec(sql, accountId, idSolicRec, true);
+  let row = await ownSolicRec(sql, accountId, idSolicRec, true);
+  if (row.status === 'CRIADA') row = delivered(row, now);
   if (row.status !== 'RECEBIDA')
     throw refuse(
       `Uma solicitação ${row.status} não pode ser respondida (somente RECEBIDA).`,
@@ -201,7 +209,7 @@ function sendHandler(db: Database, clock: Clock) {
       const row = await findSolicRecById(sql, job.payload.solicRecId, true);
       if (row?.status !== 'CRIADA') return;
       const now = clock.forAccount(row.account_id).now();
-      await updateSolicRec(sql, withStatus(withStatus(row, 'ENVIADA', now), 'RECEBIDA', now), now);
+      await updateSolicRec(sql, delivered(row, now), now);
     });
     return { done: true };
   };

@@ -13,7 +13,7 @@ import type { TipoCob } from '../loc/store.ts';
 import { COB, readCob } from '../cob/service.ts';
 import { COBV, readCobV } from '../cobv/service.ts';
 import type { Caller } from '../shared/caller.ts';
-import type { ConfigRef, Recebedor } from './schemas.ts';
+import type { ConfigRef } from './schemas.ts';
 import { configNotFound } from './service.ts';
 import { minimumDivisibleCents } from './shares.ts';
 import { deleteLink, findConfig, findRevision, linkedConfigOf, sharesOf, upsertLink } from './store.ts';
@@ -90,25 +90,14 @@ async function configRefOf(sql: Sql, caller: Caller, kind: TipoCob, txid: string
   };
 }
 
-/** The receiving account as `recebedor`. Accounts keep no street address: logradouro, uf and cep are omitted. */
-async function recebedorOf(sql: Sql, accountId: number): Promise<Recebedor> {
-  const account = (await findAccount(sql, accountId))!;
-  const documento = isValidCpf(account.documento) ? { cpf: account.documento } : { cnpj: account.documento };
-  return { nome: account.nome, cidade: account.cidade, ...documento };
-}
-
 /** GET /v2/gn/split/cob/:txid: the charge as GET /v2/cob reads it, plus `config` when one is linked. */
 export async function readSplitCob(sql: Sql, caller: Caller, txid: string) {
   const view = await readCob(sql, caller, txid);
   return { ...view, ...(await configRefOf(sql, caller, 'cob', txid)) };
 }
 
-/** GET /v2/gn/split/cobv/:txid: the due charge, plus `recebedor` and `config` when one is linked. */
+/** GET /v2/gn/split/cobv/:txid: the due charge (its `recebedor` included), plus `config` when one is linked. */
 export async function readSplitCobV(sql: Sql, caller: Caller, txid: string) {
   const view = await readCobV(sql, caller, txid);
-  return {
-    ...view,
-    recebedor: await recebedorOf(sql, caller.accountId),
-    ...(await configRefOf(sql, caller, 'cobv', txid)),
-  };
+  return { ...view, ...(await configRefOf(sql, caller, 'cobv', txid)) };
 }

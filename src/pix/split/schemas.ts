@@ -104,21 +104,6 @@ export const ConfigRef = Type.Object({
 });
 export type ConfigRef = Static<typeof ConfigRef>;
 
-/** The receiving account. The service keeps no street address, so logradouro, uf and cep are absent. */
-export const Recebedor = Type.Object({
-  nome: Type.String(),
-  cidade: Type.String(),
-  cpf: Type.Optional(Type.String()),
-  cnpj: Type.Optional(Type.String()),
-  logradouro: Type.Optional(Type.String()),
-  uf: Type.Optional(Type.String()),
-  cep: Type.Optional(Type.String()),
-});
-export type Recebedor = Static<typeof Recebedor>;
-
 export const SplitCobView = Type.Object({ ...CobView.properties, config: Type.Optional(ConfigRef) });
-export const SplitCobVView = Type.Object({
-  ...CobVView.properties,
-  recebedor: Recebedor,
-  config: Type.Optional(ConfigRef),
-});
+/** CobVView already names the receiver (`recebedor`, with its address). */
+export const SplitCobVView = Type.Object({ ...CobVView.properties, config: Type.Optional(ConfigRef) });

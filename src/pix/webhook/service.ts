@@ -64,10 +64,16 @@ async function handshake(
     skipMtlsCheck,
     timeoutMs: webhookSettings().registrationTimeoutMs,
   });
-  if (!result.ok)
-    throw invalid(INVALID_NAME[kind], `${CAUSE_TITLE[result.cause]}. ${result.detail}`, [
-      { property: 'webhookUrl', reason: result.detail, value: webhookUrl },
+  if (!result.ok) {
+    // The way out these registrations offer (spec: Authentication 5); the account-opening webhook has none.
+    const detail =
+      result.cause === 'mtls_not_enforced'
+        ? `${result.detail} Ou cadastre com o header x-skip-mtls-checking: true e verifique o remetente (IP e hmac na URL).`
+        : result.detail;
+    throw invalid(INVALID_NAME[kind], `${CAUSE_TITLE[result.cause]}. ${detail}`, [
+      { property: 'webhookUrl', reason: detail, value: webhookUrl },
     ]);
+  }
 }
 
 export const pixWebhookView = (row: PixWebhookRow) => ({

@@ -42,6 +42,7 @@ export const MIGRATION_FILES = [
   'platform/db/migrations/024_attempt_bodies_console_sessions.sql',
   'pix/received/migrations/025_received_pix_json.sql',
   'pix/charges/migrations/026_charge_lookup_by_txid.sql',
+  'accounts/migrations/027_account_address.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

@@ -50,7 +50,9 @@ export async function verifyReceiver(
       return {
         ok: false,
         cause: 'mtls_not_enforced',
-        detail: `A URL aceitou (HTTP ${anonymous.statusCode}) uma requisição sem certificado de cliente: configure o servidor para exigir o certificado do serviço (mTLS) ou cadastre com o header x-skip-mtls-checking: true.`,
+        // What else the caller may do depends on the family (the Pix webhooks accept x-skip-mtls-checking, the
+        // account-opening one does not): the family adds it.
+        detail: `A URL aceitou (HTTP ${anonymous.statusCode}) uma requisição sem certificado de cliente: configure o servidor para exigir o certificado do serviço (mTLS).`,
       };
     }
     // Refusing at TLS, resetting or answering non-2xx is the expected refusal; failing to connect at all is not.

@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
+import { SETTING_FLAGS } from '../config.ts';
 
 /** A first start is already done (the template); a copy's start takes about a second, more on a busy machine. */
 const CHILD_START_TIMEOUT_MS = 60_000;
@@ -29,7 +30,7 @@ export async function startChild(
   baseUrl: string,
 ): Promise<{ pagesUrl: string; stop(): Promise<void> }> {
   const child = spawn(process.execPath, [pixdBin(), 'start'], {
-    env: { ...process.env, ...settings },
+    env: { ...callerEnvWithoutSettings(), ...settings },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -55,6 +56,17 @@ export async function startChild(
       clearTimeout(timer);
     },
   };
+}
+
+/**
+ * The caller's environment is the integrator's: its DATABASE_URL, PORT or REDIS_URL belong to their own
+ * application, and a sandbox started by the helper runs on exactly the settings startPixd chose (as the
+ * in-process node does, whose configuration reads only those).
+ */
+function callerEnvWithoutSettings(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const [, name] of SETTING_FLAGS) delete env[name];
+  return env;
 }
 
 /** `/health/ready` answers 200 once the node serves and its database answers. */

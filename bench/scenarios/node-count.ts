@@ -139,6 +139,9 @@ async function runNodeCountBench(): Promise<void> {
   }
 }
 
+/** CPU per create, pixd's and PostgreSQL's: steadier than creates/s where other jobs take the cores. */
+const cpuPerCreateUs = (r: Run) => ((r.serverCpuPercent + r.databaseCpuPercent) * 10_000) / r.createsPerSecond;
+
 function write(output: string, machine: ReturnType<typeof describeMachine>, durationS: number, rounds: Run[][]) {
   const of = (nodes: number) => rounds.map((runs) => runs.find((r) => r.nodes === nodes)!);
   const med = (values: number[]) => median(values);
@@ -160,8 +163,8 @@ function write(output: string, machine: ReturnType<typeof describeMachine>, dura
       `Measured by \`node --import tsx bench/scenarios/node-count.ts\` (part of \`npm run bench\`) on ${machine.date}: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, load average ${machine.loadAverage.toFixed(1)} at the start and ${os.loadavg()[0].toFixed(1)} at the end, code ${machine.code}.`,
       `Max throughput, closed loop: ${SETTINGS.connections} connections (one application each) spread over the first k nodes in turn, ${durationS} s per run; ${rounds.length} rounds, each measuring 1, 2 and 3 nodes in a rotated order. Ratios are within a round (its 1-node run is the baseline), then the median. Medians (min–max). Commits per create: the bench database's \`xact_commit\`; WAL syncs: \`pg_stat_wal.wal_sync\`, the whole server's. CPU: all nodes' processes, and the bench database's PostgreSQL backends, in per cent of one core.`,
       '',
-      '| nodes | creates/s | ÷ 1 node (same round) | p99 ms | commits per create | WAL syncs per create | pixd CPU % | PostgreSQL CPU % |',
-      '|---:|---:|---:|---:|---:|---:|---:|---:|',
+      '| nodes | creates/s | ÷ 1 node (same round) | p99 ms | commits per create | WAL syncs per create | pixd CPU % | PostgreSQL CPU % | CPU µs per create (pixd + PostgreSQL) |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...SETTINGS.nodeCounts.map((nodes) => {
         const runs = of(nodes);
         return `| ${nodes} | ${range(runs.map((r) => r.createsPerSecond))} | ${range(ratioOf(nodes), 2)} | ${range(
@@ -173,7 +176,7 @@ function write(output: string, machine: ReturnType<typeof describeMachine>, dura
         )} | ${range(
           runs.map((r) => r.walSyncsPerCreate),
           3,
-        )} | ${range(runs.map((r) => r.serverCpuPercent))} | ${range(runs.map((r) => r.databaseCpuPercent))} |`;
+        )} | ${range(runs.map((r) => r.serverCpuPercent))} | ${range(runs.map((r) => r.databaseCpuPercent))} | ${range(runs.map(cpuPerCreateUs))} |`;
       }),
       '',
       `Goal (issue 26): 2 nodes ≥ ${SETTINGS.goalRatio} × 1 node: ${twoNodes >= SETTINGS.goalRatio ? 'met' : '**not met**'} (median ratio ${twoNodes.toFixed(2)}).${rounds.some((runs) => runs.some((r) => r.others)) ? ' Some runs had answers other than 201 (see the log).' : ''}`,

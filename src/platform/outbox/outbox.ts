@@ -16,7 +16,14 @@ import type { Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import { LIMITS } from '../limits.ts';
 import { processAlive } from '../processes.ts';
-import { type AnyTopic, type JobHandler, type JobOutcome, type OutboxJob, accountOffset } from './jobs.ts';
+import {
+  type AnyTopic,
+  type JobHandler,
+  type JobOutcome,
+  type OutboxJob,
+  accountOffset,
+  markJobsDone,
+} from './jobs.ts';
 
 export interface WorkerOptions {
   batchSize?: number;
@@ -29,6 +36,12 @@ export interface WorkerOptions {
    * waits long (a receiver hanging until its timeout) then holds only its own slot, not its batch.
    */
   continuous?: boolean;
+  /**
+   * Share each claim across accounts: from the oldest ready jobs (a window of `FAIR_CLAIM_WINDOW` claims'
+   * worth per topic) take every account's first, then every account's second, and so on, instead of the
+   * oldest first: one account's backlog does not hold back another's newest job (webhook lanes).
+   */
+  fairByAccount?: boolean;
   wallMs?: () => number;
   onError?: (error: unknown, job?: OutboxJob) => void;
 }
@@ -45,6 +58,35 @@ export const OUTBOX_DEFAULTS = {
   /** Renewed every third of itself while the job runs (a live attempt never loses it, however long). */
   leaseMs: LIMITS.outboxLeaseMs,
 } as const;
+
+/** Fair claims read this many times the jobs they may take, per topic, to choose among accounts. */
+export const FAIR_CLAIM_WINDOW = 8;
+
+/**
+ * The jobs a claim may take, as a CTE `ready (id)` over the parameters of `claim`: topics ($1), service now ($2),
+ * wall now ($3), limit ($4), and for a fair claim the window ($7). Each topic's pending jobs are read in the
+ * order they fell due (index outbox_topic_pending), then the earliest written first: a claim reads only what it
+ * can take. Ordered by id over all topics, the plan walked the primary key past every pending job of other
+ * topics (a day's due recurring charges made each webhook lane's claim read 10,000 rows it could not take);
+ * jobs of one ordering key still run in id order.
+ */
+function readyJobs(fair: boolean): string {
+  const pending = (columns: string, limit: string, lock: string) => `
+    select ${columns} from unnest($1::text[]) as t(topic) cross join lateral (
+      select o.id, o.account_id, o.available_at from outbox o
+      where o.topic = t.topic and o.done_at is null and o.available_at <= $2
+        and (o.locked_until is null or o.locked_until <= $3)
+        and (o.ordering_key is null or not exists (
+          select 1 from outbox p where p.ordering_key = o.ordering_key and p.id < o.id and p.done_at is null))
+      order by o.available_at, o.id limit ${limit} ${lock}) c`;
+  if (!fair) return `ready as (${pending('c.id', '$4', 'for update of o skip locked')} order by c.id limit $4)`;
+  // Read without locks, ranked per account, then locked: rows another worker took meanwhile are skipped.
+  return `window_jobs as (${pending('c.id, c.account_id, c.available_at', '$7', '')}),
+    fair as (select id from window_jobs
+      order by row_number() over (partition by account_id order by available_at, id), available_at, id limit $4),
+    ready as (select o.id from outbox o where o.id in (select id from fair) and o.done_at is null
+      and (o.locked_until is null or o.locked_until <= $3) for update of o skip locked)`;
+}
 
 /** `host:pid:random`: who holds a claim, and whether that process still lives. */
 const NODE_HOST = hostname();
@@ -80,6 +122,7 @@ export class OutboxWorker {
       idlePollMaxMs: pollIntervalMs * OUTBOX_DEFAULTS.idlePollFactor,
       wallMs: Date.now,
       continuous: false,
+      fairByAccount: false,
       onError: () => undefined,
       ...options,
     };
@@ -242,12 +285,8 @@ export class OutboxWorker {
   /** Finished jobs are marked in one statement: one round trip per batch, not per job. */
   private async markDoneIds(ids: number[]): Promise<void> {
     if (!ids.length) return;
-    await this.db
-      .query('update outbox set done_at = $2, locked_until = null, last_error = null where id = any($1)', [
-        ids,
-        this.clock.now(),
-      ])
-      .catch((error) => this.options.onError(error)); // the leases run out and the jobs run again: at least once
+    // On failure the leases run out and the jobs run again: at least once.
+    await markJobsDone(this.db, ids, this.clock.now()).catch((error) => this.options.onError(error));
   }
 
   /** Claims one batch and handles it. Returns how many jobs were claimed. */
@@ -295,23 +334,19 @@ export class OutboxWorker {
       created_at: Date;
       account_id: string | number | null;
     }>(
-      // Topic by topic, each in the order its jobs fell due (index outbox_topic_pending), then the earliest
-      // written first: a claim reads only what it can take. Ordered by id over all topics, the plan walked
-      // the primary key past every pending job of other topics (a day's due recurring charges made each
-      // webhook lane's claim read 10,000 rows it could not take); jobs of one ordering key still run in id order.
-      `with ready as (
-           select c.id from unnest($1::text[]) as t(topic) cross join lateral (
-             select o.id from outbox o
-             where o.topic = t.topic and o.done_at is null and o.available_at <= $2
-               and (o.locked_until is null or o.locked_until <= $3)
-               and (o.ordering_key is null or not exists (
-                 select 1 from outbox p where p.ordering_key = o.ordering_key and p.id < o.id and p.done_at is null))
-             order by o.available_at, o.id limit $4 for update of o skip locked) c
-           order by c.id limit $4)
+      `with ${readyJobs(this.options.fairByAccount)}
          update outbox set locked_until = $5, locked_by = $6, attempts = attempts + 1
          from ready where outbox.id = ready.id
          returning outbox.id, outbox.topic, outbox.payload, outbox.attempts, outbox.created_at, outbox.account_id`,
-      [topics, this.clock.now(), wallNow, limit, new Date(wallNow.getTime() + this.options.leaseMs), this.nodeId],
+      [
+        topics,
+        this.clock.now(),
+        wallNow,
+        limit,
+        new Date(wallNow.getTime() + this.options.leaseMs),
+        this.nodeId,
+        ...(this.options.fairByAccount ? [limit * FAIR_CLAIM_WINDOW] : []),
+      ],
     );
     return rows
       .sort((a, b) => a.id - b.id)
@@ -339,7 +374,7 @@ export class OutboxWorker {
     }
     try {
       if ('done' in outcome) {
-        done.push(job.id);
+        if (!outcome.marked) done.push(job.id);
       } else if ('giveUp' in outcome) {
         await this.db.query('update outbox set done_at = $2, locked_until = null, last_error = $3 where id = $1', [
           job.id,

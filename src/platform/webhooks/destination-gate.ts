@@ -46,13 +46,22 @@ export class DestinationGate {
     const origin = new URL(url).origin;
     let state = this.states.get(origin);
     const now = this.wallMs();
+    // Spread over a further back-off: a destination's whole backlog coming due at one instant would be
+    // claimed and put back at once, a burst of statements every other tenant's deliveries wait behind.
+    const spread = (backoffMs: number) => Math.round(Math.random() * backoffMs);
     if (state && state.closedUntilMs > now)
-      return { deferMs: state.closedUntilMs - now, reason: 'o destino falhou seguidamente e está em espera' };
+      return {
+        deferMs: state.closedUntilMs - now + spread(state.backoffMs),
+        reason: 'o destino falhou seguidamente e está em espera',
+      };
     // Once the back-off is over, one probe at a time; the rest wait as long as the back-off was.
     const probing = state !== undefined && state.backoffMs > 0;
     if (state && state.inFlight >= (probing ? 1 : this.perDestination))
       return probing
-        ? { deferMs: state.backoffMs, reason: 'o destino falhou seguidamente; uma tentativa por vez' }
+        ? {
+            deferMs: state.backoffMs + spread(state.backoffMs),
+            reason: 'o destino falhou seguidamente; uma tentativa por vez',
+          }
         : {
             deferMs: LIMITS.webhookBusyDestinationDeferMs,
             reason: 'o destino já tem o máximo de entregas em andamento',

@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import { LIMITS } from '../limits.ts';
+import { FAIR_CLAIM_WINDOW, readyJobs } from './claim.ts';
 import { processAlive } from '../processes.ts';
 import {
   type AnyTopic,
@@ -43,7 +44,39 @@ export interface WorkerOptions {
    */
   fairByAccount?: boolean;
   wallMs?: () => number;
-  onError?: (error: unknown, job?: OutboxJob) => void;
+  onError?: JobErrorLogger;
+}
+
+/**
+ * Told of every error the workers catch; `repeated` when the job's previous attempt also ended in an
+ * unexpected failure (log its stack once, not at every retry of a job that cannot succeed).
+ */
+export type JobErrorLogger = (error: unknown, job?: OutboxJob, repeated?: boolean) => void;
+
+/** How an unexpected failure is kept in `last_error`: the next failure of the same job knows it repeats. */
+const UNEXPECTED_PREFIX = 'inesperado: ';
+
+/** The pause before a job whose handler threw runs again: doubling from the first, capped. */
+export function unexpectedRetryDelayMs(attempt: number): number {
+  const { outboxUnexpectedRetryFirstMs: first, outboxUnexpectedRetryMaxMs: max } = LIMITS;
+  return Math.min(first * 2 ** Math.min(attempt - 1, 30), max);
+}
+
+/**
+ * The runtime's logger of a worker's errors (the main worker's and the webhook lanes'): the first unexpected
+ * failure of a job with its stack at error level, the same job failing again at warn with its message only.
+ */
+export function jobErrorLogger(log: JobLog, message: string): JobErrorLogger {
+  return (error, job, repeated) => {
+    const context = job && { id: job.id, topic: job.topic, attempt: job.attempt };
+    if (repeated) log.warn({ job: context, error: (error as Error)?.message ?? String(error) }, `${message} again`);
+    else log.error({ err: error, job: context }, message);
+  };
+}
+
+interface JobLog {
+  error(object: object, message: string): void;
+  warn(object: object, message: string): void;
 }
 
 export const OUTBOX_DEFAULTS = {
@@ -58,35 +91,6 @@ export const OUTBOX_DEFAULTS = {
   /** Renewed every third of itself while the job runs (a live attempt never loses it, however long). */
   leaseMs: LIMITS.outboxLeaseMs,
 } as const;
-
-/** Fair claims read this many times the jobs they may take, per topic, to choose among accounts. */
-export const FAIR_CLAIM_WINDOW = 8;
-
-/**
- * The jobs a claim may take, as a CTE `ready (id)` over the parameters of `claim`: topics ($1), service now ($2),
- * wall now ($3), limit ($4), and for a fair claim the window ($7). Each topic's pending jobs are read in the
- * order they fell due (index outbox_topic_pending), then the earliest written first: a claim reads only what it
- * can take. Ordered by id over all topics, the plan walked the primary key past every pending job of other
- * topics (a day's due recurring charges made each webhook lane's claim read 10,000 rows it could not take);
- * jobs of one ordering key still run in id order.
- */
-function readyJobs(fair: boolean): string {
-  const pending = (columns: string, limit: string, lock: string) => `
-    select ${columns} from unnest($1::text[]) as t(topic) cross join lateral (
-      select o.id, o.account_id, o.available_at from outbox o
-      where o.topic = t.topic and o.done_at is null and o.available_at <= $2
-        and (o.locked_until is null or o.locked_until <= $3)
-        and (o.ordering_key is null or not exists (
-          select 1 from outbox p where p.ordering_key = o.ordering_key and p.id < o.id and p.done_at is null))
-      order by o.available_at, o.id limit ${limit} ${lock}) c`;
-  if (!fair) return `ready as (${pending('c.id', '$4', 'for update of o skip locked')} order by c.id limit $4)`;
-  // Read without locks, ranked per account, then locked: rows another worker took meanwhile are skipped.
-  return `window_jobs as (${pending('c.id, c.account_id, c.available_at', '$7', '')}),
-    fair as (select id from window_jobs
-      order by row_number() over (partition by account_id order by available_at, id), available_at, id limit $4),
-    ready as (select o.id from outbox o where o.id in (select id from fair) and o.done_at is null
-      and (o.locked_until is null or o.locked_until <= $3) for update of o skip locked)`;
-}
 
 /** `host:pid:random`: who holds a claim, and whether that process still lives. */
 const NODE_HOST = hostname();
@@ -129,7 +133,7 @@ export class OutboxWorker {
     this.pollDelayMs = pollIntervalMs;
   }
 
-  setErrorLogger(onError: (error: unknown, job?: OutboxJob) => void): void {
+  setErrorLogger(onError: JobErrorLogger): void {
     this.options.onError = onError;
   }
 
@@ -333,11 +337,13 @@ export class OutboxWorker {
       attempts: number;
       created_at: Date;
       account_id: string | number | null;
+      last_error: string | null;
     }>(
       `with ${readyJobs(this.options.fairByAccount)}
          update outbox set locked_until = $5, locked_by = $6, attempts = attempts + 1
          from ready where outbox.id = ready.id
-         returning outbox.id, outbox.topic, outbox.payload, outbox.attempts, outbox.created_at, outbox.account_id`,
+         returning outbox.id, outbox.topic, outbox.payload, outbox.attempts, outbox.created_at, outbox.account_id,
+           outbox.last_error`,
       [
         topics,
         this.clock.now(),
@@ -357,6 +363,7 @@ export class OutboxWorker {
         attempt: r.attempts,
         createdAt: r.created_at,
         accountId: r.account_id === null ? null : Number(r.account_id),
+        failedUnexpectedly: r.last_error?.startsWith(UNEXPECTED_PREFIX) ?? false,
       }));
   }
 
@@ -365,11 +372,12 @@ export class OutboxWorker {
     try {
       outcome = await this.handlers.get(job.topic)!(job);
     } catch (error) {
-      this.options.onError(error, job);
-      // An unexpected failure is retried after a pause rather than lost.
+      this.options.onError(error, job, job.failedUnexpectedly);
+      // An unexpected failure is retried rather than lost, after a pause that grows with the job's attempts: a
+      // job that cannot succeed must not run (and log) every few seconds for ever.
       outcome = {
-        retryAt: new Date(this.clock.forAccount(job.accountId).nowMs() + 5_000),
-        error: (error as Error).message ?? String(error),
+        retryAt: new Date(this.clock.forAccount(job.accountId).nowMs() + unexpectedRetryDelayMs(job.attempt)),
+        error: UNEXPECTED_PREFIX + ((error as Error)?.message ?? String(error)),
       };
     }
     try {

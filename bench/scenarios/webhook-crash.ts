@@ -27,7 +27,7 @@ import { newTxid } from '../../src/platform/ids.ts';
 import { processAlive } from '../../src/platform/processes.ts';
 import { freshDatabase } from '../postgres.ts';
 import { startChild, type Child } from '../processes.ts';
-import { cleanupAll } from '../lifecycle.ts';
+import { cleanupAll, cleanupOnSignals } from '../lifecycle.ts';
 import type { PixdReady } from '../pixd-server.ts';
 import { writeNotesSection } from '../notes-section.ts';
 
@@ -194,6 +194,7 @@ function section(results: { kill: boolean; result: Result }[]): string {
   ].join('\n');
 }
 
+cleanupOnSignals();
 try {
   const results: { kill: boolean; result: Result }[] = [];
   for (const kill of [false, true]) {

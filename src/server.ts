@@ -149,7 +149,8 @@ function refuseWhileDraining(app: FastifyInstance): void {
 /**
  * Every request runs under a deadline counted from its arrival (src/platform/db/deadline.ts): a transaction
  * not committed by then rolls back and the request answers 503 with Retry-After in its family's format.
- * Set before the handler (after parsing), so the handler and everything it awaits see it.
+ * Set before the handler (after parsing), so the handler and everything it awaits see it. The operator API
+ * (`pixd ledger verify`, snapshots) has none: its work grows with the data and its caller waits for it.
  */
 function requestDeadline(app: FastifyInstance, deadlineMs: number): void {
   const arrivedAt = new WeakMap<object, number>();
@@ -158,9 +159,12 @@ function requestDeadline(app: FastifyInstance, deadlineMs: number): void {
     done();
   });
   app.addHook('preHandler', (request, _reply, done) => {
+    if (request.routeOptions.url?.startsWith(OPERATOR_PREFIX)) return done();
     withDeadline((arrivedAt.get(request) ?? Date.now()) + deadlineMs, done);
   });
 }
+
+const OPERATOR_PREFIX = '/operator/';
 
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({

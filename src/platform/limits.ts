@@ -96,6 +96,12 @@ export const LIMITS = {
    * dies mid-job loses its claims within this long (at once on a restart on the same host).
    */
   outboxLeaseMs: 9_000,
+  /**
+   * A job whose handler threw (a bug, a URL no transport takes) runs again after this pause, doubled at each
+   * attempt up to the maximum: retried rather than lost, but not every few seconds for ever.
+   */
+  outboxUnexpectedRetryFirstMs: 5_000,
+  outboxUnexpectedRetryMaxMs: 3_600_000,
   /** Bacen: paginacao.itensPorPagina is 1..1000, default 100. */
   pageSizeDefault: 100,
   pageSizeMax: 1000,

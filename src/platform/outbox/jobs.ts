@@ -21,6 +21,8 @@ export interface OutboxJob<P = Record<string, unknown>> {
   createdAt: Date;
   /** The account whose clock the job's times are on (null: the service's own job). */
   accountId: number | null;
+  /** The previous attempt's handler threw (the worker sets it when it claims the job). */
+  failedUnexpectedly?: boolean;
 }
 
 /** What a handler decided: finished, try again at a time, or stop trying (the error is kept). */

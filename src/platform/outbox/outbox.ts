@@ -30,7 +30,39 @@ export interface WorkerOptions {
    */
   continuous?: boolean;
   wallMs?: () => number;
-  onError?: (error: unknown, job?: OutboxJob) => void;
+  onError?: JobErrorLogger;
+}
+
+/**
+ * Told of every error the workers catch; `repeated` when the job's previous attempt also ended in an
+ * unexpected failure (log its stack once, not at every retry of a job that cannot succeed).
+ */
+export type JobErrorLogger = (error: unknown, job?: OutboxJob, repeated?: boolean) => void;
+
+/** How an unexpected failure is kept in `last_error`: the next failure of the same job knows it repeats. */
+const UNEXPECTED_PREFIX = 'inesperado: ';
+
+/** The pause before a job whose handler threw runs again: doubling from the first, capped. */
+export function unexpectedRetryDelayMs(attempt: number): number {
+  const { outboxUnexpectedRetryFirstMs: first, outboxUnexpectedRetryMaxMs: max } = LIMITS;
+  return Math.min(first * 2 ** Math.min(attempt - 1, 30), max);
+}
+
+/**
+ * The runtime's logger of a worker's errors (the main worker's and the webhook lanes'): the first unexpected
+ * failure of a job with its stack at error level, the same job failing again at warn with its message only.
+ */
+export function jobErrorLogger(log: JobLog, message: string): JobErrorLogger {
+  return (error, job, repeated) => {
+    const context = job && { id: job.id, topic: job.topic, attempt: job.attempt };
+    if (repeated) log.warn({ job: context, error: (error as Error)?.message ?? String(error) }, `${message} again`);
+    else log.error({ err: error, job: context }, message);
+  };
+}
+
+interface JobLog {
+  error(object: object, message: string): void;
+  warn(object: object, message: string): void;
 }
 
 export const OUTBOX_DEFAULTS = {
@@ -86,7 +118,7 @@ export class OutboxWorker {
     this.pollDelayMs = pollIntervalMs;
   }
 
-  setErrorLogger(onError: (error: unknown, job?: OutboxJob) => void): void {
+  setErrorLogger(onError: JobErrorLogger): void {
     this.options.onError = onError;
   }
 
@@ -294,6 +326,7 @@ export class OutboxWorker {
       attempts: number;
       created_at: Date;
       account_id: string | number | null;
+      last_error: string | null;
     }>(
       // Topic by topic, each in the order its jobs fell due (index outbox_topic_pending), then the earliest
       // written first: a claim reads only what it can take. Ordered by id over all topics, the plan walked
@@ -310,7 +343,8 @@ export class OutboxWorker {
            order by c.id limit $4)
          update outbox set locked_until = $5, locked_by = $6, attempts = attempts + 1
          from ready where outbox.id = ready.id
-         returning outbox.id, outbox.topic, outbox.payload, outbox.attempts, outbox.created_at, outbox.account_id`,
+         returning outbox.id, outbox.topic, outbox.payload, outbox.attempts, outbox.created_at, outbox.account_id,
+           outbox.last_error`,
       [topics, this.clock.now(), wallNow, limit, new Date(wallNow.getTime() + this.options.leaseMs), this.nodeId],
     );
     return rows
@@ -322,6 +356,7 @@ export class OutboxWorker {
         attempt: r.attempts,
         createdAt: r.created_at,
         accountId: r.account_id === null ? null : Number(r.account_id),
+        failedUnexpectedly: r.last_error?.startsWith(UNEXPECTED_PREFIX) ?? false,
       }));
   }
 
@@ -330,11 +365,12 @@ export class OutboxWorker {
     try {
       outcome = await this.handlers.get(job.topic)!(job);
     } catch (error) {
-      this.options.onError(error, job);
-      // An unexpected failure is retried after a pause rather than lost.
+      this.options.onError(error, job, job.failedUnexpectedly);
+      // An unexpected failure is retried rather than lost, after a pause that grows with the job's attempts: a
+      // job that cannot succeed must not run (and log) every few seconds for ever.
       outcome = {
-        retryAt: new Date(this.clock.forAccount(job.accountId).nowMs() + 5_000),
-        error: (error as Error).message ?? String(error),
+        retryAt: new Date(this.clock.forAccount(job.accountId).nowMs() + unexpectedRetryDelayMs(job.attempt)),
+        error: UNEXPECTED_PREFIX + ((error as Error)?.message ?? String(error)),
       };
     }
     try {

@@ -10,7 +10,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { OutboxWorker } from '../outbox/outbox.ts';
+import { jobErrorLogger, OutboxWorker } from '../outbox/outbox.ts';
 import { type AnyTopic } from '../outbox/jobs.ts';
 import { AttemptRecorder } from './attempts.ts';
 import { destinationPolicy } from './destinations.ts';
@@ -73,12 +73,7 @@ export class WebhookDispatcher implements DeliveryDeps {
     this.started = true;
     this.recorder.log = log;
     for (const lane of this.lanes) {
-      lane.setErrorLogger((error, job) =>
-        log.error(
-          { err: error, job: job && { id: job.id, topic: job.topic, attempt: job.attempt } },
-          'webhook job failed',
-        ),
-      );
+      lane.setErrorLogger(jobErrorLogger(log, 'webhook job failed'));
       lane.start();
     }
   }

@@ -29,7 +29,9 @@ export type FailureKind =
   /** Aborted because this node is shutting down (not the receiver's fault). */
   | 'aborted'
   /** The destination's address is one pixd may not call (destinations.ts): never connected. */
-  | 'forbidden';
+  | 'forbidden'
+  /** Not an https: URL (one stored before the URL was checked where it is given): never connected. */
+  | 'invalid_url';
 
 /** The first `LIMITS.webhookAttemptBodyBytes` of a body as text, and its whole size. */
 export interface BodyExcerpt {
@@ -169,7 +171,25 @@ export class WebhookTransport {
     const payload = options.form
       ? new URLSearchParams(body as Record<string, string>).toString()
       : JSON.stringify(body);
-    const target = new URL(url);
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      return Promise.resolve({
+        ok: false,
+        latencyMs: 0,
+        failure: { kind: 'invalid_url', message: `"${url}" não é uma URL.` },
+      });
+    }
+    if (target.protocol !== 'https:')
+      return Promise.resolve({
+        ok: false,
+        latencyMs: 0,
+        failure: {
+          kind: 'invalid_url',
+          message: `pixd entrega somente por HTTPS (a URL usa ${target.protocol.replace(':', '')}).`,
+        },
+      });
     // An IP literal is never looked up, so it is checked here, before any connection.
     const literal = target.hostname.replace(/^\[|\]$/g, '');
     const refused = net.isIP(literal) ? this.destinations.refusal(literal) : undefined;
@@ -240,6 +260,10 @@ export class WebhookTransport {
         });
       });
       call.end(payloadBuffer);
+    }).catch((error: unknown) => {
+      // https.request throws at once on what it cannot send (a header value, say): a failure like any other.
+      oneOff?.destroy();
+      return { ok: false, latencyMs: latency(), failure: classify(error), request };
     });
   }
 

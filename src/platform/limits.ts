@@ -44,6 +44,20 @@ export const LIMITS = {
   settlementStatementsInFlight: 1,
   /** The settlement reads coalesced the same way (`settlementReaderFor`): read statements in flight per node. */
   settlementReadsInFlight: 1,
+  /**
+   * A transaction (or a statement on its own) that PostgreSQL refused with a deadlock (40P01) or a serialization
+   * failure (40001) is run again at most this many times, after a random pause of up to
+   * `conflictRetryJitterMaxMs` times the attempt number (src/platform/db/conflict-retry.ts): the two
+   * transactions of a deadlock, retried at once, would meet again.
+   */
+  conflictRetriesMax: 5,
+  conflictRetryJitterMaxMs: 25,
+  /**
+   * Every request's server-side deadline (src/platform/db/deadline.ts): a transaction not committed by then rolls
+   * back and the request answers 503 with Retry-After. The default; PIXD_REQUEST_DEADLINE_MS overrides it
+   * (config.requestDeadlineMs). Longer than a directory operation's timeout, which answers 504 on its own.
+   */
+  requestDeadlineMsDefault: 10_000,
   /** Connections one node holds to PostgreSQL for requests, transactions and jobs. */
   postgresConnections: 20,
   /**

@@ -32,6 +32,7 @@ export const standalone = [
   'balance-history.ts',
   'settlement-history.ts',
   'webhook-delivery.ts',
+  'webhook-crash.ts',
   'dict-entries.ts',
   'automatic-payments.ts',
   'startup.ts',

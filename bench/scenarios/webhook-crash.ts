@@ -188,13 +188,13 @@ async function run(kill: boolean): Promise<Result> {
 function section(results: { kill: boolean; result: Result }[]): string {
   const pct = (r: Result) => (r.delivered ? ((r.duplicates / r.delivered) * 100).toFixed(2) : '—');
   return [
-    '### Duplicates under kill -9 (measured)',
+    '#### Duplicates under kill -9 (measured)',
     '',
-    `Measured by \`node --import tsx bench/scenarios/webhook-crash.ts\` on ${new Date().toISOString()} (${os.cpus().length} cores, Node ${process.version}, PostgreSQL):`,
+    `Measured by \`node --import tsx bench/scenarios/webhook-crash.ts\` on ${new Date().toISOString()} (${os.cpus().length} cores, Node ${process.version}, PostgreSQL, load average ${os.loadavg()[0].toFixed(1)} at the end):`,
     `\`webhook.pix\` events written at ${SETTINGS.ratePerSecond}/s for ${SETTINGS.durationS} s, delivered by one pixd node in a child process to a local`,
     `mutual-TLS receiver; with kills, the node gets SIGKILL once it has been up ${SETTINGS.killEveryS} s and a new one is started at once (events go on being written meanwhile). Same run, without kills as the baseline.`,
     '',
-    '| kills | events | delivered | received twice or more | duplicate rate | duplicates per kill | lost |',
+    '| kills | events | delivered | extra receipts (duplicates) | duplicate rate | duplicates per kill | lost |',
     '|---:|---:|---:|---:|---:|---:|---:|',
     ...results.map(
       ({ result: r }) =>

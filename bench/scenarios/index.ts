@@ -38,4 +38,5 @@ export const standalone = [
   'startup.ts',
   'cobr-due-day.ts',
   'testing-helper.ts',
+  'node-count.ts',
 ];

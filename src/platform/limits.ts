@@ -46,6 +46,11 @@ export const LIMITS = {
   settlementReadsInFlight: 1,
   /** Connections one node holds to PostgreSQL for requests, transactions and jobs. */
   postgresConnections: 20,
+  /**
+   * DATABASE_URL with several hosts (src/platform/db/hosts.ts): how long a node waits for one host's answer while
+   * it looks for the writable one, so a host that drops packets costs this, not the operating system's timeout.
+   */
+  postgresHostProbeTimeoutMs: 2_000,
   /** `pixd ledger verify` names at most this many ledger accounts whose posted total differs from its lines. */
   ledgerVerifyMismatchesListedMax: 100,
   /**

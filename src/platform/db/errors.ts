@@ -4,8 +4,12 @@
  * connection fails, with 503 so clients retry; the node keeps serving and reconnects by itself.
  */
 
-/** SQLSTATE classes and codes of an unreachable database: 08 connection exception, 57P0x shutdown, 53300. */
-const UNAVAILABLE_SQLSTATE = /^(08...|57P01|57P02|57P03|53300)$/;
+/**
+ * SQLSTATE classes and codes of an unreachable database: 08 connection exception, 57P0x shutdown, 53300, and
+ * 25006 (a write on a read-only server: pixd never opens read-only transactions, so the server it reached
+ * was demoted to a standby by a failover; the node looks for the new primary, hosts.ts).
+ */
+const UNAVAILABLE_SQLSTATE = /^(08...|57P01|57P02|57P03|53300|25006)$/;
 const UNAVAILABLE_NODE_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',

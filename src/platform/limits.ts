@@ -200,8 +200,10 @@ export const LIMITS = {
   /**
    * TCP connect plus TLS handshake of one webhook call: a receiver that accepts the connection and never
    * answers is given up after this, not after the whole delivery timeout (a healthy one handshakes in ms).
+   * Not shorter: on a saturated node (2 s was tried) its own starved handshakes missed the deadline, and a
+   * healthy receiver's delivery waited a retry step (a minute) or its destination was backed off.
    */
-  webhookConnectTimeoutMs: 2_000,
+  webhookConnectTimeoutMs: 5_000,
   /**
    * A destination whose calls fail this many times in a row (unreachable, timeout, no answer, TLS, HTTP 5xx)
    * backs off: its deliveries are put back unsent and uncounted, holding no slot, until the back-off ends;

@@ -51,6 +51,7 @@ describe('pixd pay, clock and trigger', () => {
     receiver.calls.length = 0;
     const received = await ok('trigger', 'pix', '--valor', '3.21');
     const e2eid = /endToEndId (\w+)/.exec(received)?.[1];
+    assert.doesNotMatch(received, /no webhook/, 'the key has a webhook: nothing to warn of');
     const [call] = await receiver.waitForCalls(1, '/cli/pix');
     assert.equal(call.body.pix[0].endToEndId, e2eid);
     assert.equal(call.body.pix[0].valor, '3.21');
@@ -74,6 +75,28 @@ describe('pixd pay, clock and trigger', () => {
     const refused = await pixd('trigger', 'cobranca');
     assert.equal(refused.status, 1);
     assert.match(refused.stderr, /needs --notification-url/);
+  });
+
+  it('on a fresh account, trigger cobr creates the recurring charge it needs, and each trigger says when no webhook was sent', async () => {
+    const created = JSON.parse(await ok('account', 'create', '--json'));
+    const own = (...args: string[]) =>
+      ok(...args, '--credentials', `${svc.data.dataDir}/credentials-${created.account.conta}.json`);
+    const cobr = await own('trigger', 'cobr');
+    assert.match(
+      cobr,
+      /^recurring charge \w+ CRIADA on recurrence R\w+: its \/cobr event is queued; no webhook is registered for recurring charges/,
+    );
+    // Now there is one: the next trigger replays its event.
+    assert.match(await own('trigger', 'cobr'), /^webhook\.cobr queued as delivery \d+; no webhook is registered/);
+    assert.match(
+      await own('trigger', 'pix', '--valor', '1.50'),
+      /^received 1\.50 on \S+: .*; no webhook is registered for /,
+    );
+    assert.match(await own('trigger', 'abertura-conta'), /no \/v1\/webhook is registered, so none was sent/);
+    // A notification URL pixd cannot POST to is refused before any charge exists.
+    const http = await pixd('trigger', 'cobranca', '--notification-url', 'http://localhost:3000/billing');
+    assert.equal(http.status, 1);
+    assert.match(http.stderr, /notification_url: .*HTTPS/);
   });
 
   it('moves the clock by a human duration and back', async () => {

@@ -112,6 +112,10 @@ describe('pixd pay, clock and trigger', () => {
     const unknown = await pixd('pay', 'A'.repeat(30));
     assert.equal(unknown.status, 1);
     assert.match(unknown.stderr, /^pixd: POST \/sandbox\/pix\/pay answered 400: .*cobranca_inexistente/);
+    const invalid = await pixd('trigger', 'pix', '--valor', 'abc');
+    assert.equal(invalid.status, 1);
+    assert.match(invalid.stderr, /answered 400: Cobrança inválida\. \S/);
+    assert.doesNotMatch(invalid.stderr, /\.:/, 'a title that ends a sentence is not followed by a colon');
     const absent = await runPixd(['trigger', 'pix', '--credentials', '/nonexistent/credentials.json']);
     assert.equal(absent.status, 1);
     assert.match(absent.stderr, /^pixd: no credentials file at \/nonexistent/);

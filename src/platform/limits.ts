@@ -101,6 +101,8 @@ export const LIMITS = {
    * dies mid-job loses its claims within this long (at once on a restart on the same host).
    */
   outboxLeaseMs: 9_000,
+  /** The QR page (payer's browser) checks its charge's status this often while the QR is shown. */
+  qrPageRefreshMs: 3_000,
   /**
    * A job whose handler threw (a bug, a URL no transport takes) runs again after this pause, doubled at each
    * attempt up to the maximum: retried rather than lost, but not every few seconds for ever.

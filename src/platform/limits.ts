@@ -342,6 +342,15 @@ export const LIMITS = {
   /** Console webhook page: deliveries shown, and request/response text shown before it is cut. */
   consoleDeliveriesShown: 50,
   consoleBodyShownMaxChars: 2_000,
+  /** SPI boundary (docs/spi.md): the largest message accepted (a pacs.008 is about 2 KiB). */
+  spiMessageMaxBytes: 64 * 1024,
+  /** Outbound SPI messages handed to the gateway per pull. */
+  spiOutboundPullMax: 100,
+  /**
+   * A sent pacs.008 or pacs.004 without its pacs.002 this long after the gateway took it is answered by pixd as
+   * the SPI does when the receiving participant does not answer in time: rejected (AB03), the hold released.
+   */
+  spiAnswerTimeoutMs: 60_000,
 } as const;
 
 /**

@@ -11,12 +11,8 @@ export const LIMITS = {
   /** Bacen automatic Pix, PERMITE_3R_7D: at most 3 retries within 7 days after the due date, one a day. */
   cobrRetriesMax: 3,
   cobrRetryWindowDays: 7,
-  /** Sandbox amount rule of recurring charges: from 0.01 to 10.00 the payer pays; above, the attempt fails. */
-  cobrSandboxPaidMaxCents: 1000,
   /** Open Finance automatic payments: how long an unused consent link stays usable (account clock). */
   ofConsentLinkTtlSeconds: 600,
-  /** Sandbox rule of automatic payments: from 0.01 to 10.00 the payer's institution pays; above it refuses. */
-  ofSandboxAcceptedMaxCents: 1000,
   /** Enrolments per page of GET /v1/pagamentos-automaticos/adesao (keyset paging): the default and the most `porPagina` asks. */
   ofEnrolmentsPerPage: 100,
   /** Payments listed at most in one read of GET /v1/pagamentos-automaticos/pix. */

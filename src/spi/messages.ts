@@ -39,7 +39,8 @@ export interface CreditTransfer {
   amountCents: number;
   acceptedAt: Date;
   debtor: SpiParty & { nome: string };
-  creditor: SpiParty & { chave?: string };
+  /** Without `ispb`/`conta`: a pacs.008 to a key that the gateway completes from the DICT (xsd/README.md). */
+  creditor: Partial<SpiParty> & { chave?: string };
   infoPagador?: string;
 }
 
@@ -103,15 +104,15 @@ function write(name: keyof typeof SPI_SCHEMAS, body: object): string {
   return xml;
 }
 
-function party(p: SpiParty) {
+function party(p: Partial<SpiParty>) {
   const id = p.cnpj ? { OrgId: { Othr: { Id: p.cnpj } } } : { PrvtId: { Othr: { Id: p.cpf } } };
   return { ...(p.nome && { Nm: p.nome }), Id: id };
 }
 
-function account(p: SpiParty & { chave?: string }) {
+function account(p: Partial<SpiParty> & { chave?: string }) {
   return {
-    Id: { Othr: { Id: p.conta, ...(p.agencia && { Issr: p.agencia }) } },
-    Tp: { Cd: p.tipoConta },
+    ...(p.conta && { Id: { Othr: { Id: p.conta, ...(p.agencia && { Issr: p.agencia }) } } }),
+    ...(p.tipoConta && { Tp: { Cd: p.tipoConta } }),
     ...(p.chave && { Prxy: { Id: p.chave } }),
   };
 }
@@ -135,7 +136,7 @@ export function buildCreditTransfer(m: Omit<CreditTransfer, 'kind'>): string {
         Dbtr: party(m.debtor),
         DbtrAcct: account(m.debtor),
         DbtrAgt: agent(m.debtor.ispb),
-        CdtrAgt: agent(m.creditor.ispb),
+        ...(m.creditor.ispb && { CdtrAgt: agent(m.creditor.ispb) }),
         ...((m.creditor.cpf || m.creditor.cnpj) && { Cdtr: party(m.creditor) }),
         CdtrAcct: account(m.creditor),
         ...(m.infoPagador && { RmtInf: { Ustrd: m.infoPagador } }),
@@ -205,16 +206,16 @@ const parser = new XMLParser({
 // biome-ignore lint/suspicious/noExplicitAny: the tree was just validated against the schema that fixes its shape.
 type Tree = any;
 
-function readParty(tree: Tree, accountTree: Tree, agentTree: Tree): SpiParty {
-  const othr = accountTree.Id.Othr;
+function readParty(tree: Tree, accountTree: Tree, agentTree: Tree): Partial<SpiParty> {
+  const othr = accountTree.Id?.Othr;
   return {
-    ispb: agentTree.FinInstnId.ClrSysMmbId.MmbId,
+    ...(agentTree && { ispb: agentTree.FinInstnId.ClrSysMmbId.MmbId }),
     ...(tree?.Nm !== undefined && { nome: tree.Nm }),
     ...(tree?.Id.PrvtId && { cpf: tree.Id.PrvtId.Othr.Id }),
     ...(tree?.Id.OrgId && { cnpj: tree.Id.OrgId.Othr.Id }),
-    conta: othr.Id,
-    ...(othr.Issr !== undefined && { agencia: othr.Issr }),
-    tipoConta: accountTree.Tp.Cd,
+    ...(othr && { conta: othr.Id }),
+    ...(othr?.Issr !== undefined && { agencia: othr.Issr }),
+    ...(accountTree.Tp && { tipoConta: accountTree.Tp.Cd }),
   };
 }
 
@@ -246,7 +247,7 @@ export function parseSpiMessage(xml: string): SpiMessage {
         ...(t.MndtRltdInf && { idRec: t.MndtRltdInf.MndtId }),
         amountCents: parseAmount(text(t.IntrBkSttlmAmt)),
         acceptedAt: new Date(t.AccptncDtTm),
-        debtor: { ...debtor, nome: debtor.nome ?? '' },
+        debtor: debtor as CreditTransfer['debtor'],
         creditor: {
           ...readParty(t.Cdtr, t.CdtrAcct, t.CdtrAgt),
           ...(t.CdtrAcct.Prxy && { chave: t.CdtrAcct.Prxy.Id }),

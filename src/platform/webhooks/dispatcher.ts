@@ -11,7 +11,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { OutboxWorker } from '../outbox/outbox.ts';
-import { type AnyTopic } from '../outbox/jobs.ts';
+import type { AnyTopic } from '../outbox/jobs.ts';
 import { AttemptRecorder } from './attempts.ts';
 import { destinationPolicy } from './destinations.ts';
 import { WebhookTransport } from './transport.ts';

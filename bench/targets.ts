@@ -18,6 +18,7 @@ import { expectJson, type Tls } from './https-json.ts';
 import type { EchoReady } from './echo-server.ts';
 import type { PixdReady } from './pixd-server.ts';
 import { receiverCaFile } from './receiver.ts';
+import { spiGatewayFile } from '../src/platform/bootstrap.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -47,6 +48,8 @@ export interface Target {
    * (a registered webhook, a balance) must not change what the shared `parties` measure elsewhere.
    */
   addParties?(count: number, name: string): Promise<Party[]>;
+  /** pixd only: the SPI gateway's identity (its client certificate from the data directory; docs/spi.md). */
+  spiGateway?: Required<Tls>;
   /** pixd only: `pixd ledger verify` through the operator API, after the load (issue 11: invariants checked). */
   verifyLedger?(): Promise<LedgerVerification>;
   close(): Promise<void>;
@@ -112,12 +115,14 @@ export async function startPixd(
         { method: 'POST', body: {}, headers: { authorization: `Bearer ${operator.secret}` } },
       );
     };
+    const gatewayPem = fs.readFileSync(spiGatewayFile(dataDir.path), 'utf8');
     return {
       id: database,
       environment,
       label,
       url: ready.baseUrl,
       parties,
+      spiGateway: { ca: parties[0].tls.ca, cert: gatewayPem, key: gatewayPem },
       processes,
       addParties,
       verifyLedger,

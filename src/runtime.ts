@@ -43,8 +43,8 @@ export interface RunningService {
 
 const NO_TEMPLATE = ' with initdb and every migration: no template for this tree (`npm run postinstall` builds it)';
 
-/** The service's four certificates and the demo application's. */
-const FIRST_START_KEYS = 5;
+/** The service's five certificates (the SPI gateway's among them) and the demo application's. */
+const FIRST_START_KEYS = 6;
 
 export async function prepareDatabase(
   config: Config,

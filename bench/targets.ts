@@ -18,6 +18,7 @@ import { expectJson, type Tls } from './https-json.ts';
 import type { EchoReady } from './echo-server.ts';
 import type { PixdReady } from './pixd-server.ts';
 import { receiverCaFile } from './receiver.ts';
+import { spiGatewayFile } from '../src/platform/bootstrap.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -54,6 +55,8 @@ export interface Target {
   addNode?(): Promise<{ url: string; pid: number }>;
   /** pixd on PostgreSQL only: the name of its database (for the server's statistics). */
   databaseName?: string;
+  /** pixd only: the SPI gateway's identity (its client certificate from the data directory; docs/spi.md). */
+  spiGateway?: Required<Tls>;
   /** pixd only: `pixd ledger verify` through the operator API, after the load (issue 11: invariants checked). */
   verifyLedger?(): Promise<LedgerVerification>;
   close(): Promise<void>;
@@ -135,12 +138,14 @@ export async function startPixd(
         { method: 'POST', body: {}, headers: { authorization: `Bearer ${operator.secret}` } },
       );
     };
+    const gatewayPem = fs.readFileSync(spiGatewayFile(dataDir.path), 'utf8');
     return {
       id: database,
       environment,
       label,
       url: ready.baseUrl,
       parties,
+      spiGateway: { ca: parties[0].tls.ca, cert: gatewayPem, key: gatewayPem },
       processes,
       addParties,
       ...(postgres && { addNode, databaseName: new URL(postgres.url).pathname.slice(1) }),

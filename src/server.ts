@@ -34,6 +34,7 @@ import { settingsRoutes } from './pix/settings/routes.ts';
 import { pixWebhookRoutes } from './pix/webhook/routes.ts';
 import { openingWebhookRoutes } from './opening/routes.ts';
 import { operatorRoutes } from './operator/routes.ts';
+import { spiRoutes } from './spi/routes.ts';
 import { boundRequestNumbers, rejectUnstorableText } from './platform/request-guards.ts';
 import type { Scope } from './platform/auth/scopes.ts';
 import { loggerOptions } from './platform/logging.ts';
@@ -307,6 +308,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     await app.register(family(ctx, { format: 'named' }, snapshotOperatorRoutes(ctx)));
   }
   await app.register(family(ctx, { format: 'named' }, operatorRoutes(ctx)));
+  // The institution's SPI gateway (docs/spi.md): its own client certificate, the operator family's format.
+  await app.register(family(ctx, { format: 'named' }, spiRoutes(ctx)));
   // Card billing (docs/billing.md): billing tokens for the API; payers' browsers reach the token routes and pages.
   await app.register(
     family(

@@ -5,6 +5,7 @@
 import type { AppContext } from '../platform/context.ts';
 import { SANDBOX_AUTOPAY_TOPIC, autoPaymentHook } from './settlement.ts';
 import { simulatedInstitution } from './institution.ts';
+import { simulatedPayer } from './payer.ts';
 
 export function installSandbox(ctx: AppContext): void {
   ctx.outbox.register(SANDBOX_AUTOPAY_TOPIC, ctx);
@@ -12,4 +13,6 @@ export function installSandbox(ctx: AppContext): void {
   ctx.chargeCreatedHooks.push(autoPaymentHook);
   // Sends to keys and accounts outside this pixd reach a simulated institution instead of none.
   ctx.externalInstitution = simulatedInstitution;
+  // Recurring charges and Open Finance payments have a simulated payer with the amount rules integrators know.
+  ctx.payerInstitution = simulatedPayer;
 }

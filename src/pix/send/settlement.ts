@@ -21,7 +21,7 @@ import { receiveOrHold } from '../payments/engine.ts';
 import { PaymentRefused } from '../payments/refusal.ts';
 import { WEBHOOK_TOPICS } from '../webhook/events.ts';
 import type { PixEventPayload } from '../webhook/payloads.ts';
-import type { ExternalInstitution } from './external.ts';
+import type { ExternalInstitution, ExternalSend } from '../../platform/extensions.ts';
 import { lockSentForSettlement, settleSentWithEntry, type SentForSettlement, type SentPixRow } from './store.ts';
 import { sentPixWebhook } from './view.ts';
 
@@ -112,8 +112,10 @@ export function sendSettlementHandler(db: Database, clock: Clock, external: Exte
             throw error;
           }
         } else {
-          const refused = external.settle({ amountCents: sent.amount_cents });
-          if (refused) throw new ReceiverRefused(refused);
+          const outcome = await external.settle(sql, externalSend(locked!), now);
+          if ('refused' in outcome) throw new ReceiverRefused(outcome.refused);
+          // Left through the SPI boundary: the send stays in processing, its amount held, until the pacs.002.
+          if ('answersLater' in outcome) return;
         }
         await settle(sql, locked!, { status: 'REALIZADO', at: now, motivo: null }, 'externalPix');
       });
@@ -123,15 +125,42 @@ export function sendSettlementHandler(db: Database, clock: Clock, external: Exte
     }
     if (heldUntil) return { retryAt: heldUntil, error: 'aguardando a confirmação do participante recebedor' };
     if (refusal !== undefined) {
-      const motivo = refusal;
-      await db.tx(async (sql) => {
-        const locked = await lockSentForSettlement(sql, job.payload.sentPixId);
-        if (locked?.sent.status !== 'EM_PROCESSAMENTO') return;
-        await lockParties(sql, locked.sent);
-        const now = clock.forAccount(locked.sent.account_id).now();
-        await settle(sql, locked, { status: 'NAO_REALIZADO', at: now, motivo }, 'available');
-      });
+      const refused = refusal;
+      await db.tx((sql) => concludeSend(sql, clock, job.payload.sentPixId, { refused }));
     }
     return { done: true };
   };
+}
+
+function externalSend({ sent, payer, payerConta }: SentForSettlement): ExternalSend {
+  return {
+    sentPixId: sent.id,
+    accountId: sent.account_id,
+    endToEndId: sent.end_to_end_id,
+    amountCents: sent.amount_cents,
+    payer: { ...payer, conta: payerConta },
+    favorecido: sent.favorecido,
+    infoPagador: sent.info_pagador,
+  };
+}
+
+/**
+ * A send still in processing concluded by its receiver's answer, in the caller's transaction: the other
+ * institution credited it (the held amount leaves) or refused it (the hold goes back). The SPI boundary calls it
+ * with a pacs.002's outcome; a send already concluded is left as it is (a late or repeated answer changes nothing).
+ */
+export async function concludeSend(
+  sql: Sql,
+  clock: Clock,
+  sentPixId: number,
+  outcome: { credited: true } | { refused: string },
+): Promise<boolean> {
+  const locked = await lockSentForSettlement(sql, sentPixId);
+  if (locked?.sent.status !== 'EM_PROCESSAMENTO') return false;
+  await lockParties(sql, locked.sent);
+  const at = clock.forAccount(locked.sent.account_id).now();
+  if ('refused' in outcome)
+    await settle(sql, locked, { status: 'NAO_REALIZADO', at, motivo: outcome.refused }, 'available');
+  else await settle(sql, locked, { status: 'REALIZADO', at, motivo: null }, 'externalPix');
+  return true;
 }

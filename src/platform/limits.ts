@@ -60,6 +60,11 @@ export const LIMITS = {
   requestDeadlineMsDefault: 10_000,
   /** Connections one node holds to PostgreSQL for requests, transactions and jobs. */
   postgresConnections: 20,
+  /**
+   * DATABASE_URL with several hosts (src/platform/db/hosts.ts): how long a node waits for one host's answer while
+   * it looks for the writable one, so a host that drops packets costs this, not the operating system's timeout.
+   */
+  postgresHostProbeTimeoutMs: 2_000,
   /** `pixd ledger verify` names at most this many ledger accounts whose posted total differs from its lines. */
   ledgerVerifyMismatchesListedMax: 100,
   /**
@@ -192,6 +197,19 @@ export const LIMITS = {
    */
   webhookCallsInFlightPerDestination: 64,
   webhookBusyDestinationDeferMs: 1_000,
+  /**
+   * TCP connect plus TLS handshake of one webhook call: a receiver that accepts the connection and never
+   * answers is given up after this, not after the whole delivery timeout (a healthy one handshakes in ms).
+   */
+  webhookConnectTimeoutMs: 2_000,
+  /**
+   * A destination whose calls fail this many times in a row (unreachable, timeout, no answer, TLS, HTTP 5xx)
+   * backs off: its deliveries are put back unsent and uncounted, holding no slot, until the back-off ends;
+   * then one call at a time probes it until one succeeds.
+   */
+  webhookDestinationFailuresBeforeBackoff: 3,
+  /** The back-off doubles from the first to the last with each further failure. */
+  webhookDestinationBackoffMs: { first: 1_000, max: 60_000 },
   /**
    * What an attempt record keeps of the body sent and of the receiver's answer (the console shows both): the
    * first bytes only. The answer is read no further into memory than this; the rest is drained and counted.

@@ -1,7 +1,8 @@
 /**
  * The outbox worker on the real database: an idle worker polls less and less often, up to its limit, yet
  * still finds jobs nobody woke it for; a wake brings it back to its normal pace at once. A handler that throws
- * is retried after a pause that grows, its stack logged once.
+ * is retried after a pause that grows, its stack logged once. A fair claim (the webhook lanes') takes one
+ * account's newest job before another account's backlog.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -128,5 +129,32 @@ describe('outbox worker polling', () => {
     );
     assert.equal(logged[0][1], 'job failed stack');
     assert.equal(logged[1][1], 'job failed again ');
+  });
+
+  it("a fair claim takes every account's oldest job before any account's second", async () => {
+    const fairHandled: { id: number; accountId: number | null }[] = [];
+    const fairTopic = defineTopic<Record<string, never>, undefined>({
+      name: 'test.outbox-fair',
+      handler: () => async (job) => {
+        fairHandled.push({ id: job.id, accountId: job.accountId });
+        return { done: true };
+      },
+    });
+    const fair = new OutboxWorker(svc.service.ctx.db, svc.clock, { batchSize: 2, fairByAccount: true });
+    fair.register(fairTopic, undefined);
+    const busy = svc.demo.accountId;
+    const quiet = (await svc.newParty()).accountId;
+    const job = (accountId: number) => {
+      const now = svc.clock.now();
+      return enqueue(svc.service.ctx.db, { topic: fairTopic, payload: {}, accountId, availableAt: now, now });
+    };
+    for (let n = 0; n < 10; n++) await job(busy);
+    const quietJob = await job(quiet);
+    assert.equal(await fair.runOnce(), 2);
+    assert.deepEqual(fairHandled.map((h) => h.accountId).sort(), [busy, quiet].sort());
+    assert.ok(
+      fairHandled.some((h) => h.id === quietJob),
+      "the quiet account's job, behind ten older ones",
+    );
   });
 });

@@ -11,7 +11,7 @@ import tls from 'node:tls';
 import { performance } from 'node:perf_hooks';
 import type { KeyPairPem } from '../pki.ts';
 import { LIMITS } from '../limits.ts';
-import { outboundCa, settingsGeneration } from './settings.ts';
+import { outboundCa, settingsGeneration, webhookSettings } from './settings.ts';
 import { ForbiddenDestination, guardedLookup, type DestinationPolicy } from './destinations.ts';
 
 /** Why no 2xx came back, in the terms a registration error or an attempt record needs. */
@@ -62,6 +62,7 @@ export function excerptOf(head: Buffer, bytes: number): BodyExcerpt {
 export interface PostOptions {
   /** Present the service's webhook client certificate (always, except the handshake's first check). */
   clientCertificate: boolean;
+  /** The whole call, from the request to the answer's last byte; a new connection's handshake has a shorter one. */
   timeoutMs: number;
   /** A new connection used once (handshake): no pooled connection or TLS session is reused. */
   fresh?: boolean;
@@ -230,6 +231,18 @@ export class WebhookTransport {
         () => call.destroy(new TimeoutError(`sem resposta em ${options.timeoutMs} ms.`)),
         options.timeoutMs,
       );
+      // A new connection must be up (TCP and TLS) within the connect deadline: a receiver that accepts the
+      // connection and never answers is given up in seconds. A pooled connection is already up.
+      call.on('socket', (socket) => {
+        if ((socket as tls.TLSSocket).authorized) return;
+        const connectMs = Math.min(webhookSettings().connectTimeoutMs, options.timeoutMs);
+        const connectTimer = setTimeout(
+          () => call.destroy(new TimeoutError(`sem conexão TLS em ${connectMs} ms.`)),
+          connectMs,
+        );
+        socket.once('secureConnect', () => clearTimeout(connectTimer));
+        socket.once('close', () => clearTimeout(connectTimer));
+      });
       call.on('error', fail);
       call.on('response', (response) => {
         const statusCode = response.statusCode ?? 0;

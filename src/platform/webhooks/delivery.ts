@@ -9,37 +9,14 @@ import type { Database } from '../db/database.ts';
 import { countedFailures, type AttemptRecorder } from './attempts.ts';
 import { nextAttemptAt, type RetrySchedule } from './schedule.ts';
 import type { WebhookTransport } from './transport.ts';
-import { LIMITS } from '../limits.ts';
+import type { DestinationGate } from './destination-gate.ts';
 
 export interface DeliveryDeps {
   db: Database;
   clock: Clock;
   transport: WebhookTransport;
   recorder: AttemptRecorder;
-  slots: DestinationSlots;
-}
-
-/**
- * Calls in flight per destination (origin), on this node. A destination at its limit (a receiver hanging
- * until the timeout) gets its further deliveries put back for a moment, unsent and uncounted, instead of
- * letting them wait in a queue where they would hold slots every other destination needs.
- */
-export class DestinationSlots {
-  private readonly inFlight = new Map<string, number>();
-  constructor(private readonly perDestination: number) {}
-
-  /** A release function, or undefined when the destination is at its limit. */
-  take(url: string): (() => void) | undefined {
-    const origin = new URL(url).origin;
-    const current = this.inFlight.get(origin) ?? 0;
-    if (current >= this.perDestination) return undefined;
-    this.inFlight.set(origin, current + 1);
-    return () => {
-      const left = (this.inFlight.get(origin) ?? 1) - 1;
-      if (left > 0) this.inFlight.set(origin, left);
-      else this.inFlight.delete(origin);
-    };
-  }
+  gate: DestinationGate;
 }
 
 export interface Delivery {
@@ -65,21 +42,17 @@ export async function attemptDelivery(
 ): Promise<JobOutcome> {
   // The delivery's account's clock: moving it in the sandbox fast-forwards its retries, nobody else's.
   const clock = deps.clock.forAccount(delivery.accountId);
-  const release = deps.slots.take(delivery.url);
-  if (!release)
-    return {
-      retryAt: new Date(clock.nowMs() + LIMITS.webhookBusyDestinationDeferMs),
-      error: 'adiada: o destino já tem o máximo de entregas em andamento.',
-    };
+  const admission = deps.gate.admit(delivery.url);
+  if ('deferMs' in admission)
+    return { retryAt: new Date(clock.nowMs() + admission.deferMs), error: `adiada: ${admission.reason}.` };
   const attemptedAt = clock.now();
-  const result = await deps.transport
-    .post(delivery.url, delivery.body, {
-      clientCertificate: true,
-      timeoutMs: delivery.timeoutMs,
-      form: delivery.form,
-      headers: { ...delivery.headers, [DELIVERY_ID_HEADER]: String(job.id), [ATTEMPT_HEADER]: String(job.attempt) },
-    })
-    .finally(release);
+  const result = await deps.transport.post(delivery.url, delivery.body, {
+    clientCertificate: true,
+    timeoutMs: delivery.timeoutMs,
+    form: delivery.form,
+    headers: { ...delivery.headers, [DELIVERY_ID_HEADER]: String(job.id), [ATTEMPT_HEADER]: String(job.attempt) },
+  });
+  admission.release({ ok: result.ok, failure: result.failure?.kind, statusCode: result.statusCode });
   const error = result.failure ? `${result.failure.kind}: ${result.failure.message}` : null;
   await deps.recorder.record({
     outboxId: job.id,
@@ -94,7 +67,8 @@ export async function attemptDelivery(
     request: result.request,
     response: result.response,
   });
-  if (result.ok) return { done: true };
+  // The recorder marked the job done in the attempt's own transaction (attempts.ts).
+  if (result.ok) return { done: true, marked: true };
   // This node stopping is not the receiver's failure: another node (or this one after restart) tries at once.
   if (result.failure?.kind === 'aborted') return { retryAt: clock.now(), error: error! };
   const failures = await countedFailures(deps.db, job.id);

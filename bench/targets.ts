@@ -48,6 +48,8 @@ export interface Target {
    * (a registered webhook, a balance) must not change what the shared `parties` measure elsewhere.
    */
   addParties?(count: number, name: string): Promise<Party[]>;
+  /** pixd only: the SPI gateway's identity (its client certificate from the data directory; docs/spi.md). */
+  spiGateway?: Required<Tls>;
   /**
    * pixd on PostgreSQL only: another node on the same database, with a data directory of its own (it takes the
    * database's identity, so the parties' certificates and tokens work on it too); stopped when the target closes.
@@ -55,8 +57,6 @@ export interface Target {
   addNode?(): Promise<{ url: string; pid: number }>;
   /** pixd on PostgreSQL only: the name of its database (for the server's statistics). */
   databaseName?: string;
-  /** pixd only: the SPI gateway's identity (its client certificate from the data directory; docs/spi.md). */
-  spiGateway?: Required<Tls>;
   /** pixd only: `pixd ledger verify` through the operator API, after the load (issue 11: invariants checked). */
   verifyLedger?(): Promise<LedgerVerification>;
   close(): Promise<void>;

@@ -19,7 +19,7 @@ import { markJobsDone } from '../outbox/jobs.ts';
 import type { BodyExcerpt } from './transport.ts';
 
 export interface AttemptRecord {
-  /** The delivery (outbox job); marked done with the record when `error` is null (the attempt succeeded). */
+  /** The delivery (outbox job); marked done with the record when `marksDone` (a success that ends the job). */
   outboxId: number;
   accountId: number;
   topic: string;
@@ -31,6 +31,7 @@ export interface AttemptRecord {
   error: string | null;
   request: BodyExcerpt | undefined;
   response: BodyExcerpt | undefined;
+  marksDone: boolean;
 }
 
 const COLUMNS = 13;
@@ -95,7 +96,7 @@ export class AttemptRecorder {
     }
     try {
       const records = batch.map((p) => p.record).sort((a, b) => a.accountId - b.accountId || a.outboxId - b.outboxId);
-      const delivered = records.filter((r) => r.error === null).map((r) => r.outboxId);
+      const delivered = records.filter((r) => r.marksDone).map((r) => r.outboxId);
       await this.db.tx(async (sql) => {
         await insertAttempts(sql, records);
         await markJobsDone(sql, delivered, this.clock.now());

@@ -47,7 +47,7 @@ import { paymentTokenPublicRoutes, paymentTokenRoutes } from './billing/tokens/r
 import { webRoutes } from './web/routes.ts';
 import { consoleRoutes } from './console/routes.ts';
 import { documentRoute, SECURITY_SCHEMES } from './platform/openapi.ts';
-import { EXAMPLE_KEY } from './platform/openapi-examples.ts';
+import { EXAMPLE_KEY } from './platform/example-values.ts';
 import { demoKey } from './accounts/demo.ts';
 
 const API_DESCRIPTION = [

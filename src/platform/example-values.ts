@@ -162,6 +162,18 @@ export const BY_PROPERTY: Record<string, unknown> = {
   currency: 'BRL',
   card_mask: 'XXXXXXXXXXXX1111',
   message: 'Pagamento recusado pelo emissor.',
+  e2eids: EXAMPLE.e2eid,
+  chaves: EXAMPLE_KEY,
+  tipo: 'porcentagem',
+  refundReason: 'fraud',
+  refundDetails: 'Pagamento não reconhecido pelo cliente.',
+  refundAnalysisResult: 'totally_accepted',
+  // Problem bodies (RFC 7807) inside answers, as Bacen's examples spell them.
+  type: 'https://pix.bcb.gov.br/api/v2/error/CobVOperacaoInvalida',
+  title: 'Cobrança inválida.',
+  detail: 'A requisição que busca alterar ou criar uma cobrança com vencimento não respeita o schema.',
+  razao: 'O campo cobv.valor.original não respeita o schema.',
+  propriedade: 'cobv.valor.original',
   // Numbers.
   expiracao: 3600,
   validadeAposVencimento: 30,

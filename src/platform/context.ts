@@ -6,6 +6,7 @@ import type { RateLimiter } from './ratelimit.ts';
 import type { ServicePki } from './bootstrap.ts';
 import type { OutboxWorker } from './outbox/outbox.ts';
 import type { ChargeCreatedHook, ExternalInstitution, WebhookLanes } from './extensions.ts';
+import type { FaultHooks } from './faults.ts';
 import type { Pages } from './pages.ts';
 
 /**
@@ -33,6 +34,11 @@ export interface AppContext {
    * connector yet (`noSettlementConnector`); the sandbox installs its simulated institution.
    */
   externalInstitution: ExternalInstitution;
+  /**
+   * Extension point: faults an integrator asked the sandbox for (docs/faults.md). Absent in production: the
+   * points that ask (`ctx.faults?.…`) find nothing there.
+   */
+  faults?: FaultHooks;
   /** The pages listener's address and connections (platform/pages.ts). */
   pages: Pages;
 }

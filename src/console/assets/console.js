@@ -1,26 +1,25 @@
 // pixd console: local times, copy buttons and live updates. No framework, nothing fetched from elsewhere.
-(function () {
-  'use strict';
+(() => {
   var format = new Intl.DateTimeFormat(document.documentElement.lang || undefined, {
     dateStyle: 'short',
     timeStyle: 'medium',
   });
   function localTimes(root) {
-    root.querySelectorAll('time[datetime]').forEach(function (el) {
+    root.querySelectorAll('time[datetime]').forEach((el) => {
       var at = new Date(el.getAttribute('datetime'));
       if (!isNaN(at.getTime())) el.textContent = format.format(at);
     });
   }
   function copyButtons(root) {
-    root.querySelectorAll('button[data-copy]').forEach(function (button) {
-      button.addEventListener('click', function () {
+    root.querySelectorAll('button[data-copy]').forEach((button) => {
+      button.addEventListener('click', () => {
         var source = document.getElementById(button.getAttribute('data-copy'));
         source.select();
-        var done = function () {
+        var done = () => {
           button.textContent = 'Copiado';
         };
         if (navigator.clipboard)
-          navigator.clipboard.writeText(source.value).then(done, function () {
+          navigator.clipboard.writeText(source.value).then(done, () => {
             document.execCommand('copy');
             done();
           });
@@ -35,7 +34,7 @@
     localTimes(root);
     copyButtons(root);
   }
-  document.addEventListener('DOMContentLoaded', function () {
+  document.addEventListener('DOMContentLoaded', () => {
     enhance(document);
     var main = document.querySelector('main[data-live]');
     var indicator = document.getElementById('live');
@@ -53,10 +52,8 @@
       }
       loading = true;
       void fetch(location.href, { credentials: 'same-origin', headers: { accept: 'text/html' } })
-        .then(function (r) {
-          return r.ok ? r.text() : Promise.reject(r.status);
-        })
-        .then(function (text) {
+        .then((r) => (r.ok ? r.text() : Promise.reject(r.status)))
+        .then((text) => {
           var next = new DOMParser().parseFromString(text, 'text/html').getElementById('live-region');
           if (next) {
             region.innerHTML = next.innerHTML;
@@ -64,8 +61,8 @@
           }
           indicator.setAttribute('data-updated', String(Date.now()));
         })
-        .catch(function () {})
-        .then(function () {
+        .catch(() => {})
+        .then(() => {
           loading = false;
           if (again) {
             again = false;
@@ -75,12 +72,12 @@
     }
     var events = new EventSource('/console/events');
     // A change between this page's render and the stream's first look would go unseen: look once on (re)open.
-    events.onopen = function () {
+    events.onopen = () => {
       indicator.setAttribute('data-state', 'on');
       indicator.textContent = 'ao vivo';
       reload();
     };
-    events.onerror = function () {
+    events.onerror = () => {
       indicator.setAttribute('data-state', 'off');
       indicator.textContent = 'offline';
     };

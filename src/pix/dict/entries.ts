@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Database, Sql } from '../../platform/db/database.ts';
 import { isUniqueViolation } from '../../platform/db/errors.ts';
-import { ApiError, invalid } from '../../platform/errors.ts';
+import { type ApiError, invalid } from '../../platform/errors.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { RECEIVER_ISPB } from '../../platform/institution.ts';
 import { entryViolations } from './keys.ts';

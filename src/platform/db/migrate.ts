@@ -43,6 +43,7 @@ export const MIGRATION_FILES = [
   'pix/received/migrations/025_received_pix_json.sql',
   'pix/charges/migrations/026_charge_lookup_by_txid.sql',
   'accounts/migrations/027_account_address.sql',
+  'sandbox/migrations/028_sandbox_faults.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

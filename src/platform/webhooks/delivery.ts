@@ -8,7 +8,8 @@ import type { JobOutcome, OutboxJob } from '../outbox/jobs.ts';
 import type { Database } from '../db/database.ts';
 import { countedFailures, type AttemptRecorder } from './attempts.ts';
 import { nextAttemptAt, type RetrySchedule } from './schedule.ts';
-import type { WebhookTransport } from './transport.ts';
+import type { PostResult, WebhookTransport } from './transport.ts';
+import type { FaultHooks } from '../faults.ts';
 import { LIMITS } from '../limits.ts';
 
 export interface DeliveryDeps {
@@ -17,6 +18,8 @@ export interface DeliveryDeps {
   transport: WebhookTransport;
   recorder: AttemptRecorder;
   slots: DestinationSlots;
+  /** Faults on demand (sandbox only): a delivery attempt the account asked to fail does not reach the receiver. */
+  faults?: FaultHooks;
 }
 
 /**
@@ -58,6 +61,30 @@ export interface Delivery {
 export const DELIVERY_ID_HEADER = 'x-pixd-delivery-id';
 export const ATTEMPT_HEADER = 'x-pixd-attempt';
 
+/** The POST, or the failure the account asked for instead (recorded and retried like a real one). */
+async function sendOrFail(
+  deps: DeliveryDeps,
+  job: Pick<OutboxJob<unknown>, 'id' | 'attempt'>,
+  delivery: Delivery,
+): Promise<PostResult> {
+  const fault = deps.faults?.active(delivery.accountId, 'webhook')
+    ? await deps.faults.take(deps.db, delivery.accountId, 'webhook')
+    : undefined;
+  if (fault)
+    return {
+      ok: false,
+      statusCode: fault.status,
+      latencyMs: 0,
+      failure: { kind: 'http_status', message: `HTTP ${fault.status} (falha simulada do sandbox: não enviada)` },
+    };
+  return deps.transport.post(delivery.url, delivery.body, {
+    clientCertificate: true,
+    timeoutMs: delivery.timeoutMs,
+    form: delivery.form,
+    headers: { ...delivery.headers, [DELIVERY_ID_HEADER]: String(job.id), [ATTEMPT_HEADER]: String(job.attempt) },
+  });
+}
+
 export async function attemptDelivery(
   deps: DeliveryDeps,
   job: Pick<OutboxJob<unknown>, 'id' | 'topic' | 'attempt'>,
@@ -72,14 +99,7 @@ export async function attemptDelivery(
       error: 'adiada: o destino já tem o máximo de entregas em andamento.',
     };
   const attemptedAt = clock.now();
-  const result = await deps.transport
-    .post(delivery.url, delivery.body, {
-      clientCertificate: true,
-      timeoutMs: delivery.timeoutMs,
-      form: delivery.form,
-      headers: { ...delivery.headers, [DELIVERY_ID_HEADER]: String(job.id), [ATTEMPT_HEADER]: String(job.attempt) },
-    })
-    .finally(release);
+  const result = await sendOrFail(deps, job, delivery).finally(release);
   const error = result.failure ? `${result.failure.kind}: ${result.failure.message}` : null;
   await deps.recorder.record({
     outboxId: job.id,

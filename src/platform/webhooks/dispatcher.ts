@@ -11,7 +11,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { OutboxWorker } from '../outbox/outbox.ts';
-import { type AnyTopic } from '../outbox/jobs.ts';
+import type { AnyTopic } from '../outbox/jobs.ts';
 import { AttemptRecorder } from './attempts.ts';
 import { destinationPolicy } from './destinations.ts';
 import { WebhookTransport } from './transport.ts';
@@ -33,12 +33,14 @@ export class WebhookDispatcher implements DeliveryDeps {
   readonly slots = new DestinationSlots(LIMITS.webhookCallsInFlightPerDestination);
   readonly clock: AppContext['clock'];
   readonly db: AppContext['db'];
+  readonly faults: AppContext['faults'];
   private readonly lanes: OutboxWorker[];
   private started = false;
 
-  constructor(ctx: Pick<AppContext, 'config' | 'db' | 'clock' | 'pki' | 'outbox'>) {
+  constructor(ctx: Pick<AppContext, 'config' | 'db' | 'clock' | 'pki' | 'outbox' | 'faults'>) {
     this.clock = ctx.clock;
     this.db = ctx.db;
+    this.faults = ctx.faults;
     this.transport = new WebhookTransport(
       ctx.pki.webhookClient,
       ctx.pki.ca.certPem,

@@ -33,6 +33,8 @@ const config = loadConfig({
   PIXD_ENV: process.env.PIXD_ENV || 'production',
   LOG_LEVEL: process.env.LOG_LEVEL || 'silent',
   DATABASE_URL: process.env.DATABASE_URL,
+  // A production node calling a receiver on loopback (the webhook benches) must be allowed to.
+  PIXD_WEBHOOK_ALLOW: process.env.PIXD_WEBHOOK_ALLOW,
 });
 const service = await startService(config);
 const ready: PixdReady = {

@@ -47,6 +47,13 @@ export interface Target {
    * (a registered webhook, a balance) must not change what the shared `parties` measure elsewhere.
    */
   addParties?(count: number, name: string): Promise<Party[]>;
+  /**
+   * pixd on PostgreSQL only: another node on the same database, with a data directory of its own (it takes the
+   * database's identity, so the parties' certificates and tokens work on it too); stopped when the target closes.
+   */
+  addNode?(): Promise<{ url: string; pid: number }>;
+  /** pixd on PostgreSQL only: the name of its database (for the server's statistics). */
+  databaseName?: string;
   /** pixd only: `pixd ledger verify` through the operator API, after the load (issue 11: invariants checked). */
   verifyLedger?(): Promise<LedgerVerification>;
   close(): Promise<void>;
@@ -73,7 +80,12 @@ export async function startPixd(
   const dataDir = temporaryDirectory();
   let postgres: FreshDatabase | undefined;
   let child: Child<PixdReady> | undefined;
+  const more: { node: Child<PixdReady>; dataDir: ReturnType<typeof temporaryDirectory> }[] = [];
   const close = async () => {
+    for (const { node, dataDir: dir } of more) {
+      await node.stop();
+      await dir.remove();
+    }
     await child?.stop();
     await postgres?.drop();
     await dataDir.remove();
@@ -83,13 +95,24 @@ export async function startPixd(
       database === 'postgres'
         ? await freshDatabase(options.adminUrl, environment === 'production' ? undefined : environment)
         : undefined;
-    child = await startChild<PixdReady>(path.join(here, 'pixd-server.ts'), {
-      PIXD_DATA_DIR: dataDir.path,
-      PIXD_ENV: environment,
-      ...(postgres && { DATABASE_URL: postgres.url }),
-      // The sandbox pixd registers webhooks at the bench's local receivers (scenarios/send.ts).
-      ...(environment === 'sandbox' && { NODE_EXTRA_CA_CERTS: receiverCaFile() }),
-    });
+    const startNode = (dir: string) =>
+      startChild<PixdReady>(path.join(here, 'pixd-server.ts'), {
+        PIXD_DATA_DIR: dir,
+        PIXD_ENV: environment,
+        ...(postgres && { DATABASE_URL: postgres.url }),
+        // The sandbox pixd registers webhooks at the bench's local receivers (scenarios/send.ts).
+        ...(environment === 'sandbox' && { NODE_EXTRA_CA_CERTS: receiverCaFile() }),
+      });
+    child = await startNode(dataDir.path);
+    const addNode = async () => {
+      const dir = temporaryDirectory();
+      const node = await startNode(dir.path).catch(async (error) => {
+        await dir.remove();
+        throw error;
+      });
+      more.push({ node, dataDir: dir });
+      return { url: node.ready.baseUrl, pid: node.pid };
+    };
     const parties = await applications(child.ready, options.applications);
     let added = 0;
     const addParties = async (count: number, name: string) => {
@@ -120,6 +143,7 @@ export async function startPixd(
       parties,
       processes,
       addParties,
+      ...(postgres && { addNode, databaseName: new URL(postgres.url).pathname.slice(1) }),
       verifyLedger,
       close,
     };

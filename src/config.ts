@@ -2,6 +2,7 @@ import path from 'node:path';
 import { parseAllowList } from './platform/webhooks/destinations.ts';
 import { LOG_FORMATS, type LogFormat } from './platform/logging.ts';
 import { LIMITS } from './platform/limits.ts';
+import { parseDatabaseUrl } from './platform/db/hosts.ts';
 
 export type Environment = 'sandbox' | 'production';
 
@@ -84,7 +85,7 @@ export function loadConfig(settings: Record<string, string | undefined>, cwd = p
     'https:',
   ]);
   const databaseUrl = settings.DATABASE_URL || undefined;
-  if (databaseUrl) parseUrl('DATABASE_URL', databaseUrl, ['postgres:', 'postgresql:']);
+  if (databaseUrl) parseDatabaseUrlSetting(databaseUrl);
   const redisUrl = settings.REDIS_URL || undefined;
   if (redisUrl) parseUrl('REDIS_URL', redisUrl, ['redis:', 'rediss:']);
   const nodes = Number(settings.PIXD_NODES || '1');
@@ -172,6 +173,17 @@ function parseUrl(name: string, raw: string, protocols: string[]): string {
   if (!protocols.includes(url.protocol))
     throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${url.protocol}"`);
   return raw;
+}
+
+/** libpq's form, several hosts included (platform/db/hosts.ts): `postgres://u@h1:5432,h2:5432/db?...`. */
+function parseDatabaseUrlSetting(raw: string): void {
+  if (!/^postgres(ql)?:\/\//.test(raw))
+    throw new ConfigError(`DATABASE_URL must use postgres: or postgresql:, got "${raw.split('//')[0]}"`);
+  try {
+    parseDatabaseUrl(raw);
+  } catch (error) {
+    throw new ConfigError(`DATABASE_URL is not a valid URL (${(error as Error).message}): "${raw}"`);
+  }
 }
 
 /** The origin clients call once the server listens on `port` (which PORT=0 only then knows). */

@@ -12,7 +12,7 @@ import { generateKeysAhead } from './platform/pki.ts';
 import { OffsetClock } from './platform/clock.ts';
 import { TokenService } from './platform/auth/tokens.ts';
 import { MemoryRateLimiter } from './platform/ratelimit.ts';
-import { OutboxWorker } from './platform/outbox/outbox.ts';
+import { jobErrorLogger, OutboxWorker } from './platform/outbox/outbox.ts';
 import { OUTBOX_CHANNEL } from './platform/outbox/jobs.ts';
 import { MONEY_CHANNEL, type MoneyMovement } from './platform/logging.ts';
 import { WebhookDispatcher } from './platform/webhooks/dispatcher.ts';
@@ -147,12 +147,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   // and rescheduled for any node) when it closes, before the main worker and the database.
   app.addHook('onReady', async () => ctx.webhooks.start(app.log));
   app.addHook('onClose', async () => ctx.webhooks.stop());
-  ctx.outbox.setErrorLogger((error, job) =>
-    app.log.error(
-      { err: error, job: job && { id: job.id, topic: job.topic, attempt: job.attempt } },
-      'outbox job failed',
-    ),
-  );
+  ctx.outbox.setErrorLogger(jobErrorLogger(app.log, 'outbox job failed'));
   db.subscribe(MONEY_CHANNEL, (movement) => app.log.info(JSON.parse(movement ?? '{}') as MoneyMovement, 'money moved'));
   await redisLimiter?.connected();
   rateLimiterLog = ({ degraded, error }) =>

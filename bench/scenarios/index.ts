@@ -32,9 +32,11 @@ export const standalone = [
   'balance-history.ts',
   'settlement-history.ts',
   'webhook-delivery.ts',
+  'webhook-crash.ts',
   'dict-entries.ts',
   'automatic-payments.ts',
   'startup.ts',
   'cobr-due-day.ts',
   'testing-helper.ts',
+  'node-count.ts',
 ];

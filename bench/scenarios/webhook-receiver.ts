@@ -2,9 +2,11 @@
  * Child process of the webhook-delivery bench: a mutual-TLS receiver that answers 200 and notes, per
  * endToEndId, when each callback arrived (wall clock, sub-millisecond). It gets its certificates over IPC,
  * replies {port}, and on each {report: true} sends back every receipt time so far; {hang: true} makes it
- * stand for a dead receiver (requests are read and never answered). It exits with its parent.
+ * stand for a dead receiver: new TCP connections are accepted and never get a byte (not even the TLS
+ * handshake), requests on connections already open are read and never answered. It exits with its parent.
  */
 import https from 'node:https';
+import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 
 interface Start {
@@ -44,8 +46,16 @@ process.once('message', (start: Start) => {
     },
   );
   server.on('tlsClientError', () => undefined);
-  server.listen(0, '127.0.0.1', () => {
-    process.send!({ port: (server.address() as { port: number }).port });
+  // Accepts the connections and hands them to the TLS server, unless hanging.
+  const held = new Set<net.Socket>();
+  const front = net.createServer((socket) => {
+    if (!hanging) return void server.emit('connection', socket);
+    held.add(socket);
+    socket.on('error', () => undefined);
+    socket.on('close', () => held.delete(socket));
+  });
+  front.listen(0, '127.0.0.1', () => {
+    process.send!({ port: (front.address() as { port: number }).port });
     process.on('message', (message: { report?: boolean; hang?: boolean }) => {
       if (message.hang !== undefined) {
         hanging = message.hang;

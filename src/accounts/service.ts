@@ -14,6 +14,7 @@ import { RECEIVER_ISPB, SANDBOX_PAYER_ISPB } from '../platform/institution.ts';
 import { completeCnpj, isValidCnpj, isValidCpf } from '../platform/documents.ts';
 import { MERCHANT_CITY_MAX_CHARS, normalizeEmvText } from '../platform/brcode.ts';
 import { LIMITS } from '../platform/limits.ts';
+import type { Environment } from '../config.ts';
 import { insertAccount, insertApplication, insertKey, type AccountAddress, type AccountRow } from './store.ts';
 
 export interface NewAccountInput {
@@ -83,8 +84,14 @@ function drawIspb(): string {
   }
 }
 
+/**
+ * `environment`: in the sandbox a new account's application also holds `sandbox.write` when no scopes are
+ * named (its holder plays the payer and moves its clock, as with the demo account); production keeps the
+ * sandbox tools out of the defaults.
+ */
 export function validateAccountInput(
   input: NewAccountInput,
+  environment: Environment = 'production',
 ): Required<Omit<NewAccountInput, 'participant' | 'ispb'>> & { ispb: string | null } {
   const address: AccountAddress = {
     logradouro: input.logradouro?.trim() || DEFAULT_ADDRESS.logradouro,
@@ -94,7 +101,8 @@ export function validateAccountInput(
   };
   const problem = addressProblem(address);
   if (problem) throw new AccountInputError(`${problem.part}: ${problem.reason}`);
-  const nome = input.nome?.trim() || 'Pixd Demo Ltda';
+  // Empty: createAccount names the account after its number (a new account is not the demo account).
+  const nome = input.nome?.trim() ?? '';
   if (nome.length > NOME_MAX_CHARS) throw new AccountInputError(`nome must be at most ${NOME_MAX_CHARS} characters`);
   const documento = input.documento ?? completeCnpj(String(randomInt(10 ** 11, 10 ** 12)));
   if (!isValidCpf(documento) && !isValidCnpj(documento))
@@ -104,7 +112,11 @@ export function validateAccountInput(
   if (input.ispb !== undefined && (!ISPB_PATTERN.test(input.ispb) || input.ispb === RECEIVER_ISPB))
     throw new AccountInputError(`ispb "${input.ispb}" must be 8 digits and not this institution's own`);
   const ispb = input.participant ? (input.ispb ?? drawIspb()) : null;
-  const defaults = ispb ? [...DEFAULT_ACCOUNT_SCOPES, ...PARTICIPANT_SCOPES] : DEFAULT_ACCOUNT_SCOPES;
+  const defaults = [
+    ...DEFAULT_ACCOUNT_SCOPES,
+    ...(ispb ? PARTICIPANT_SCOPES : []),
+    ...(environment === 'sandbox' ? (['sandbox.write'] as const) : []),
+  ];
   const scopes = input.scopes?.length ? [...new Set(input.scopes)] : [...defaults];
   const unknown = scopes.filter((s) => !isScope(s));
   if (unknown.length) throw new AccountInputError(`unknown scopes: ${unknown.join(', ')}`);
@@ -120,8 +132,10 @@ export async function createAccount(
   pki: ServicePki,
   clock: Clock,
   input: NewAccountInput,
+  environment: Environment = 'production',
 ): Promise<IssuedAccount> {
-  const valid = validateAccountInput(input);
+  const valid = validateAccountInput(input, environment);
+  const conta = String(randomInt(10 ** 7, 10 ** 8));
   const now = clock.now();
   const clientId = `Client_Id_${randomBytes(20).toString('hex')}`;
   const clientSecret = `Client_Secret_${randomBytes(24).toString('hex')}`;
@@ -131,9 +145,9 @@ export async function createAccount(
     const account = await insertAccount(
       sql,
       {
-        nome: valid.nome,
+        nome: valid.nome || `Conta ${conta}`,
         documento: valid.documento,
-        conta: String(randomInt(10 ** 7, 10 ** 8)),
+        conta,
         payee_code: randomBytes(16).toString('hex'),
         logradouro: valid.logradouro,
         cidade: valid.cidade,

@@ -88,7 +88,7 @@ export async function accountCreate(config: Config, input: NewAccountInput, json
     // No server is running on this data directory: the database is ours to open.
     const { db, pki } = await prepareDatabase(config);
     try {
-      issued = await createAccount(db, pki, new OffsetClock(), input);
+      issued = await createAccount(db, pki, new OffsetClock(), input, config.environment);
     } finally {
       await db.close();
     }

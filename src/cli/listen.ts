@@ -69,8 +69,13 @@ export async function listen(
 ): Promise<void> {
   const target = forwardTarget(forwardTo);
   let sessao = '';
+  let reason: string | undefined;
   const answers: Promise<unknown>[] = [];
-  await api.pixStream('/sandbox/listen', chave === undefined ? {} : { chave }, (line) => {
+  const stream = api.pixStream('/sandbox/listen', chave === undefined ? {} : { chave }, (line) => {
+    if (typeof line.fim === 'string') {
+      reason = line.fim;
+      return;
+    }
     if (typeof line.sessao === 'string' && line.entrega === undefined) {
       sessao = line.sessao;
       const kinds = [
@@ -92,5 +97,20 @@ export async function listen(
       }),
     );
   });
+  // Only Ctrl-C (which exits before this) ends a session on purpose: any other end is the server's, and a
+  // script or a terminal must see it. The server puts the registrations back as the stream closes.
+  const lost = await stream.then(
+    () => undefined,
+    (error: unknown) => (error instanceof CliError && !sessao ? Promise.reject(error) : error),
+  );
   await Promise.allSettled(answers);
+  if (lost) throw new CliError(`pixd listen stopped: the connection to pixd was lost (${describe(lost)})`);
+  throw new CliError(
+    `pixd listen stopped: ${reason ?? 'the server closed the stream'}; the webhooks point where they did before`,
+  );
+}
+
+function describe(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  return e?.code ?? e?.message ?? String(error);
 }

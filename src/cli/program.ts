@@ -63,9 +63,12 @@ export function buildProgram(): Command {
   account
     .command('create')
     .description('create an account with its application, certificate and credentials-<conta>.json')
-    .option('--nome <nome>', "the account holder's name")
+    .option('--nome <nome>', "the account holder's name (default: Conta <conta>)")
     .option('--documento <documento>', "the holder's CPF or CNPJ")
-    .option('--scopes <a,b>', 'scopes the application holds, comma-separated (default: every scope but sandbox.write)')
+    .option(
+      '--scopes <a,b>',
+      'scopes the application holds, comma-separated (default: every scope but sandbox.write, which the sandbox adds)',
+    )
     .option('--logradouro <logradouro>', "the holder's street address (default: Avenida Paulista, 1000)")
     .option('--cidade <cidade>', "the holder's city, also the QR codes' merchant city (default: Sao Paulo)")
     .option('--uf <uf>', "the holder's state, two letters (default: SP)")

@@ -6,6 +6,7 @@ import net from 'node:net';
 import type { Config } from '../config.ts';
 import type { Progress } from '../platform/progress.ts';
 import { CliError } from './operator-client.ts';
+import { parseDatabaseUrl } from '../platform/db/hosts.ts';
 
 export const printProgress: Progress = (step, elapsedMs) =>
   process.stderr.write(`pixd: ${step} (${(elapsedMs / 1000).toFixed(1)} s)\n`);
@@ -37,9 +38,10 @@ export async function assertPortFree(config: Config): Promise<void> {
 
 /** The database named by DATABASE_URL, without its password. */
 function databaseOf(config: Config): { where: string; database: string; user: string } {
-  const url = new URL(config.databaseUrl ?? 'postgres://localhost');
+  const target = parseDatabaseUrl(config.databaseUrl ?? 'postgres://localhost');
+  const url = new URL(target.urlFor(target.hosts[0]));
   return {
-    where: `${url.hostname}:${url.port || 5432}`,
+    where: target.hosts.map(({ host, port }) => `${host}:${port}`).join(', '),
     database: decodeURIComponent(url.pathname.slice(1)) || decodeURIComponent(url.username) || 'postgres',
     user: decodeURIComponent(url.username) || 'the current user',
   };
@@ -60,6 +62,9 @@ export function explainStartFailure(error: unknown, config: Config): CliError | 
       return new CliError(
         `PostgreSQL at ${db.where} refused the connection: start it, or fix DATABASE_URL (--database-url)`,
       );
+    case '08001':
+      // Several hosts and none writable (hosts.ts names each host's reason).
+      return new CliError(`${(error as Error).message}: start or promote one, or fix DATABASE_URL`);
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return new CliError(`the PostgreSQL host in DATABASE_URL (${db.where}) does not resolve: fix DATABASE_URL`);

@@ -84,7 +84,9 @@ export const operatorRoutes =
       },
       async (request, reply) => {
         try {
-          return reply.status(201).send(await createAccount(ctx.db, ctx.pki, ctx.clock, request.body));
+          return reply
+            .status(201)
+            .send(await createAccount(ctx.db, ctx.pki, ctx.clock, request.body, ctx.config.environment));
         } catch (error) {
           if (error instanceof AccountInputError) throw new ApiError(400, 'conta_invalida', error.message);
           throw error;

@@ -46,6 +46,11 @@ export const LIMITS = {
   settlementReadsInFlight: 1,
   /** Connections one node holds to PostgreSQL for requests, transactions and jobs. */
   postgresConnections: 20,
+  /**
+   * DATABASE_URL with several hosts (src/platform/db/hosts.ts): how long a node waits for one host's answer while
+   * it looks for the writable one, so a host that drops packets costs this, not the operating system's timeout.
+   */
+  postgresHostProbeTimeoutMs: 2_000,
   /** `pixd ledger verify` names at most this many ledger accounts whose posted total differs from its lines. */
   ledgerVerifyMismatchesListedMax: 100,
   /**
@@ -82,6 +87,12 @@ export const LIMITS = {
    * dies mid-job loses its claims within this long (at once on a restart on the same host).
    */
   outboxLeaseMs: 9_000,
+  /**
+   * A job whose handler threw (a bug, a URL no transport takes) runs again after this pause, doubled at each
+   * attempt up to the maximum: retried rather than lost, but not every few seconds for ever.
+   */
+  outboxUnexpectedRetryFirstMs: 5_000,
+  outboxUnexpectedRetryMaxMs: 3_600_000,
   /** Bacen: paginacao.itensPorPagina is 1..1000, default 100. */
   pageSizeDefault: 100,
   pageSizeMax: 1000,
@@ -172,6 +183,19 @@ export const LIMITS = {
    */
   webhookCallsInFlightPerDestination: 64,
   webhookBusyDestinationDeferMs: 1_000,
+  /**
+   * TCP connect plus TLS handshake of one webhook call: a receiver that accepts the connection and never
+   * answers is given up after this, not after the whole delivery timeout (a healthy one handshakes in ms).
+   */
+  webhookConnectTimeoutMs: 2_000,
+  /**
+   * A destination whose calls fail this many times in a row (unreachable, timeout, no answer, TLS, HTTP 5xx)
+   * backs off: its deliveries are put back unsent and uncounted, holding no slot, until the back-off ends;
+   * then one call at a time probes it until one succeeds.
+   */
+  webhookDestinationFailuresBeforeBackoff: 3,
+  /** The back-off doubles from the first to the last with each further failure. */
+  webhookDestinationBackoffMs: { first: 1_000, max: 60_000 },
   /**
    * What an attempt record keeps of the body sent and of the receiver's answer (the console shows both): the
    * first bytes only. The answer is read no further into memory than this; the rest is drained and counted.

@@ -10,6 +10,7 @@ import { Receiver } from '../helpers/receiver.ts';
 import { outboxIdle, waitFor } from '../helpers/wait.ts';
 import { resetWebhookSettings, setWebhookSettings, webhookSettings } from '../../src/platform/webhooks/settings.ts';
 import { LIMITS } from '../../src/platform/limits.ts';
+import { deliveryHealth } from '../../src/console/store.ts';
 import { billingApi, CARDS, cardPayment, items, paymentToken, type BillingApi } from './helpers.ts';
 
 let svc: TestService;
@@ -190,6 +191,72 @@ describe('billing notifications', () => {
       receiver.behaviour = { status: 200 };
       setWebhookSettings({ deliveryTimeoutMs: previousTimeout });
     }
+  });
+
+  it('a URL pixd cannot POST to is refused when given; one stored before that rule fails in the history, on the schedule, counted', async () => {
+    const party = await svc.newParty();
+    const own = billingApi(svc.anonymous, party);
+    const refusedWith = async (method: string, path: string, body: unknown) => {
+      const res = await own.call(method, path, body);
+      assert.equal(res.status, 400, res.text);
+      assert.equal(res.body.error, 'validation_error');
+      return String(res.body.error_description);
+    };
+    for (const url of ['http://127.0.0.1:3000/hook', 'ftp://example.com/x', 'https://u:p@example.com/x'])
+      assert.match(
+        await refusedWith('POST', '/v1/charge', { items, metadata: { notification_url: url } }),
+        /notification_url/,
+      );
+    assert.match(
+      await refusedWith('POST', '/v1/charge', { items, metadata: { notification_url: 'http://localhost/x' } }),
+      /HTTPS/,
+    );
+    const id = (await own.ok('POST', '/v1/charge', { items })).data.charge_id;
+    assert.match(
+      await refusedWith('PUT', `/v1/charge/${id}/metadata`, { notification_url: 'http://localhost:3000/x' }),
+      /notification_url: .*HTTPS/,
+    );
+    assert.match(
+      await refusedWith('POST', '/v1/charge/one-step', {
+        items,
+        metadata: { notification_url: 'http://localhost:3000/x' },
+        ...cardPayment('x'),
+      }),
+      /notification_url: .*HTTPS/,
+    );
+
+    // A charge stored with an http:// URL before the rule: each attempt is a failure in the history and in
+    // the attempt records, on the documented schedule, never an exception retried every few seconds.
+    await svc.service.ctx.db.query('update billing_charges set notification_url = $2 where id = $1', [
+      id,
+      'http://127.0.0.1:9/old',
+    ]);
+    await own.ok('PUT', `/v1/charge/${id}/cancel`);
+    const failures = async () =>
+      (await own.ok('GET', `/v1/charge/${id}`)).data.history.filter((h: { message: string }) =>
+        /Falha ao enviar/.test(h.message),
+      );
+    await waitFor(async () => (await failures()).length === 1, 'first failure in the history');
+    assert.match((await failures())[0].message, /http:\/\/127\.0\.0\.1:9\/old: invalid_url: .*HTTPS/);
+    await outboxIdle(svc);
+    const job = await svc.service.ctx.db.query<{ last_error: string }>(
+      `select last_error from outbox where topic = 'billing.notification' and payload->>'chargeId' = $1`,
+      [String(id)],
+    );
+    assert.match(
+      job.rows.at(-1)!.last_error,
+      /^tentativa 1 falhou/,
+      'retried on the schedule, not as an unexpected error',
+    );
+    svc.advance(4 * 60);
+    await outboxIdle(svc);
+    assert.equal((await failures()).length, 1, 'not before 5 minutes');
+    svc.advance(60);
+    await waitFor(async () => (await failures()).length === 2, 'second failure 5 minutes later');
+    const health = await deliveryHealth(svc.service.ctx.db, party.accountId, new Date(0), 5);
+    assert.equal(health.ok, 0);
+    assert.equal(health.total, 2, 'the console overview counts the failed attempts');
+    assert.match(String(health.errors[0].error), /invalid_url/);
   });
 
   it('a new URL takes over only if the first attempt was at most 3 days earlier', async () => {

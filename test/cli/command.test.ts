@@ -106,6 +106,9 @@ describe('pixd command line', () => {
           },
         });
         assert.equal(token.status, 200, token.text);
+        // In the sandbox a new account plays the payer and moves its own clock, as the demo account does.
+        const clock = await client.request('GET', '/sandbox/clock', { token: token.body.access_token });
+        assert.equal(clock.status, 200, clock.text);
       } finally {
         client.close();
       }
@@ -132,15 +135,23 @@ describe('pixd command line', () => {
       assert.equal(run.status, 0, run.stderr);
       const credentials = JSON.parse(run.stdout);
       assert.equal(credentials.account.ispb, '87654321');
-      const held = await svc.service.ctx.db.query('select logradouro, cidade, uf, cep from accounts where conta = $1', [
-        credentials.account.conta,
-      ]);
-      assert.deepEqual(held.rows[0], { logradouro: 'Rua da Aurora, 10', cidade: 'Recife', uf: 'PE', cep: '50050000' });
+      const held = await svc.service.ctx.db.query(
+        'select nome, logradouro, cidade, uf, cep from accounts where conta = $1',
+        [credentials.account.conta],
+      );
+      assert.deepEqual(held.rows[0], {
+        nome: `Conta ${credentials.account.conta}`,
+        logradouro: 'Rua da Aurora, 10',
+        cidade: 'Recife',
+        uf: 'PE',
+        cep: '50050000',
+      });
       const { rows } = await svc.service.ctx.db.query<{ scopes: string[] }>(
         'select scopes from applications where client_id = $1',
         [credentials.clientId],
       );
       assert.ok(rows[0].scopes.includes('keys.ind.write') && rows[0].scopes.includes('devolutionRequest.ind.write'));
+      assert.ok(rows[0].scopes.includes('sandbox.write'), 'the sandbox tools, by default in the sandbox');
       const refused = await runPixd(
         ['account', 'create', '--scopes', 'keys.ind.write', '--data-dir', svc.data.dataDir],
         { DATABASE_URL: svc.data.databaseUrl },

@@ -146,4 +146,27 @@ describe('pixd listen', () => {
       'the recurrence webhook removed',
     );
   });
+
+  it('says why it stopped and exits non-zero when the server stops, the registrations put back', async () => {
+    child = spawn(
+      process.execPath,
+      [path.resolve('bin/pixd.js'), 'listen', '--forward-to', local.url, '--data-dir', svc.data.dataDir],
+      { env: { ...process.env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const lines: string[] = [];
+    createInterface({ input: child.stdout! }).on('line', (line) => lines.push(line));
+    let stderr = '';
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    await waitFor(async () => lines.some((line) => line.startsWith('forwarding ')), 'second pixd listen ready');
+    const exited = once(child, 'exit');
+    await svc.close({ keepData: true });
+    const [code] = await exited;
+    assert.notEqual(code, 0, 'a stream the user did not end is a failure');
+    assert.match(stderr, /pixd listen stopped: .*(encerrado|shutting down|stopping)/i);
+    svc = await startTestService({}, { reuse: svc.data });
+    api = webhookApi(svc.demo);
+    const read = await api.call('GET', `/v2/webhook/${encodeURIComponent(chave())}`);
+    assert.equal(read.body.webhookUrl, `${receiver.url}/before`, 'the key webhook put back');
+    assert.equal((await api.call('GET', '/v2/webhookrec')).status, 404, 'the recurrence webhook removed');
+  });
 });

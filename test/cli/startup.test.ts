@@ -100,6 +100,10 @@ describe('pixd start', () => {
         'postgres://pixd_no_such_role@127.0.0.1:5432/postgres',
         /^pixd: PostgreSQL at 127\.0\.0\.1:5432 refused the role pixd_no_such_role .*createuser pixd_no_such_role/,
       ],
+      [
+        `postgres://postgres@127.0.0.1:${closed},127.0.0.1:${closed + 1}/postgres?target_session_attrs=read-write`,
+        /^pixd: no writable PostgreSQL host in DATABASE_URL \(127\.0\.0\.1:\d+: .*; 127\.0\.0\.1:\d+: .*\): start or promote one/,
+      ],
     ];
     for (const [url, message] of cases) {
       const run = await runPixd(['start', '--port', '0', '--data-dir', path.join(scratch, 'pg')], {

@@ -2,12 +2,13 @@
  * Real local HTTPS webhook receivers for tests. Each has a server certificate from a test CA (which pixd
  * is told to trust, see `trustTestCa`), and either requires the service's client certificate (mutual TLS,
  * trusting the service CA) or does not ask for one. A receiver counts what it got, answers with a chosen
- * status and body, can redirect (301/302 with a Location), can hang (to make the sender time out), and can go down
- * and come back on the same port.
+ * status and body, can redirect (301/302 with a Location), can hang (to make the sender time out), can go
+ * silent (accept TCP connections and never answer, not even the TLS handshake), and can go down and come
+ * back on the same port.
  */
 import https from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Socket } from 'node:net';
+import net, { type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { createCa, issueCertificate, type KeyPairPem } from '../../src/platform/pki.ts';
 import { setWebhookSettings } from '../../src/platform/webhooks/settings.ts';
@@ -23,10 +24,15 @@ export interface ReceivedCall {
 }
 
 /**
- * Answer with a status (and a body, `{}` unless given); redirect (301/302 with a Location, default 302); or
- * hang until the caller gives up.
+ * Answer with a status (and a body, `{}` unless given); redirect (301/302 with a Location, default 302);
+ * hang until the caller gives up; or be silent: new connections are accepted and never get a byte (no TLS
+ * handshake), requests on connections already open are not answered.
  */
-export type Behaviour = { status: number; body?: string } | { redirect: string; status?: 301 | 302 } | 'hang';
+export type Behaviour =
+  | { status: number; body?: string }
+  | { redirect: string; status?: 301 | 302 }
+  | 'hang'
+  | 'silent';
 
 let testCa: KeyPairPem | undefined;
 let serverIdentity: KeyPairPem | undefined;
@@ -54,6 +60,8 @@ export class Receiver {
   readonly calls: ReceivedCall[] = [];
   behaviour: Behaviour = { status: 200 };
   private server: https.Server;
+  /** Listens and hands connections to `server`, unless silent. */
+  private front: net.Server;
   private readonly sockets = new Set<Socket>();
   /** TCP connections ever accepted: a refused destination must not even connect. */
   connections = 0;
@@ -62,6 +70,7 @@ export class Receiver {
 
   private constructor(private readonly options: ReceiverOptions) {
     this.server = this.createServer();
+    this.front = this.createFront();
   }
 
   static async start(options: ReceiverOptions = {}): Promise<Receiver> {
@@ -109,7 +118,7 @@ export class Receiver {
             atMs: Date.now(),
           });
           const behaviour = this.behaviour;
-          if (behaviour === 'hang') {
+          if (behaviour === 'hang' || behaviour === 'silent') {
             this.hanging.add(() => res.destroy());
             return;
           }
@@ -132,12 +141,25 @@ export class Receiver {
     return server;
   }
 
+  private createFront(): net.Server {
+    return net.createServer((socket) => {
+      if (this.behaviour !== 'silent') {
+        this.server.emit('connection', socket);
+        return;
+      }
+      this.connections++;
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+      socket.on('error', () => undefined);
+    });
+  }
+
   private listen(port: number): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(port, '127.0.0.1', () => {
-        this.server.off('error', reject);
-        this.port = (this.server.address() as { port: number }).port;
+      this.front.once('error', reject);
+      this.front.listen(port, '127.0.0.1', () => {
+        this.front.off('error', reject);
+        this.port = (this.front.address() as { port: number }).port;
         resolve();
       });
     });
@@ -148,12 +170,13 @@ export class Receiver {
     for (const release of this.hanging) release();
     this.hanging.clear();
     for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await new Promise<void>((resolve) => this.front.close(() => resolve()));
   }
 
   /** Listens again on the same port. */
   async up(): Promise<void> {
     this.server = this.createServer();
+    this.front = this.createFront();
     await this.listen(this.port);
   }
 

@@ -5,11 +5,14 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import pg from 'pg';
 import { cobBody, startTestService, type TestService } from '../helpers/service.ts';
 import { createCob } from '../../src/pix/cob/service.ts';
 import { batcherFor } from '../../src/pix/charges/create-batcher.ts';
 import type { Caller } from '../../src/pix/shared/caller.ts';
 import type { CobCreate } from '../../src/pix/cob/schemas.ts';
+import { clusterTurn, GROUP_STATEMENT_KINDS } from '../../src/platform/db/group-commit.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 describe('charge creation group commit', () => {
   let svc: TestService;
@@ -104,5 +107,39 @@ describe('charge creation group commit', () => {
       other.accountId,
     ]);
     assert.equal(rows[0].n, 12, "every one of the other tenant's creates was written");
+  });
+
+  it("takes turns with the other nodes on the database: a statement waits while another node's runs, and the creates arriving meanwhile share the next", {
+    skip: !process.env.DATABASE_URL && 'nodes share a PostgreSQL database; the embedded one has one node',
+  }, async () => {
+    const db = svc.service.ctx.db;
+    // Another node's statement of the same kind, holding its turn until it commits.
+    const otherNode = new pg.Client({ connectionString: svc.data.databaseUrl });
+    await otherNode.connect();
+    try {
+      await otherNode.query('begin');
+      await otherNode.query(`with ${clusterTurn(GROUP_STATEMENT_KINDS.chargeCreate)} select 1 from turn`);
+      const start = written();
+      let settled = 0;
+      const create = (n: number) =>
+        createCob(db, caller(), txid(300 + n), body(svc.demo.chaves[0], `${n + 10}.50`)).finally(() => settled++);
+      const first = create(0);
+      // This node's statement is sent and waits for the turn (a lock not granted), holding no row.
+      await waitFor(async () => {
+        const { rows } = await otherNode.query<{ n: number }>(
+          "select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted",
+        );
+        return rows[0].n === 1;
+      }, 'the statement waiting for its turn');
+      const rest = Array.from({ length: 20 }, (_, n) => create(n + 1));
+      assert.equal(settled, 0, "no create finished while the other node's statement ran");
+      await otherNode.query('commit');
+      await Promise.all([first, ...rest]);
+      const end = written();
+      assert.equal(end.items - start.items, 21);
+      assert.ok(end.statements - start.statements <= 3, `${end.statements - start.statements} statements`);
+    } finally {
+      await otherNode.end();
+    }
   });
 });

@@ -146,10 +146,13 @@ describe('authentication', () => {
     assert.equal(read.status, 200);
   });
 
-  it('keeps the sandbox tools behind their own scope: not held by default, held by the demo application', async () => {
+  it('keeps the sandbox tools behind their own scope: held by default only in the sandbox, held by the demo application', async () => {
     const reader = await svc.newParty({ scopes: ['cob.read'] });
-    const plain = await createAccount(svc.service.ctx.db, svc.service.ctx.pki, svc.clock, {});
-    assert.ok(!plain.scopes.includes('sandbox.write'), 'a new account is not given the sandbox tools by default');
+    const plain = await createAccount(svc.service.ctx.db, svc.service.ctx.pki, svc.clock, {}, 'production');
+    assert.ok(!plain.scopes.includes('sandbox.write'), 'production keeps the sandbox tools out of the defaults');
+    assert.match(plain.account.nome, /^Conta \d{8}$/, "a name of its own, not the demo account's");
+    const sandbox = await createAccount(svc.service.ctx.db, svc.service.ctx.pki, svc.clock, {}, 'sandbox');
+    assert.ok(sandbox.scopes.includes('sandbox.write'), 'a new sandbox account may use the sandbox tools');
     const token = await reader.token();
     for (const [method, path, body] of [
       ['POST', '/sandbox/clock/advance', { segundos: 86_400 }],

@@ -30,7 +30,11 @@ export const Metadata = Type.Object(
     custom_id: Type.Optional(Type.Union([Text(LIMITS.billingCustomIdMaxChars), Type.Null()])),
     notification_url: Type.Optional(
       Type.Union([
-        Type.String({ format: 'uri', pattern: '^https?://', maxLength: LIMITS.billingNotificationUrlMaxChars }),
+        Type.String({
+          format: 'uri',
+          maxLength: LIMITS.billingNotificationUrlMaxChars,
+          description: 'HTTPS (pixd presents its client certificate); http:// and other schemes are refused.',
+        }),
         Type.Null(),
       ]),
     ),

@@ -7,6 +7,7 @@ import { LIMITS } from '../../platform/limits.ts';
 import { billingError, chargeNotFound } from '../shared/errors.ts';
 import { brasiliaDateTime } from '../../platform/calendar.ts';
 import { continueAfterUrlChange } from '../notifications/delivery.ts';
+import { checkWebhookUrl, isUrlProblem } from '../../platform/webhooks/urls.ts';
 import type { ChargeCreateInput, CreditCardInput, MetadataInput, OneStepInput } from './schemas.ts';
 import {
   accountsByPayeeCode,
@@ -56,7 +57,19 @@ async function checkPayees(sql: Sql, accountId: number, body: ChargeCreateInput)
   }
 }
 
+/**
+ * A notification URL is refused when given unless pixd can POST to it (absolute HTTPS, no credentials, no
+ * fragment: the webhook registrations' rule): accepted, every delivery would fail for days without the integrator
+ * learning why.
+ */
+function checkNotificationUrl(url: string | null | undefined): void {
+  if (!url) return;
+  const parsed = checkWebhookUrl(url);
+  if (isUrlProblem(parsed)) throw billingError(400, 'validation_error', `metadata.notification_url: ${parsed.detail}`);
+}
+
 export async function createCharge(sql: Sql, caller: BillingCaller, body: ChargeCreateInput): Promise<ChargeRow> {
+  checkNotificationUrl(body.metadata?.notification_url);
   await checkPayees(sql, caller.accountId, body);
   const draft = { items: body.items.map((i) => ({ ...i, amount: i.amount ?? 1 })), shippings: body.shippings ?? [] };
   const total = grossTotal(draft);
@@ -159,6 +172,7 @@ export async function updateMetadata(
   id: number,
   metadata: MetadataInput,
 ): Promise<void> {
+  checkNotificationUrl(metadata.notification_url);
   const charge = await lockOwn(sql, caller, id);
   const urlChanges = metadata.notification_url !== undefined && metadata.notification_url !== charge.notification_url;
   if (urlChanges) {

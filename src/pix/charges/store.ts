@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import type { Sql } from '../../platform/db/database.ts';
 import { assertCents } from '../../platform/money.ts';
+import { clusterTurn, GROUP_STATEMENT_KINDS } from '../../platform/db/group-commit.ts';
 import type { LocationRow, TipoCob } from '../loc/store.ts';
 
 export interface ChargeRow<B = Record<string, unknown>> {
@@ -171,8 +172,9 @@ export async function insertChargesOnNewLocations<B>(
     key_removed_at: Date | null;
     location_id: number | null;
   }>(
-    `with input as (
-       select * from jsonb_to_recordset($1::jsonb) as r(n int, account_id bigint, txid text, kind text, status text, created_at timestamptz,
+    `with ${clusterTurn(GROUP_STATEMENT_KINDS.chargeCreate)},
+     input as (
+       select r.* from turn, jsonb_to_recordset($1::jsonb) as r(n int, account_id bigint, txid text, kind text, status text, created_at timestamptz,
          amount_cents bigint, chave text, devedor_cpf text, devedor_cnpj text, body jsonb, token text)),
      k as (
        select i.*, p.chave is not null as key_found, p.removed_at as key_removed_at,

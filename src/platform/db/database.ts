@@ -5,6 +5,7 @@ import path from 'node:path';
 import type pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import { isDatabaseUnavailable } from './errors.ts';
+import { generationOf, parseDatabaseUrl, PrimaryRouter } from './hosts.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { copyClusterTemplate, limitEmbeddedMemory } from './embedded-cluster.ts';
 import { checkCluster, openVerifiedCluster } from './embedded-check.ts';
@@ -166,13 +167,22 @@ async function openPool(pg: typeof import('pg').default, config: import('pg').Po
   return pool;
 }
 
+/** Why a pooled connection is dropped on release: its host was found gone or demoted since it connected. */
+const STALE_HOST = new Error('the connection is to a PostgreSQL host no longer the primary');
+
 async function openPostgres(url: string): Promise<Database> {
   const { default: pg } = await import('pg');
   pg.types.setTypeParser(INT8_OID, int8AsNumber);
+  const target = parseDatabaseUrl(url);
+  const router = new PrimaryRouter(pg, target, LIMITS.postgresHostProbeTimeoutMs);
+  const routing: import('pg').PoolConfig = {
+    connectionString: target.urlFor(target.hosts[0]),
+    ...(router.routed && { Client: router.clientClass() }),
+  };
   // Both pools' first connections at once: a start waits for one round of connection set-up, not two.
   const opened = await Promise.allSettled([
-    openPool(pg, { connectionString: url, max: LIMITS.postgresConnections }),
-    openPool(pg, { connectionString: url, max: GROUP_COMMIT_CONNECTIONS, options: GROUP_COMMIT_SESSION }),
+    openPool(pg, { ...routing, max: LIMITS.postgresConnections }),
+    openPool(pg, { ...routing, max: GROUP_COMMIT_CONNECTIONS, options: GROUP_COMMIT_SESSION }),
   ]);
   const failed = opened.find((result) => result.status === 'rejected');
   if (failed) {
@@ -189,10 +199,14 @@ async function openPostgres(url: string): Promise<Database> {
         return await work(client);
       } catch (error) {
         // Released with an error, the pool destroys the client instead of handing a dead connection on.
-        if (isDatabaseUnavailable(error)) broken = error as Error;
+        if (isDatabaseUnavailable(error)) {
+          broken = error as Error;
+          router.lost(generationOf(client));
+        }
         throw error;
       } finally {
-        client.release(broken);
+        // A connection to a host since lost (a failover) is dropped too, even if this statement went through.
+        client.release(broken ?? (generationOf(client) === router.generation ? undefined : STALE_HOST));
       }
     };
   const withClient = withClientOf(pool);

@@ -4,8 +4,12 @@
  * connection fails, with 503 so clients retry; the node keeps serving and reconnects by itself.
  */
 
-/** SQLSTATE classes and codes of an unreachable database: 08 connection exception, 57P0x shutdown, 53300. */
-const UNAVAILABLE_SQLSTATE = /^(08...|57P01|57P02|57P03|53300)$/;
+/**
+ * SQLSTATE classes and codes of an unreachable database: 08 connection exception, 57P0x shutdown, 53300, and
+ * 25006 (a write on a read-only server: pixd never opens read-only transactions, so the server it reached
+ * was demoted to a standby by a failover; the node looks for the new primary, hosts.ts).
+ */
+const UNAVAILABLE_SQLSTATE = /^(08...|57P01|57P02|57P03|53300|25006)$/;
 const UNAVAILABLE_NODE_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -29,4 +33,26 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 /** Unique index violated: the last line of idempotency checks (duplicate txid, second payment of a charge). */
 export function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: string })?.code === '23505';
+}
+
+/** A deadlock (40P01) or serialization failure (40001): the transaction was rolled back and may simply run again. */
+export function isLockConflict(error: unknown): boolean {
+  const code = (error as { code?: string })?.code;
+  return code === '40P01' || code === '40001';
+}
+
+/** Tries of `retryOnLockConflict`, and the pause before a retry: random up to this times the try's number. */
+const LOCK_CONFLICT_TRIES = 3;
+const LOCK_CONFLICT_JITTER_MS = 20;
+
+/** Runs a transaction again after a lock conflict, a bounded number of times with random pauses (jitter). */
+export async function retryOnLockConflict<T>(work: () => Promise<T>): Promise<T> {
+  for (let tried = 1; ; tried++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isLockConflict(error) || tried >= LOCK_CONFLICT_TRIES) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * LOCK_CONFLICT_JITTER_MS * tried));
+    }
+  }
 }

@@ -10,6 +10,29 @@
  */
 import type { Sql } from './database.ts';
 
+/**
+ * The advisory lock class of group statements' turns (`clusterTurn`): "pxgc". The other key names the kind of
+ * statement (`GROUP_STATEMENT_KINDS`), so only statements of one kind wait for each other.
+ */
+const GROUP_STATEMENT_LOCK_CLASS = 0x70786763;
+export const GROUP_STATEMENT_KINDS = { chargeCreate: 1 } as const;
+
+/**
+ * A CTE (`turn`) that makes a group statement of `kind` wait until no other node's statement of that kind is
+ * running — it holds a transaction-level advisory lock until the statement commits — so several nodes sharing
+ * one database write one such statement at a time, as one node does. Without it every node had its own
+ * statement in flight: batches a node's share of the load, and as many statements, commits and WAL flushes
+ * as nodes for the same charges (two nodes created charges 36 % slower than one; docs/performance.md,
+ * "Node count"). While a node's statement waits its turn, its next batch grows; the database sees one
+ * statement at a time with the batch of the whole cluster.
+ *
+ * The statement must read its rows from a relation joined with `turn`, so no row is produced, and no row
+ * lock taken, before the lock is held: a statement waiting its turn holds nothing another waits for.
+ */
+export function clusterTurn(kind: (typeof GROUP_STATEMENT_KINDS)[keyof typeof GROUP_STATEMENT_KINDS]): string {
+  return `turn as materialized (select pg_advisory_xact_lock(${GROUP_STATEMENT_LOCK_CLASS}, ${kind}))`;
+}
+
 interface Pending<In, Out> {
   item: In;
   resolve(outcome: Out): void;

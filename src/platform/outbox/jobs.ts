@@ -21,10 +21,15 @@ export interface OutboxJob<P = Record<string, unknown>> {
   createdAt: Date;
   /** The account whose clock the job's times are on (null: the service's own job). */
   accountId: number | null;
+  /** The previous attempt's handler threw (the worker sets it when it claims the job). */
+  failedUnexpectedly?: boolean;
 }
 
-/** What a handler decided: finished, try again at a time, or stop trying (the error is kept). */
-export type JobOutcome = { done: true } | { retryAt: Date; error: string } | { giveUp: string };
+/**
+ * What a handler decided: finished, try again at a time, or stop trying (the error is kept). `marked`: the
+ * handler already marked the job done in its own transaction (`markJobsDone`), with the record of what it did.
+ */
+export type JobOutcome = { done: true; marked?: true } | { retryAt: Date; error: string } | { giveUp: string };
 
 export type JobHandler<P = unknown> = (job: OutboxJob<P>) => Promise<JobOutcome>;
 
@@ -115,4 +120,17 @@ export function outboxRowValues<P>(job: NewJob<P>): [string, string | null, stri
 /** Wakes the workers of `topic` once what was written through `sql` commits. */
 export function jobsEnqueued<P>(sql: Sql, topic: Topic<P>): void {
   sql.notifyAfterCommit(`${OUTBOX_CHANNEL}:${topic.name}`);
+}
+
+/**
+ * Marks jobs done (their rows locked in id order, so two such statements never wait on each other in a
+ * circle). For the workers, and for a handler that must record its outcome and the job's end in one commit.
+ */
+export async function markJobsDone(sql: Sql, ids: number[], now: Date): Promise<void> {
+  if (!ids.length) return;
+  await sql.query(
+    `update outbox set done_at = $2, locked_until = null, last_error = null
+      where id in (select id from outbox where id = any($1) order by id for update)`,
+    [ids, now],
+  );
 }

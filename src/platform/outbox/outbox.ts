@@ -15,8 +15,16 @@ import { randomBytes } from 'node:crypto';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import { LIMITS } from '../limits.ts';
+import { FAIR_CLAIM_WINDOW, readyJobs } from './claim.ts';
 import { processAlive } from '../processes.ts';
-import { type AnyTopic, type JobHandler, type JobOutcome, type OutboxJob, accountOffset } from './jobs.ts';
+import {
+  type AnyTopic,
+  type JobHandler,
+  type JobOutcome,
+  type OutboxJob,
+  accountOffset,
+  markJobsDone,
+} from './jobs.ts';
 
 export interface WorkerOptions {
   batchSize?: number;
@@ -29,8 +37,46 @@ export interface WorkerOptions {
    * waits long (a receiver hanging until its timeout) then holds only its own slot, not its batch.
    */
   continuous?: boolean;
+  /**
+   * Share each claim across accounts: from the oldest ready jobs (a window of `FAIR_CLAIM_WINDOW` claims'
+   * worth per topic) take every account's first, then every account's second, and so on, instead of the
+   * oldest first: one account's backlog does not hold back another's newest job (webhook lanes).
+   */
+  fairByAccount?: boolean;
   wallMs?: () => number;
-  onError?: (error: unknown, job?: OutboxJob) => void;
+  onError?: JobErrorLogger;
+}
+
+/**
+ * Told of every error the workers catch; `repeated` when the job's previous attempt also ended in an
+ * unexpected failure (log its stack once, not at every retry of a job that cannot succeed).
+ */
+export type JobErrorLogger = (error: unknown, job?: OutboxJob, repeated?: boolean) => void;
+
+/** How an unexpected failure is kept in `last_error`: the next failure of the same job knows it repeats. */
+const UNEXPECTED_PREFIX = 'inesperado: ';
+
+/** The pause before a job whose handler threw runs again: doubling from the first, capped. */
+export function unexpectedRetryDelayMs(attempt: number): number {
+  const { outboxUnexpectedRetryFirstMs: first, outboxUnexpectedRetryMaxMs: max } = LIMITS;
+  return Math.min(first * 2 ** Math.min(attempt - 1, 30), max);
+}
+
+/**
+ * The runtime's logger of a worker's errors (the main worker's and the webhook lanes'): the first unexpected
+ * failure of a job with its stack at error level, the same job failing again at warn with its message only.
+ */
+export function jobErrorLogger(log: JobLog, message: string): JobErrorLogger {
+  return (error, job, repeated) => {
+    const context = job && { id: job.id, topic: job.topic, attempt: job.attempt };
+    if (repeated) log.warn({ job: context, error: (error as Error)?.message ?? String(error) }, `${message} again`);
+    else log.error({ err: error, job: context }, message);
+  };
+}
+
+interface JobLog {
+  error(object: object, message: string): void;
+  warn(object: object, message: string): void;
 }
 
 export const OUTBOX_DEFAULTS = {
@@ -80,13 +126,14 @@ export class OutboxWorker {
       idlePollMaxMs: pollIntervalMs * OUTBOX_DEFAULTS.idlePollFactor,
       wallMs: Date.now,
       continuous: false,
+      fairByAccount: false,
       onError: () => undefined,
       ...options,
     };
     this.pollDelayMs = pollIntervalMs;
   }
 
-  setErrorLogger(onError: (error: unknown, job?: OutboxJob) => void): void {
+  setErrorLogger(onError: JobErrorLogger): void {
     this.options.onError = onError;
   }
 
@@ -242,12 +289,8 @@ export class OutboxWorker {
   /** Finished jobs are marked in one statement: one round trip per batch, not per job. */
   private async markDoneIds(ids: number[]): Promise<void> {
     if (!ids.length) return;
-    await this.db
-      .query('update outbox set done_at = $2, locked_until = null, last_error = null where id = any($1)', [
-        ids,
-        this.clock.now(),
-      ])
-      .catch((error) => this.options.onError(error)); // the leases run out and the jobs run again: at least once
+    // On failure the leases run out and the jobs run again: at least once.
+    await markJobsDone(this.db, ids, this.clock.now()).catch((error) => this.options.onError(error));
   }
 
   /** Claims one batch and handles it. Returns how many jobs were claimed. */
@@ -294,24 +337,22 @@ export class OutboxWorker {
       attempts: number;
       created_at: Date;
       account_id: string | number | null;
+      last_error: string | null;
     }>(
-      // Topic by topic, each in the order its jobs fell due (index outbox_topic_pending), then the earliest
-      // written first: a claim reads only what it can take. Ordered by id over all topics, the plan walked
-      // the primary key past every pending job of other topics (a day's due recurring charges made each
-      // webhook lane's claim read 10,000 rows it could not take); jobs of one ordering key still run in id order.
-      `with ready as (
-           select c.id from unnest($1::text[]) as t(topic) cross join lateral (
-             select o.id from outbox o
-             where o.topic = t.topic and o.done_at is null and o.available_at <= $2
-               and (o.locked_until is null or o.locked_until <= $3)
-               and (o.ordering_key is null or not exists (
-                 select 1 from outbox p where p.ordering_key = o.ordering_key and p.id < o.id and p.done_at is null))
-             order by o.available_at, o.id limit $4 for update of o skip locked) c
-           order by c.id limit $4)
+      `with ${readyJobs(this.options.fairByAccount)}
          update outbox set locked_until = $5, locked_by = $6, attempts = attempts + 1
          from ready where outbox.id = ready.id
-         returning outbox.id, outbox.topic, outbox.payload, outbox.attempts, outbox.created_at, outbox.account_id`,
-      [topics, this.clock.now(), wallNow, limit, new Date(wallNow.getTime() + this.options.leaseMs), this.nodeId],
+         returning outbox.id, outbox.topic, outbox.payload, outbox.attempts, outbox.created_at, outbox.account_id,
+           outbox.last_error`,
+      [
+        topics,
+        this.clock.now(),
+        wallNow,
+        limit,
+        new Date(wallNow.getTime() + this.options.leaseMs),
+        this.nodeId,
+        ...(this.options.fairByAccount ? [limit * FAIR_CLAIM_WINDOW] : []),
+      ],
     );
     return rows
       .sort((a, b) => a.id - b.id)
@@ -322,6 +363,7 @@ export class OutboxWorker {
         attempt: r.attempts,
         createdAt: r.created_at,
         accountId: r.account_id === null ? null : Number(r.account_id),
+        failedUnexpectedly: r.last_error?.startsWith(UNEXPECTED_PREFIX) ?? false,
       }));
   }
 
@@ -330,16 +372,17 @@ export class OutboxWorker {
     try {
       outcome = await this.handlers.get(job.topic)!(job);
     } catch (error) {
-      this.options.onError(error, job);
-      // An unexpected failure is retried after a pause rather than lost.
+      this.options.onError(error, job, job.failedUnexpectedly);
+      // An unexpected failure is retried rather than lost, after a pause that grows with the job's attempts: a
+      // job that cannot succeed must not run (and log) every few seconds for ever.
       outcome = {
-        retryAt: new Date(this.clock.forAccount(job.accountId).nowMs() + 5_000),
-        error: (error as Error).message ?? String(error),
+        retryAt: new Date(this.clock.forAccount(job.accountId).nowMs() + unexpectedRetryDelayMs(job.attempt)),
+        error: UNEXPECTED_PREFIX + ((error as Error)?.message ?? String(error)),
       };
     }
     try {
       if ('done' in outcome) {
-        done.push(job.id);
+        if (!outcome.marked) done.push(job.id);
       } else if ('giveUp' in outcome) {
         await this.db.query('update outbox set done_at = $2, locked_until = null, last_error = $3 where id = $1', [
           job.id,

@@ -2,13 +2,24 @@
  * Every delivery attempt is recorded: when (service clock), where, the HTTP status, latency and error, and
  * the start of the body sent and of the receiver's answer (transport.ts cuts them).
  * Rows of attempts finishing together are written by one multi-row insert (a group commit), and each
- * caller is answered only once its row is stored: the record is durable before the outbox job is marked.
+ * caller is answered only once its row is stored. A successful attempt's delivery is marked done in the
+ * same transaction as its record: once that commits no node sends it again, so a duplicate needs the node
+ * to die between the receiver's answer and this commit (docs/webhooks.md, "Duplicates").
+ *
+ * Locks: an attempt row's foreign key takes a key-share lock on its account's row, which payments lock
+ * `for update` in account-id order (docs/ledger.md); the rows are inserted in that order, then the outbox
+ * rows are locked in id order, so a batch never waits on a payment in a circle. A lock conflict that
+ * happens anyway runs the batch again (`retryOnLockConflict`): a failed record would resend a delivered event.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Sql } from '../db/database.ts';
+import type { Clock } from '../clock.ts';
+import { retryOnLockConflict } from '../db/errors.ts';
+import { markJobsDone } from '../outbox/jobs.ts';
 import type { BodyExcerpt } from './transport.ts';
 
 export interface AttemptRecord {
+  /** The delivery (outbox job); marked done with the record when `error` is null (the attempt succeeded). */
   outboxId: number;
   accountId: number;
   topic: string;
@@ -60,7 +71,10 @@ export class AttemptRecorder {
   /** Set when the deliveries start: one line per stored attempt, the outcome an operator looks for first. */
   log: FastifyBaseLogger | undefined;
 
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+  ) {}
 
   record(record: AttemptRecord): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -80,9 +94,13 @@ export class AttemptRecorder {
       setImmediate(() => void this.flush());
     }
     try {
-      await insertAttempts(
-        this.db,
-        batch.map((p) => p.record),
+      const records = batch.map((p) => p.record).sort((a, b) => a.accountId - b.accountId || a.outboxId - b.outboxId);
+      const delivered = records.filter((r) => r.error === null).map((r) => r.outboxId);
+      await retryOnLockConflict(() =>
+        this.db.tx(async (sql) => {
+          await insertAttempts(sql, records);
+          await markJobsDone(sql, delivered, this.clock.now());
+        }),
       );
       for (const p of batch) {
         logAttempt(this.log, p.record);

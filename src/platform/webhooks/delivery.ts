@@ -9,40 +9,17 @@ import type { Database } from '../db/database.ts';
 import { countedFailures, type AttemptRecorder } from './attempts.ts';
 import { nextAttemptAt, type RetrySchedule } from './schedule.ts';
 import type { PostResult, WebhookTransport } from './transport.ts';
+import type { DestinationGate } from './destination-gate.ts';
 import type { FaultHooks } from '../faults.ts';
-import { LIMITS } from '../limits.ts';
 
 export interface DeliveryDeps {
   db: Database;
   clock: Clock;
   transport: WebhookTransport;
   recorder: AttemptRecorder;
-  slots: DestinationSlots;
+  gate: DestinationGate;
   /** Faults on demand (sandbox only): a delivery attempt the account asked to fail does not reach the receiver. */
   faults?: FaultHooks;
-}
-
-/**
- * Calls in flight per destination (origin), on this node. A destination at its limit (a receiver hanging
- * until the timeout) gets its further deliveries put back for a moment, unsent and uncounted, instead of
- * letting them wait in a queue where they would hold slots every other destination needs.
- */
-export class DestinationSlots {
-  private readonly inFlight = new Map<string, number>();
-  constructor(private readonly perDestination: number) {}
-
-  /** A release function, or undefined when the destination is at its limit. */
-  take(url: string): (() => void) | undefined {
-    const origin = new URL(url).origin;
-    const current = this.inFlight.get(origin) ?? 0;
-    if (current >= this.perDestination) return undefined;
-    this.inFlight.set(origin, current + 1);
-    return () => {
-      const left = (this.inFlight.get(origin) ?? 1) - 1;
-      if (left > 0) this.inFlight.set(origin, left);
-      else this.inFlight.delete(origin);
-    };
-  }
 }
 
 export interface Delivery {
@@ -61,28 +38,40 @@ export interface Delivery {
 export const DELIVERY_ID_HEADER = 'x-pixd-delivery-id';
 export const ATTEMPT_HEADER = 'x-pixd-attempt';
 
-/** The POST, or the failure the account asked for instead (recorded and retried like a real one). */
-async function sendOrFail(
-  deps: DeliveryDeps,
-  job: Pick<OutboxJob<unknown>, 'id' | 'attempt'>,
-  delivery: Delivery,
-): Promise<PostResult> {
-  const fault = deps.faults?.active(delivery.accountId, 'webhook')
-    ? await deps.faults.take(deps.db, delivery.accountId, 'webhook')
-    : undefined;
-  if (fault)
-    return {
+/**
+ * The failure the account asked for instead of the call (docs/faults.md), if it did: recorded and retried
+ * like a real one, but nothing is sent and the destination's gate never hears of it (its back-off is about
+ * the receiver, which did nothing wrong).
+ */
+async function simulatedFailure(deps: DeliveryDeps, accountId: number): Promise<PostResult | undefined> {
+  if (!deps.faults?.active(accountId, 'webhook')) return undefined;
+  const fault = await deps.faults.take(deps.db, accountId, 'webhook');
+  return (
+    fault && {
       ok: false,
       statusCode: fault.status,
       latencyMs: 0,
       failure: { kind: 'http_status', message: `HTTP ${fault.status} (falha simulada do sandbox: não enviada)` },
-    };
-  return deps.transport.post(delivery.url, delivery.body, {
+    }
+  );
+}
+
+/** The call itself, through the destination's gate: the result, or how long to put the delivery back. */
+async function post(
+  deps: DeliveryDeps,
+  job: Pick<OutboxJob<unknown>, 'id' | 'attempt'>,
+  delivery: Delivery,
+): Promise<PostResult | { deferMs: number; reason: string }> {
+  const admission = deps.gate.admit(delivery.url);
+  if ('deferMs' in admission) return admission;
+  const result = await deps.transport.post(delivery.url, delivery.body, {
     clientCertificate: true,
     timeoutMs: delivery.timeoutMs,
     form: delivery.form,
     headers: { ...delivery.headers, [DELIVERY_ID_HEADER]: String(job.id), [ATTEMPT_HEADER]: String(job.attempt) },
   });
+  admission.release({ ok: result.ok, failure: result.failure?.kind, statusCode: result.statusCode });
+  return result;
 }
 
 export async function attemptDelivery(
@@ -92,14 +81,10 @@ export async function attemptDelivery(
 ): Promise<JobOutcome> {
   // The delivery's account's clock: moving it in the sandbox fast-forwards its retries, nobody else's.
   const clock = deps.clock.forAccount(delivery.accountId);
-  const release = deps.slots.take(delivery.url);
-  if (!release)
-    return {
-      retryAt: new Date(clock.nowMs() + LIMITS.webhookBusyDestinationDeferMs),
-      error: 'adiada: o destino já tem o máximo de entregas em andamento.',
-    };
   const attemptedAt = clock.now();
-  const result = await sendOrFail(deps, job, delivery).finally(release);
+  const result = (await simulatedFailure(deps, delivery.accountId)) ?? (await post(deps, job, delivery));
+  if ('deferMs' in result)
+    return { retryAt: new Date(clock.nowMs() + result.deferMs), error: `adiada: ${result.reason}.` };
   const error = result.failure ? `${result.failure.kind}: ${result.failure.message}` : null;
   await deps.recorder.record({
     outboxId: job.id,
@@ -114,7 +99,8 @@ export async function attemptDelivery(
     request: result.request,
     response: result.response,
   });
-  if (result.ok) return { done: true };
+  // The recorder marked the job done in the attempt's own transaction (attempts.ts).
+  if (result.ok) return { done: true, marked: true };
   // This node stopping is not the receiver's failure: another node (or this one after restart) tries at once.
   if (result.failure?.kind === 'aborted') return { retryAt: clock.now(), error: error! };
   const failures = await countedFailures(deps.db, job.id);

@@ -10,13 +10,14 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { OutboxWorker } from '../outbox/outbox.ts';
+import { jobErrorLogger, OutboxWorker } from '../outbox/outbox.ts';
 import type { AnyTopic } from '../outbox/jobs.ts';
 import { AttemptRecorder } from './attempts.ts';
 import { destinationPolicy } from './destinations.ts';
 import { WebhookTransport } from './transport.ts';
 import { webhookSettings } from './settings.ts';
-import { DestinationSlots, type DeliveryDeps } from './delivery.ts';
+import type { DeliveryDeps } from './delivery.ts';
+import { DestinationGate } from './destination-gate.ts';
 import { LIMITS } from '../limits.ts';
 
 export const WEBHOOK_LANES = {
@@ -30,7 +31,7 @@ export const WEBHOOK_LANES = {
 export class WebhookDispatcher implements DeliveryDeps {
   readonly transport: WebhookTransport;
   readonly recorder: AttemptRecorder;
-  readonly slots = new DestinationSlots(LIMITS.webhookCallsInFlightPerDestination);
+  readonly gate = new DestinationGate(LIMITS.webhookCallsInFlightPerDestination);
   readonly clock: AppContext['clock'];
   readonly db: AppContext['db'];
   readonly faults: AppContext['faults'];
@@ -46,7 +47,7 @@ export class WebhookDispatcher implements DeliveryDeps {
       ctx.pki.ca.certPem,
       destinationPolicy({ environment: ctx.config.environment, allow: ctx.config.webhookAllow }),
     );
-    this.recorder = new AttemptRecorder(ctx.db);
+    this.recorder = new AttemptRecorder(ctx.db, ctx.clock);
     this.lanes = Array.from(
       { length: WEBHOOK_LANES.count },
       () =>
@@ -55,6 +56,7 @@ export class WebhookDispatcher implements DeliveryDeps {
           pollIntervalMs: WEBHOOK_LANES.pollIntervalMs,
           leaseMs: webhookSettings().leaseMs,
           continuous: true,
+          fairByAccount: true,
         }),
     );
     // A commit that wakes the main outbox (a payment, a refund) has usually enqueued a webhook too.
@@ -75,12 +77,7 @@ export class WebhookDispatcher implements DeliveryDeps {
     this.started = true;
     this.recorder.log = log;
     for (const lane of this.lanes) {
-      lane.setErrorLogger((error, job) =>
-        log.error(
-          { err: error, job: job && { id: job.id, topic: job.topic, attempt: job.attempt } },
-          'webhook job failed',
-        ),
-      );
+      lane.setErrorLogger(jobErrorLogger(log, 'webhook job failed'));
       lane.start();
     }
   }

@@ -13,6 +13,8 @@ export interface WebhookSettings {
   /** PEM of CAs trusted in addition to the system store and NODE_EXTRA_CA_CERTS (tests). */
   extraCaPem?: string;
   deliveryTimeoutMs: number;
+  /** TCP connect plus TLS handshake of every outbound call, within its timeout. */
+  connectTimeoutMs: number;
   registrationTimeoutMs: number;
   openingTimeoutMs: number;
   /** How long a claimed delivery stays with its node (wall time): longer than any timeout above. */
@@ -21,6 +23,7 @@ export interface WebhookSettings {
 
 const DEFAULTS: WebhookSettings = {
   deliveryTimeoutMs: LIMITS.webhookDeliveryTimeoutMs,
+  connectTimeoutMs: LIMITS.webhookConnectTimeoutMs,
   registrationTimeoutMs: LIMITS.webhookRegistrationTimeoutMs,
   openingTimeoutMs: LIMITS.openingCallbackTimeoutMs,
   leaseMs: OUTBOX_DEFAULTS.leaseMs,

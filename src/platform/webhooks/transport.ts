@@ -11,7 +11,7 @@ import tls from 'node:tls';
 import { performance } from 'node:perf_hooks';
 import type { KeyPairPem } from '../pki.ts';
 import { LIMITS } from '../limits.ts';
-import { outboundCa, settingsGeneration } from './settings.ts';
+import { outboundCa, settingsGeneration, webhookSettings } from './settings.ts';
 import { ForbiddenDestination, guardedLookup, type DestinationPolicy } from './destinations.ts';
 
 /** Why no 2xx came back, in the terms a registration error or an attempt record needs. */
@@ -29,7 +29,9 @@ export type FailureKind =
   /** Aborted because this node is shutting down (not the receiver's fault). */
   | 'aborted'
   /** The destination's address is one pixd may not call (destinations.ts): never connected. */
-  | 'forbidden';
+  | 'forbidden'
+  /** Not an https: URL (one stored before the URL was checked where it is given): never connected. */
+  | 'invalid_url';
 
 /** The first `LIMITS.webhookAttemptBodyBytes` of a body as text, and its whole size. */
 export interface BodyExcerpt {
@@ -60,6 +62,7 @@ export function excerptOf(head: Buffer, bytes: number): BodyExcerpt {
 export interface PostOptions {
   /** Present the service's webhook client certificate (always, except the handshake's first check). */
   clientCertificate: boolean;
+  /** The whole call, from the request to the answer's last byte; a new connection's handshake has a shorter one. */
   timeoutMs: number;
   /** A new connection used once (handshake): no pooled connection or TLS session is reused. */
   fresh?: boolean;
@@ -169,7 +172,25 @@ export class WebhookTransport {
     const payload = options.form
       ? new URLSearchParams(body as Record<string, string>).toString()
       : JSON.stringify(body);
-    const target = new URL(url);
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      return Promise.resolve({
+        ok: false,
+        latencyMs: 0,
+        failure: { kind: 'invalid_url', message: `"${url}" não é uma URL.` },
+      });
+    }
+    if (target.protocol !== 'https:')
+      return Promise.resolve({
+        ok: false,
+        latencyMs: 0,
+        failure: {
+          kind: 'invalid_url',
+          message: `pixd entrega somente por HTTPS (a URL usa ${target.protocol.replace(':', '')}).`,
+        },
+      });
     // An IP literal is never looked up, so it is checked here, before any connection.
     const literal = target.hostname.replace(/^\[|\]$/g, '');
     const refused = net.isIP(literal) ? this.destinations.refusal(literal) : undefined;
@@ -210,6 +231,18 @@ export class WebhookTransport {
         () => call.destroy(new TimeoutError(`sem resposta em ${options.timeoutMs} ms.`)),
         options.timeoutMs,
       );
+      // A new connection must be up (TCP and TLS) within the connect deadline: a receiver that accepts the
+      // connection and never answers is given up in seconds. A pooled connection is already up.
+      call.on('socket', (socket) => {
+        if ((socket as tls.TLSSocket).authorized) return;
+        const connectMs = Math.min(webhookSettings().connectTimeoutMs, options.timeoutMs);
+        const connectTimer = setTimeout(
+          () => call.destroy(new TimeoutError(`sem conexão TLS em ${connectMs} ms.`)),
+          connectMs,
+        );
+        socket.once('secureConnect', () => clearTimeout(connectTimer));
+        socket.once('close', () => clearTimeout(connectTimer));
+      });
       call.on('error', fail);
       call.on('response', (response) => {
         const statusCode = response.statusCode ?? 0;
@@ -240,6 +273,10 @@ export class WebhookTransport {
         });
       });
       call.end(payloadBuffer);
+    }).catch((error: unknown) => {
+      // https.request throws at once on what it cannot send (a header value, say): a failure like any other.
+      oneOff?.destroy();
+      return { ok: false, latencyMs: latency(), failure: classify(error), request };
     });
   }
 

@@ -80,15 +80,24 @@ export function listenRoutes(ctx: AppContext): { api: FastifyPluginAsync; webhoo
         });
         for (const delivery of early) write(delivery);
         const heartbeat = setInterval(() => raw.write('\n'), LIMITS.listenHeartbeatMs).unref();
-        sessions.onEnd(session, () => raw.end());
+        let ended: Promise<void> | undefined;
+        const end = () =>
+          (ended ??= (async () => {
+            clearInterval(heartbeat);
+            const restoring = registration
+              .restore()
+              .catch((error) => request.log.error({ err: error }, 'listen: registrations not put back'));
+            sessions.close(session, restoring);
+            await restoring;
+          })());
+        // At shutdown the registrations are put back before the server goes on closing (the database with it),
+        // not whenever the response's close event comes; the last line tells the command why it ends.
+        sessions.onEnd(session, async () => {
+          raw.end(`${JSON.stringify({ fim: 'o servidor pixd está sendo encerrado' })}\n`);
+          await end();
+        });
         await once(raw, 'close');
-        clearInterval(heartbeat);
-        sessions.close(
-          session,
-          registration
-            .restore()
-            .catch((error) => request.log.error({ err: error }, 'listen: registrations not put back')),
-        );
+        await end();
       },
     );
 

@@ -76,7 +76,7 @@ const gone = (): LocalAnswer => ({ statusCode: 410, latencyMs: 0, erro: 'a sess√
 /** The sessions open on this node, bounded per account so a loop of reconnects cannot grow it without end. */
 export class ListenSessions {
   private readonly sessions = new Map<string, ListenSession>();
-  private readonly enders = new Map<ListenSession, () => void>();
+  private readonly enders = new Map<ListenSession, () => Promise<void>>();
   private readonly restoring = new Set<Promise<unknown>>();
 
   open(accountId: number, send: (delivery: ForwardedDelivery) => void): ListenSession | undefined {
@@ -91,8 +91,8 @@ export class ListenSessions {
     return this.sessions.get(id);
   }
 
-  /** How to end the session's stream when the node shuts down. */
-  onEnd(session: ListenSession, end: () => void): void {
+  /** How to end the session's stream when the node shuts down; settles once its registrations are put back. */
+  onEnd(session: ListenSession, end: () => Promise<void>): void {
     this.enders.set(session, end);
   }
 
@@ -106,8 +106,8 @@ export class ListenSessions {
     void restoring.finally(() => this.restoring.delete(restoring));
   }
 
-  endAll(): void {
-    for (const end of this.enders.values()) end();
+  async endAll(): Promise<void> {
+    await Promise.all([...this.enders.values()].map((end) => end()));
   }
 
   async restored(): Promise<void> {

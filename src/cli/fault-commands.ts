@@ -10,6 +10,8 @@ export const FAULT_KINDS_HELP: Record<string, string> = {
   webhook: "delivery attempts to the account's webhooks fail: --status 400..599",
   devolucao: 'refunds of received Pix end NAO_REALIZADO [--motivo text]',
   cartao: 'card payments refused by the issuer: --codigo 1 | 2 | 3 | 05 | 51 | … [--motivo text]',
+  envio: 'sends to other institutions rejected by the receiving one: --codigo AC03 | AC06 | AM02 | … [--motivo text]',
+  instituicao: 'the receiving institution: --estado lenta [--atraso-ms N] | fora (use --durante for the period)',
   limite: 'rate-limited requests answer 429',
 };
 
@@ -18,6 +20,8 @@ export interface FaultFlags {
   esperaMs?: string;
   status?: string;
   codigo?: string;
+  estado?: string;
+  atrasoMs?: string;
   motivo?: string;
   vezes?: string;
   /** A duration as `pixd clock advance` takes it (90s, 5m, 1h). */
@@ -40,6 +44,8 @@ export function faultBody(flags: FaultFlags): Record<string, unknown> {
     esperaMs: number(flags.esperaMs),
     status: number(flags.status),
     codigo: flags.codigo,
+    estado: flags.estado,
+    atrasoMs: number(flags.atrasoMs),
     motivo: flags.motivo,
     vezes: number(flags.vezes),
     segundos: flags.durante === undefined ? undefined : parseDuration(flags.durante),

@@ -18,6 +18,10 @@ export interface FaultParams {
   devolucao: { motivo: string };
   /** Card payments are refused by the issuer with this code and reason. */
   cartao: { codigo: string; motivo: string };
+  /** Sends to other institutions: the receiving institution rejects them (`motivo` ends with the reason code). */
+  envio: { codigo: string; motivo: string };
+  /** The receiving (other) institution: slow (its answer comes `atrasoMs` later) or down (the SPI gives up). */
+  instituicao: { estado: 'lenta' | 'fora'; atrasoMs: number };
   /** Rate-limited requests answer 429 as if the account's budget were spent. */
   limite: Record<string, never>;
 }

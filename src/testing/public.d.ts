@@ -73,6 +73,10 @@ export interface PixdFaultKinds {
   devolucao: { motivo?: string };
   /** Card payments are refused by the issuer with this code (`1`, `2`, `3`: the sandbox's own; `05`, `51`, …). */
   cartao: { codigo: string; motivo?: string };
+  /** Sends to other institutions end NAO_REALIZADO, rejected with this SPI code (`AC03`, `AM02`, …). */
+  envio: { codigo: string; motivo?: string };
+  /** The receiving (other) institution: slow (sends settle `atrasoMs` later) or down (sends end NAO_REALIZADO). */
+  instituicao: { estado: 'lenta' | 'fora'; atrasoMs?: number };
   /** Rate-limited requests answer 429. */
   // biome-ignore lint/complexity/noBannedTypes: no fields of its own, only the span's
   limite: {};

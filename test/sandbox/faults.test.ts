@@ -127,6 +127,40 @@ describe('faults on demand, through the official SDK', () => {
     assert.equal((await efi.pixSend({ idEnvio: 'faltachave3' }, body)).status, 'EM_PROCESSAMENTO');
   });
 
+  it('envio, instituicao: the receiving institution rejects with AC03, is down for 10 minutes, then slow', async () => {
+    const send = (idEnvio: string) =>
+      efi.pixSend({ idEnvio }, { valor: '1.00', pagador: { chave }, favorecido: { chave: 'fornecedor@example.com' } });
+    const outcome = (idEnvio: string) =>
+      waitFor(async () => {
+        const read = await efi.pixSendDetailId({ idEnvio });
+        return read.status !== 'EM_PROCESSAMENTO' && (read as typeof read & { motivo?: string });
+      }, `send ${idEnvio} settled`);
+
+    await pixd.sandbox.faults.set('envio', { codigo: 'AC03', vezes: 1 });
+    await send('instituicao1');
+    const rejected = await outcome('instituicao1');
+    assert.equal(rejected.status, 'NAO_REALIZADO');
+    assert.equal(rejected.motivo, 'Conta do recebedor inexistente ou inválida. (AC03)');
+    const webhook = await waitFor(
+      async () => receiver.callsTo('/pix').find((c) => c.body.pix[0].gnExtras?.idEnvio === 'instituicao1'),
+      "the payer key's webhook with the outcome",
+    );
+    assert.equal(webhook.body.pix[0].gnExtras.erro.motivo, rejected.motivo);
+
+    await pixd.sandbox.faults.set('instituicao', { estado: 'fora', durante: '10m' });
+    await send('instituicao2');
+    assert.match(String((await outcome('instituicao2')).motivo), /\(AB03\)$/);
+    await pixd.sandbox.clock.advance('10m');
+    assert.deepEqual(await pixd.sandbox.faults.list(), [], 'the period is over on the account clock');
+
+    await pixd.sandbox.faults.set('instituicao', { estado: 'lenta', atrasoMs: 1500, vezes: 1 });
+    await send('instituicao3');
+    const slow = await outcome('instituicao3');
+    assert.equal(slow.status, 'REALIZADO');
+    assert.ok(Date.parse(slow.horario.liquidacao) - Date.parse(slow.horario.solicitacao) >= 1500, 'answered late');
+    await pixd.sandbox.clock.reset();
+  });
+
   it('cartao (set with `pixd fault`): a card refused with the chosen code; a reset clears every fault', async () => {
     const credentials = `${pixd.dataDir}/credentials.json`;
     const set = await runPixd([

@@ -61,8 +61,10 @@ ${
 <label>resultado (chave) <select name="resultado"><option value=""></option><option>nao_encontrada</option><option>tempo_esgotado</option></select></label>
 ${field('esperaMs', 'esperaMs (chave tempo_esgotado)', html`type="number" min="0" max="${FAULT_LIMITS.keyLookupWaitMaxMs}"`)}
 ${field('status', 'status (webhook)', html`type="number" min="400" max="599"`)}
-${field('codigo', 'codigo (cartao)', html`pattern="[0-9A-Z]{1,4}"`)}
-${field('motivo', 'motivo (devolucao, cartao)', html`maxlength="${FAULT_LIMITS.reasonMaxChars}"`)}
+${field('codigo', 'codigo (cartao, envio)', html`pattern="[0-9A-Z]{1,4}"`)}
+${field('motivo', 'motivo (devolucao, cartao, envio)', html`maxlength="${FAULT_LIMITS.reasonMaxChars}"`)}
+<label>estado (instituicao) <select name="estado"><option value=""></option><option>lenta</option><option>fora</option></select></label>
+${field('atrasoMs', 'atrasoMs (instituicao lenta)', html`type="number" min="1" max="${FAULT_LIMITS.slowInstitutionMaxMs}"`)}
 ${field('vezes', 'vezes (só as próximas N; vazio: todas)', html`type="number" min="1" max="${FAULT_LIMITS.timesMax}"`)}
 ${field('segundos', 'segundos (só por este tempo no relógio da conta)', html`type="number" min="1" max="${FAULT_LIMITS.durationMaxSeconds}"`)}
 <button type="submit" class="primary">Definir falha</button></form></section>`;

@@ -17,6 +17,8 @@ export const FAULT_LIMITS = {
   keyLookupWaitMaxMs: 30_000,
   /** A refund's or a card refusal's reason. */
   reasonMaxChars: 140,
+  /** How much later a slow receiving institution answers, at most 10 minutes of the account's clock. */
+  slowInstitutionMaxMs: 600_000,
 } as const;
 
 const reason = (description: string) =>
@@ -51,6 +53,18 @@ const ISSUER_REASONS: Record<string, string> = {
   '54': 'Expired card.',
   '57': 'Transaction not permitted to the card holder.',
   '91': 'Card issuer unavailable, please try again later.',
+};
+
+/** Default reasons of the SPI's rejection codes integrators meet most (pacs.002 ExternalStatusReason). */
+const SPI_REASONS: Record<string, string> = {
+  AC03: 'Conta do recebedor inexistente ou inválida.',
+  AC06: 'Conta do recebedor bloqueada.',
+  AC07: 'Conta do recebedor encerrada.',
+  AG03: 'Tipo de transação não suportado pela conta do recebedor.',
+  AM02: 'Valor acima do permitido para a conta do recebedor.',
+  BE01: 'O documento do recebedor não confere com o titular da conta.',
+  DS04: 'Ordem recusada pela instituição do recebedor.',
+  RR04: 'Recusado por motivo regulatório.',
 };
 
 /** The card refusal's reason: the sandbox's own codes (1, 2, 3) keep their reasons, which the checkout translates. */
@@ -114,6 +128,41 @@ export const FAULT_KINDS: { [K in FaultKind]: KindDefinition<K> } = {
     params: (input) => ({
       codigo: input.codigo as string,
       motivo: cardReason(input.codigo as string, input.motivo as string | undefined),
+    }),
+  },
+  envio: {
+    summary:
+      'Sends to other institutions are rejected by the receiving institution with this reason code: NAO_REALIZADO, motivo ending in (AC03)',
+    body: body({
+      codigo: Type.String({
+        pattern: '^[A-Z]{2}[0-9]{2}$',
+        description: 'An SPI rejection code: AC03, AC06, AM02, BE01, …',
+      }),
+      motivo: reason('The rejection reason (default: by the code).'),
+    }),
+    params: (input) => {
+      const codigo = input.codigo as string;
+      const motivo =
+        (input.motivo as string | undefined) ?? SPI_REASONS[codigo] ?? 'Pix recusado pela instituição do recebedor.';
+      return { codigo, motivo: `${motivo} (${codigo})` };
+    },
+  },
+  instituicao: {
+    summary:
+      'The receiving (other) institution is slow (sends settle atrasoMs later) or down (sends end NAO_REALIZADO, AB03), for the period in segundos',
+    body: body({
+      estado: Type.Union([Type.Literal('lenta'), Type.Literal('fora')]),
+      atrasoMs: Type.Optional(
+        Type.Integer({
+          minimum: 1,
+          maximum: FAULT_LIMITS.slowInstitutionMaxMs,
+          description: "lenta: how much later it answers, on the account's clock (default 5000).",
+        }),
+      ),
+    }),
+    params: (input) => ({
+      estado: input.estado as FaultParams['instituicao']['estado'],
+      atrasoMs: (input.atrasoMs as number | undefined) ?? 5000,
     }),
   },
   limite: {

@@ -32,6 +32,8 @@ export interface Config {
   dictTimeoutMs: number;
   /** Webhook attempt records are deleted past this many days (PIXD_WEBHOOK_ATTEMPT_RETENTION_DAYS). */
   webhookAttemptRetentionDays: number;
+  /** A request not committed within this many milliseconds rolls back and answers 503 (PIXD_REQUEST_DEADLINE_MS). */
+  requestDeadlineMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -48,6 +50,11 @@ export const SETTING_FLAGS = [
   ['--nodes', 'PIXD_NODES', 'nodes sharing REDIS_URL (each admits its share while Redis is down)'],
   ['--webhook-allow', 'PIXD_WEBHOOK_ALLOW', 'CIDR ranges webhooks may reach although private'],
   ['--dict-timeout-ms', 'PIXD_DICT_TIMEOUT_MS', 'directory operations answer 504 past this (default 5000)'],
+  [
+    '--request-deadline-ms',
+    'PIXD_REQUEST_DEADLINE_MS',
+    'a request not committed by then rolls back and answers 503 (default 10000)',
+  ],
   [
     '--webhook-attempt-retention-days',
     'PIXD_WEBHOOK_ATTEMPT_RETENTION_DAYS',
@@ -107,6 +114,11 @@ export function loadConfig(settings: Record<string, string | undefined>, cwd = p
     throw new ConfigError(
       `PIXD_DICT_TIMEOUT_MS must be a whole number of milliseconds, got "${settings.PIXD_DICT_TIMEOUT_MS}"`,
     );
+  const requestDeadlineMs = Number(settings.PIXD_REQUEST_DEADLINE_MS ?? LIMITS.requestDeadlineMsDefault);
+  if (!Number.isSafeInteger(requestDeadlineMs) || requestDeadlineMs < 1)
+    throw new ConfigError(
+      `PIXD_REQUEST_DEADLINE_MS must be a whole positive number of milliseconds, got "${settings.PIXD_REQUEST_DEADLINE_MS}"`,
+    );
   const retention = settings.PIXD_WEBHOOK_ATTEMPT_RETENTION_DAYS;
   const webhookAttemptRetentionDays = Number(retention || LIMITS.webhookAttemptRetentionDaysDefault);
   if (
@@ -139,6 +151,7 @@ export function loadConfig(settings: Record<string, string | undefined>, cwd = p
     pagesUrlGiven: pagesUrl !== undefined || Boolean(settings.PIXD_PUBLIC_URL),
     dictTimeoutMs,
     webhookAttemptRetentionDays,
+    requestDeadlineMs,
   };
 }
 

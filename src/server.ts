@@ -64,6 +64,7 @@ import { participantRoutes } from './openfinance/participants/routes.ts';
 import { enrolmentRoutes } from './openfinance/enrolments/routes.ts';
 import { ofPaymentRoutes } from './openfinance/payments/routes.ts';
 import { consentRoutes } from './openfinance/consent/routes.ts';
+import { withDeadline } from './platform/db/deadline.ts';
 
 export interface BuildOptions {
   logger?: boolean | object;
@@ -145,6 +146,26 @@ function refuseWhileDraining(app: FastifyInstance): void {
   });
 }
 
+/**
+ * Every request runs under a deadline counted from its arrival (src/platform/db/deadline.ts): a transaction
+ * not committed by then rolls back and the request answers 503 with Retry-After in its family's format.
+ * Set before the handler (after parsing), so the handler and everything it awaits see it. The operator API
+ * (`pixd ledger verify`, snapshots) has none: its work grows with the data and its caller waits for it.
+ */
+function requestDeadline(app: FastifyInstance, deadlineMs: number): void {
+  const arrivedAt = new WeakMap<object, number>();
+  app.addHook('onRequest', (request, _reply, done) => {
+    arrivedAt.set(request, Date.now());
+    done();
+  });
+  app.addHook('preHandler', (request, _reply, done) => {
+    if (request.routeOptions.url?.startsWith(OPERATOR_PREFIX)) return done();
+    withDeadline((arrivedAt.get(request) ?? Date.now()) + deadlineMs, done);
+  });
+}
+
+const OPERATOR_PREFIX = '/operator/';
+
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? loggerOptions(ctx.config.logLevel, ctx.config.logFormat),
@@ -168,6 +189,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   });
   app.setValidatorCompiler(validatorCompiler());
   refuseWhileDraining(app);
+  requestDeadline(app, ctx.config.requestDeadlineMs);
   app.addHook('onRequest', onlyPagesThere(ctx.pages));
   // Before any route is declared: they apply to every family registered below.
   app.addHook('onRoute', boundRequestNumbers);

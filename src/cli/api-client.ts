@@ -146,12 +146,19 @@ function refusal(method: string, path: string, answer: Answer): ApiRefusal {
   const violations = Array.isArray(b.violacoes)
     ? (b.violacoes as { propriedade?: string; razao?: string }[]).map((v) => `${v.propriedade}: ${v.razao}`).join('; ')
     : '';
-  const reason =
-    [b.title ?? b.nome ?? b.error, b.detail ?? b.mensagem ?? b.error_description].filter(Boolean).join(': ') ||
-    JSON.stringify(b);
+  const parts = [b.title ?? b.nome ?? b.error, b.detail ?? b.mensagem ?? b.error_description].filter(Boolean);
+  const reason = parts.length ? joinSentences(parts.map(String)) : JSON.stringify(b);
   return new ApiRefusal(
     `${method} ${path} answered ${answer.status}: ${reason}${violations ? ` (${violations})` : ''}`,
     answer.status,
     b,
   );
+}
+
+/**
+ * A title and its detail as one text: a title that is a sentence already ("Cobrança inválida.") is followed
+ * by the detail, a bare name (`cobranca_inexistente`) by a colon; never "inválida.: …".
+ */
+export function joinSentences(parts: string[]): string {
+  return parts.reduce((text, part) => (/[.!?]$/.test(text) ? `${text} ${part}` : `${text}: ${part}`));
 }

@@ -3,7 +3,8 @@
  * integrator could make with the same credentials, so the same scopes, rules and webhooks apply.
  */
 import { randomBytes } from 'node:crypto';
-import type { ApiClient } from './api-client.ts';
+import { ApiRefusal, type ApiClient } from './api-client.ts';
+import { brasiliaDate, fromEpochDay, isBusinessDay, toEpochDay } from '../platform/calendar.ts';
 import { CliError } from './operator-client.ts';
 
 /** What `pixd pay` was handed: a BR Code (starts with the payload format indicator), a txid, or a key. */
@@ -55,7 +56,8 @@ export const TRIGGERS: Record<
     description: "a charge on one of the account's keys, paid (the key's Pix webhook)",
     async run(api, o) {
       const pix = await receive(api, o);
-      return `received ${pix.valor} on ${pix.chave}: endToEndId ${pix.endToEndId}`;
+      const note = await unsent(api, `/v2/webhook/${encodeURIComponent(String(pix.chave))}`, `for ${pix.chave}`);
+      return `received ${pix.valor} on ${pix.chave}: endToEndId ${pix.endToEndId}${note}`;
     },
   },
   devolucao: {
@@ -64,33 +66,38 @@ export const TRIGGERS: Record<
       const pix = await receive(api, o);
       const id = randomBytes(8).toString('hex');
       const refund = await api.pix('PUT', `/v2/pix/${pix.endToEndId}/devolucao/${id}`, { valor: pix.valor });
-      return `refund ${refund.id} of ${refund.valor} for ${pix.endToEndId}: ${refund.status}`;
+      const note = await unsent(api, `/v2/webhook/${encodeURIComponent(String(pix.chave))}`, `for ${pix.chave}`);
+      return `refund ${refund.id} of ${refund.valor} for ${pix.endToEndId}: ${refund.status}${note}`;
     },
   },
   rec: {
     description: 'a new recurrence, whose creation is a /v2/webhookrec event',
     async run(api) {
-      const rec = await api.pix('POST', '/v2/rec', {
-        vinculo: {
-          objeto: 'Teste pixd trigger',
-          contrato: 'pixd-trigger',
-          devedor: { cpf: '11144477735', nome: 'Pagador Teste' },
-        },
-        calendario: { dataInicial: '2099-01-01', periodicidade: 'MENSAL' },
-        valor: { valorRec: '10.00' },
-        politicaRetentativa: 'NAO_PERMITE',
-      });
-      return `recurrence ${rec.idRec} ${rec.status}: its /rec event is queued`;
+      const rec = await api.pix('POST', '/v2/rec', recurrence('2099-01-01'));
+      const note = await unsent(api, '/v2/webhookrec', 'for recurrences (/v2/webhookrec)');
+      return `recurrence ${rec.idRec} ${rec.status}: its /rec event is queued${note}`;
     },
   },
   cobr: {
-    description: "the last recurring charge's event again (the /v2/webhookcobr webhook)",
-    run: async (api) => emitted(await api.pix('POST', '/sandbox/webhooks/cobr', {})),
+    description:
+      "the last recurring charge's event again (the /v2/webhookcobr webhook); on an account without one, a recurrence the payer approves and a recurring charge on it, whose creation is the event",
+    async run(api) {
+      const note = await unsent(api, '/v2/webhookcobr', 'for recurring charges (/v2/webhookcobr)');
+      try {
+        return emitted(await api.pix('POST', '/sandbox/webhooks/cobr', {})) + note;
+      } catch (error) {
+        if (!(error instanceof ApiRefusal && error.status === 404)) throw error;
+      }
+      const cobr = await newRecurringCharge(api);
+      return `recurring charge ${cobr.txid} ${cobr.status} on recurrence ${cobr.idRec}: its /cobr event is queued${note}`;
+    },
   },
   'abertura-conta': {
     description: 'an account-opening event (every /v1/webhook of the account)',
     async run(api) {
       const event = await api.pix('POST', '/sandbox/webhooks/abertura-conta', { evento: 'conta_aberta' });
+      if (event.webhooks === 0)
+        return `account opening ${event.identificador}: ${event.evento}; no /v1/webhook is registered, so none was sent`;
       return `account opening ${event.identificador}: ${event.evento} to ${event.webhooks} webhook(s)`;
     },
   },
@@ -107,6 +114,51 @@ export const TRIGGERS: Record<
     },
   },
 };
+
+const recurrence = (dataInicial: string) => ({
+  vinculo: {
+    objeto: 'Teste pixd trigger',
+    contrato: 'pixd-trigger',
+    devedor: { cpf: '11144477735', nome: 'Pagador Teste' },
+  },
+  calendario: { dataInicial, periodicidade: 'MENSAL' },
+  valor: { valorRec: '10.00' },
+  politicaRetentativa: 'NAO_PERMITE',
+});
+
+/** Days ahead of the account's today a recurring charge falls due: inside the 2-to-10-day window of creation. */
+const RECURRING_DUE_DAYS = 3;
+
+/** A recurrence from today, approved as the sandbox payer, and a recurring charge on it, due in a few days. */
+async function newRecurringCharge(api: ApiClient): Promise<Record<string, unknown>> {
+  const today = brasiliaDate(new Date(String((await api.pix('GET', '/sandbox/clock')).agora)));
+  let due = toEpochDay(today) + RECURRING_DUE_DAYS;
+  while (!isBusinessDay(due)) due++;
+  const rec = await api.pix('POST', '/v2/rec', recurrence(today));
+  await api.pix('POST', `/sandbox/rec/${rec.idRec}/aprovar`);
+  return api.pix('POST', '/v2/cobr', {
+    idRec: rec.idRec,
+    calendario: { dataDeVencimento: fromEpochDay(due) },
+    valor: { original: '10.00' },
+    ajusteDiaUtil: false,
+    recebedor: { conta: api.credentials.account.conta, tipoConta: 'PAGAMENTO', agencia: '0001' },
+    devedor: { cpf: '11144477735', nome: 'Pagador Teste' },
+  });
+}
+
+/**
+ * What a trigger adds when the account has no webhook for the event it caused (GET of the registration is a
+ * 404): the event happened, but nothing was sent, and the person at the terminal waits for nothing.
+ */
+async function unsent(api: ApiClient, registration: string, what: string): Promise<string> {
+  try {
+    await api.pix('GET', registration);
+    return '';
+  } catch (error) {
+    if (!(error instanceof ApiRefusal && error.status === 404)) throw error;
+    return `; no webhook is registered ${what}, so none was sent (register one, or run pixd listen)`;
+  }
+}
 
 /**
  * A Pix received through a charge on the key, so it carries a txid: a Pix without one is notified only

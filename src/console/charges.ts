@@ -105,7 +105,7 @@ export async function chargeListPage(
         (r) => html`<tr><td>${when(r.created_at)}</td>
 <td><a href="/console/charges/${r.kind}/${encodeURIComponent(r.txid)}"><code>${r.txid}</code></a></td>
 <td>${badge(r.status)}</td><td class="num">${brl(r.amount_cents)}</td>
-<td>${r.devedor_nome ?? ''}${r.devedor_documento ? html` <span class="muted">${r.devedor_documento}</span>` : ''}</td></tr>`,
+<td>${r.pagador_nome ?? ''}${r.pagador_documento ? html` <span class="muted">${r.pagador_documento}</span>` : ''}</td></tr>`,
       )}</tbody></table></div>
 ${pager(search.before && link(search, q), next)}`
     : filtered
@@ -165,7 +165,7 @@ export async function chargeDetailPage(
 <dl><dt>txid</dt><dd><code>${txid}</code></dd><dt>Tipo</dt><dd>${kind}</dd><dt>Status</dt><dd>${badge(view.status)}</dd>
 <dt>Valor</dt><dd>${brl(parseAmount(view.valor.original))}</dd>
 <dt>Criação</dt><dd>${when(String(view.calendario.criacao))}</dd>
-<dt>Pagador</dt><dd>${view.devedor?.nome ?? '—'} ${view.devedor?.cpf ?? view.devedor?.cnpj ?? ''}</dd>
+<dt>Devedor</dt><dd>${view.devedor?.nome ?? '—'} ${view.devedor?.cpf ?? view.devedor?.cnpj ?? ''}</dd>
 <dt>Split</dt><dd>${view.config ? html`configuração <code>${view.config.id}</code> (revisão ${view.config.revisao})` : 'sem split'}</dd></dl></section>
 <section aria-labelledby="qr-title"><h2 id="qr-title">QR Code</h2>${qr}</section></div>
 <section aria-labelledby="revisions"><h2 id="revisions">Revisões</h2><ol start="0">${revisions.map(

@@ -62,8 +62,9 @@ export interface ChargeListRow {
   status: string;
   created_at: Date;
   amount_cents: number;
-  devedor_nome: string | null;
-  devedor_documento: string | null;
+  /** Who paid (the latest Pix received for the charge), not the debtor the charge names. */
+  pagador_nome: string | null;
+  pagador_documento: string | null;
 }
 
 /** One page and whether another follows (`limit + 1` read, one dropped). */
@@ -74,9 +75,11 @@ export async function chargePage(
   limit: number,
 ): Promise<{ rows: ChargeListRow[]; more: boolean }> {
   const { rows } = await sql.query<ChargeListRow>(
-    `select id, txid, kind, status, created_at, amount_cents,
-            body->'devedor'->>'nome' as devedor_nome, coalesce(devedor_cpf, devedor_cnpj) as devedor_documento
+    `select id, txid, kind, status, created_at, amount_cents, paid.pagador_nome, paid.pagador_documento
        from charges
+       left join lateral (
+         select p.pagador_nome, coalesce(nullif(p.pagador_cpf, ''), p.pagador_cnpj) as pagador_documento
+           from received_pix p where p.charge_id = charges.id order by p.id desc limit 1) paid on true
       where account_id = $1 and kind = $2
         and ($3::text is null or txid = $3)
         and ($4::text is null or status = $4)

@@ -62,7 +62,7 @@ ${'evento' in d ? html`<details><summary>Evento entregue${d.topico.startsWith('w
 ${
   d.tentativas.length
     ? html`<div class="scroll"><table><caption class="sr">Tentativas da entrega ${d.id}</caption><thead><tr><th scope="col">#</th><th scope="col">Horário</th><th scope="col">URL</th><th scope="col" class="num">HTTP</th><th scope="col" class="num">Latência</th><th scope="col">Erro</th></tr></thead>
-<tbody>${d.tentativas.map((a) => html`<tr class="attempt"><td>${a.numero}</td><td>${when(a.horario)}</td><td><code>${a.url}</code></td><td class="num">${a.statusHttp ?? '—'}</td><td class="num">${a.latenciaMs} ms</td><td>${cut(a.erro) ?? ''}</td></tr>`)}</tbody></table></div>
+<tbody>${d.tentativas.map((a) => html`<tr class="attempt"><td>${a.numero}</td><td>${when(a.horario)}</td><td><code class="url" title="${a.url}">${a.url}</code></td><td class="num">${a.statusHttp ?? '—'}</td><td class="num">${a.latenciaMs} ms</td><td>${cut(a.erro) ?? ''}</td></tr>`)}</tbody></table></div>
 ${d.tentativas.map(attemptBodies)}`
     : html`<p class="muted">Nenhuma tentativa ainda.</p>`
 }
@@ -90,8 +90,8 @@ export async function webhooksPage(ctx: AppContext, caller: Caller, session: Ses
 ${
   registrations.length || accountHooks.length
     ? html`<div class="scroll"><table><caption class="sr">Webhooks cadastrados</caption><thead><tr><th scope="col">Chave ou tipo</th><th scope="col">URL</th><th scope="col">Cadastro</th></tr></thead><tbody>
-${registrations.map((r) => html`<tr><td><code>${r.chave}</code></td><td><code>${r.webhook_url}</code></td><td>${when(r.created_at)}</td></tr>`)}
-${accountHooks.map((r) => html`<tr><td>${r.kind}</td><td><code>${r.webhook_url}</code></td><td>${when(r.created_at)}</td></tr>`)}
+${registrations.map((r) => html`<tr><td><code>${r.chave}</code></td><td><code class="url" title="${r.webhook_url}">${r.webhook_url}</code></td><td>${when(r.created_at)}</td></tr>`)}
+${accountHooks.map((r) => html`<tr><td>${r.kind}</td><td><code class="url" title="${r.webhook_url}">${r.webhook_url}</code></td><td>${when(r.created_at)}</td></tr>`)}
 </tbody></table></div>`
     : empty(
         'Nenhum webhook cadastrado.',

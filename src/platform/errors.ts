@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from './db/errors.ts';
+import { DeadlineExceeded } from './db/deadline.ts';
 import { maskDocumentNumber } from './documents.ts';
 import { LIMITS } from './limits.ts';
 import { redactedText } from './log-redaction.ts';
@@ -176,13 +177,15 @@ export class NodeDraining extends Error {
 /** Turns any thrown value into an ApiError: schema failures name the property, unknown failures are 500s. */
 export function toApiError(error: unknown, format: ErrorFormat, config: InvalidRequestConfig): ApiError {
   if (error instanceof ApiError) return error;
-  if (error instanceof NodeDraining || isDatabaseUnavailable(error))
+  if (error instanceof NodeDraining || error instanceof DeadlineExceeded || isDatabaseUnavailable(error))
     return new ApiError(
       503,
       format === 'problem' ? 'ServicoIndisponivel' : 'servico_indisponivel',
       error instanceof NodeDraining
         ? 'Este nó está sendo desligado; tente novamente.'
-        : 'Serviço temporariamente indisponível; tente novamente.',
+        : error instanceof DeadlineExceeded
+          ? 'A requisição excedeu o prazo do servidor e nada foi gravado; tente novamente.'
+          : 'Serviço temporariamente indisponível; tente novamente.',
     );
   const fastifyError = error as FastifyError & { validationContext?: string };
   const invalidName = config.invalidRequest ?? GENERIC_INVALID[format];

@@ -44,6 +44,20 @@ export const LIMITS = {
   settlementStatementsInFlight: 1,
   /** The settlement reads coalesced the same way (`settlementReaderFor`): read statements in flight per node. */
   settlementReadsInFlight: 1,
+  /**
+   * A transaction (or a statement on its own) that PostgreSQL refused with a deadlock (40P01) or a serialization
+   * failure (40001) is run again at most this many times, after a random pause of up to
+   * `conflictRetryJitterMaxMs` times the attempt number (src/platform/db/conflict-retry.ts): the two
+   * transactions of a deadlock, retried at once, would meet again.
+   */
+  conflictRetriesMax: 5,
+  conflictRetryJitterMaxMs: 25,
+  /**
+   * Every request's server-side deadline (src/platform/db/deadline.ts): a transaction not committed by then rolls
+   * back and the request answers 503 with Retry-After. The default; PIXD_REQUEST_DEADLINE_MS overrides it
+   * (config.requestDeadlineMs). Longer than a directory operation's timeout, which answers 504 on its own.
+   */
+  requestDeadlineMsDefault: 10_000,
   /** Connections one node holds to PostgreSQL for requests, transactions and jobs. */
   postgresConnections: 20,
   /**
@@ -87,6 +101,8 @@ export const LIMITS = {
    * dies mid-job loses its claims within this long (at once on a restart on the same host).
    */
   outboxLeaseMs: 9_000,
+  /** The QR page (payer's browser) checks its charge's status this often while the QR is shown. */
+  qrPageRefreshMs: 3_000,
   /**
    * A job whose handler threw (a bug, a URL no transport takes) runs again after this pause, doubled at each
    * attempt up to the maximum: retried rather than lost, but not every few seconds for ever.
@@ -186,8 +202,10 @@ export const LIMITS = {
   /**
    * TCP connect plus TLS handshake of one webhook call: a receiver that accepts the connection and never
    * answers is given up after this, not after the whole delivery timeout (a healthy one handshakes in ms).
+   * Not shorter: on a saturated node (2 s was tried) its own starved handshakes missed the deadline, and a
+   * healthy receiver's delivery waited a retry step (a minute) or its destination was backed off.
    */
-  webhookConnectTimeoutMs: 2_000,
+  webhookConnectTimeoutMs: 5_000,
   /**
    * A destination whose calls fail this many times in a row (unreachable, timeout, no answer, TLS, HTTP 5xx)
    * backs off: its deliveries are put back unsent and uncounted, holding no slot, until the back-off ends;

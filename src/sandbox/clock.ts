@@ -10,7 +10,7 @@
  */
 import type { Database, Sql } from '../platform/db/database.ts';
 import type { OffsetClock } from '../platform/clock.ts';
-import { OUTBOX_CHANNEL } from '../platform/outbox/jobs.ts';
+import { OUTBOX_CHANNEL, shiftAccountJobs } from '../platform/outbox/jobs.ts';
 
 /** Bounds a single move so a typo cannot push an account centuries ahead. */
 export const CLOCK_ADVANCE_MAX_SECONDS = 5 * 365 * 86_400;
@@ -47,12 +47,7 @@ async function moveAccountClock(
     await sql.query('update sandbox_clocks set offset_ms = $2 where account_id = $1', [accountId, current + delta]);
     // Jobs that just came due run now, not at the workers' next idle poll.
     if (delta !== 0) sql.notifyAfterCommit(OUTBOX_CHANNEL);
-    if (delta !== 0)
-      await sql.query(
-        `update outbox set available_at = available_at - $2 * interval '1 millisecond'
-          where done_at is null and account_id = $1`,
-        [accountId, delta],
-      );
+    if (delta !== 0) await shiftAccountJobs(sql, accountId, delta);
     return current + delta;
   });
   clock.setAccountOffsetMs(accountId, offsetMs);

@@ -9,12 +9,13 @@
  * The journal is never edited: a reset posts one entry that takes every balance back to zero (reset.ts).
  */
 import type { Sql } from '../platform/db/database.ts';
+import { ACCOUNT_JOBS } from '../platform/outbox/jobs.ts';
 
 /** `$1` is the account id; `$2` its creation instant. In an order that no foreign key refuses. */
 const REMOVED: readonly { table: string; where: string }[] = [
   // Work after the response: its jobs and their delivery records, before what they are about.
   { table: 'webhook_attempts', where: 'account_id = $1' },
-  { table: 'outbox', where: 'account_id = $1' },
+  ACCOUNT_JOBS,
   { table: 'report_chunks', where: 'report_id in (select id from reports where account_id = $1)' },
   { table: 'reports', where: 'account_id = $1' },
   { table: 'pix_webhooks', where: 'account_id = $1' },

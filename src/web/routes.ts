@@ -14,6 +14,7 @@ import { CreditCard } from '../billing/charges/schemas.ts';
 import { escapeHtml, jsonForScript, notFoundPage, PAGE_STYLE } from '../platform/html.ts';
 import { checkoutData, checkoutPay, checkoutView } from './checkout.ts';
 import { landingPage } from './landing.ts';
+import { faviconIco } from './favicon.ts';
 
 const read = (name: string) => fs.readFileSync(new URL(`./${name}`, import.meta.url), 'utf8');
 
@@ -48,6 +49,10 @@ export const webRoutes =
     const html = 'text/html; charset=utf-8';
     const js = 'text/javascript; charset=utf-8';
 
+    const favicon = faviconIco();
+    app.get('/favicon.ico', { schema: { hide: true } }, async (_request, reply) =>
+      reply.type('image/x-icon').header('cache-control', 'public, max-age=86400').send(favicon),
+    );
     const landing = landingPage(ctx);
     app.get('/', { schema: { hide: true } }, async (_request, reply) =>
       reply.type('text/html; charset=utf-8').send(landing),

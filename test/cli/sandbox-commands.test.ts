@@ -51,6 +51,7 @@ describe('pixd pay, clock and trigger', () => {
     receiver.calls.length = 0;
     const received = await ok('trigger', 'pix', '--valor', '3.21');
     const e2eid = /endToEndId (\w+)/.exec(received)?.[1];
+    assert.doesNotMatch(received, /no webhook/, 'the key has a webhook: nothing to warn of');
     const [call] = await receiver.waitForCalls(1, '/cli/pix');
     assert.equal(call.body.pix[0].endToEndId, e2eid);
     assert.equal(call.body.pix[0].valor, '3.21');
@@ -76,6 +77,28 @@ describe('pixd pay, clock and trigger', () => {
     assert.match(refused.stderr, /needs --notification-url/);
   });
 
+  it('on a fresh account, trigger cobr creates the recurring charge it needs, and each trigger says when no webhook was sent', async () => {
+    const created = JSON.parse(await ok('account', 'create', '--json'));
+    const own = (...args: string[]) =>
+      ok(...args, '--credentials', `${svc.data.dataDir}/credentials-${created.account.conta}.json`);
+    const cobr = await own('trigger', 'cobr');
+    assert.match(
+      cobr,
+      /^recurring charge \w+ CRIADA on recurrence R\w+: its \/cobr event is queued; no webhook is registered for recurring charges/,
+    );
+    // Now there is one: the next trigger replays its event.
+    assert.match(await own('trigger', 'cobr'), /^webhook\.cobr queued as delivery \d+; no webhook is registered/);
+    assert.match(
+      await own('trigger', 'pix', '--valor', '1.50'),
+      /^received 1\.50 on \S+: .*; no webhook is registered for /,
+    );
+    assert.match(await own('trigger', 'abertura-conta'), /no \/v1\/webhook is registered, so none was sent/);
+    // A notification URL pixd cannot POST to is refused before any charge exists.
+    const http = await pixd('trigger', 'cobranca', '--notification-url', 'http://localhost:3000/billing');
+    assert.equal(http.status, 1);
+    assert.match(http.stderr, /notification_url: .*HTTPS/);
+  });
+
   it('moves the clock by a human duration and back', async () => {
     assert.match(await ok('clock', 'advance', '1d2h'), /\(93600 s ahead of real time\)/);
     assert.match(await ok('clock'), /\(93600 s ahead/);
@@ -89,6 +112,10 @@ describe('pixd pay, clock and trigger', () => {
     const unknown = await pixd('pay', 'A'.repeat(30));
     assert.equal(unknown.status, 1);
     assert.match(unknown.stderr, /^pixd: POST \/sandbox\/pix\/pay answered 400: .*cobranca_inexistente/);
+    const invalid = await pixd('trigger', 'pix', '--valor', 'abc');
+    assert.equal(invalid.status, 1);
+    assert.match(invalid.stderr, /answered 400: Cobrança inválida\. \S/);
+    assert.doesNotMatch(invalid.stderr, /\.:/, 'a title that ends a sentence is not followed by a colon');
     const absent = await runPixd(['trigger', 'pix', '--credentials', '/nonexistent/credentials.json']);
     assert.equal(absent.status, 1);
     assert.match(absent.stderr, /^pixd: no credentials file at \/nonexistent/);

@@ -88,6 +88,22 @@ describe('web console journey (headless Chromium)', () => {
     await page.waitForSelector('.flash.ok');
     assert.match(await page.innerText('.flash'), /Pago: 1234\.56/);
 
+    // The list's Pagador is who paid (the sandbox payer), not the debtor the charge names; at phone width the
+    // txid stays on one line and the amount whole (the table scrolls sideways instead).
+    await page.goto(`${console_}/charges`);
+    const paidRow = page.locator('tbody tr', { has: page.locator(`a[href="/console/charges/cob/${txid}"]`) });
+    const payerCell = (await paidRow.locator('td').nth(4).innerText()).trim();
+    assert.ok(payerCell && !payerCell.includes('Fulano de Tal'), `Pagador: ${payerCell}`);
+    await page.setViewportSize({ width: 390, height: 844 });
+    const lines = await paidRow.locator('code').evaluate((code) => {
+      const height = code.getBoundingClientRect().height;
+      return Math.round(height / Number.parseFloat(getComputedStyle(code).lineHeight));
+    });
+    assert.equal(lines, 1, 'the txid on one line');
+    const amount = await paidRow.locator('td.num').evaluate((td) => td.scrollWidth <= td.clientWidth);
+    assert.ok(amount, 'the amount not cut');
+    await page.setViewportSize({ width: 1280, height: 860 });
+
     await page.goto(`${console_}/charges/cob/${txid}`);
     assert.match(await page.innerText('#live-region'), /CONCLUIDA/);
     await receiver.waitForCalls(1);

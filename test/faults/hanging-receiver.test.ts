@@ -29,7 +29,7 @@ describe('faults: a silent receiver slows only its own tenant', () => {
   let healthy: Receiver;
 
   before(async () => {
-    // The production deadlines: connect (TCP + TLS) 2 s within a 10 s call.
+    // The production deadlines: connect (TCP + TLS) 5 s within a 10 s call.
     setWebhookSettings({ deliveryTimeoutMs: LIMITS.webhookDeliveryTimeoutMs });
     svc = await startTestService();
     [c, d] = [await svc.newParty(), await svc.newParty()];
@@ -50,7 +50,7 @@ describe('faults: a silent receiver slows only its own tenant', () => {
     const cApi = webhookApi(c);
     for (let sent = 0; sent < HANGING_BACKLOG; sent += 20)
       await Promise.all(Array.from({ length: 20 }, () => cApi.payNewCharge('11.00')));
-    // Its calls failed within the connect deadline (2 s, not the 10 s of the call), which backed it off.
+    // Its calls failed within the connect deadline (5 s, not the 10 s of the call), which backed it off.
     await waitFor(async () => {
       const queued = await cApi.deliveries('webhook.pix');
       return queued.length > 0 && queued.every((delivery) => delivery.ultimoErro);

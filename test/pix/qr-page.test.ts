@@ -73,7 +73,7 @@ describe('Pix QR page (headless Chromium)', () => {
     assert.equal(await page.textContent('#status'), 'Aguardando pagamento');
     assert.equal(await page.getAttribute('dl', 'data-status'), 'ATIVA');
     const expiresAt = new Date(new Date(cob.calendario.criacao).getTime() + cob.calendario.expiracao * 1000);
-    assert.equal(await page.textContent('#expiry'), brasiliaDateTime(expiresAt));
+    assert.equal(await page.textContent('#expiry'), `${brasiliaDateTime(expiresAt)} (horário de Brasília)`);
     assert.equal(await page.inputValue('#code'), cob.pixCopiaECola);
     assert.ok(await page.isVisible('img[alt^="QR Code Pix"]'));
     assert.match(await page.innerText('.sandbox'), new RegExp(`pixd pay ${cob.txid}`));
@@ -93,9 +93,21 @@ describe('Pix QR page (headless Chromium)', () => {
     await screenshot(phone, 'qr-page-phone');
     await phone.context().close();
 
+    // Opened in a browser, the location URL of the payload shows this page, not a JWS file to download.
+    const located = await open(`https://${cob.location}`);
+    assert.equal(new URL(located.url()).pathname, new URL(link).pathname);
+    assert.equal(await located.textContent('h1'), RECEIVER);
+    await located.context().close();
+    const jws = await svc.anonymous.request('GET', new URL(`https://${cob.location}`).pathname, {
+      headers: { accept: 'application/jose' },
+    });
+    assert.equal(jws.status, 200, 'a payer app still gets the payload');
+    assert.match(String(jws.headers['content-type']), /^application\/jose/);
+
     const paid = await call('POST', '/sandbox/pix/pay', { txid: cob.txid });
     assert.equal(paid.status, 201, paid.text);
-    await page.reload();
+    // Not reloaded by hand: the page watches its charge and shows it paid.
+    await page.waitForSelector('dl[data-status="CONCLUIDA"]');
     assert.equal(await page.textContent('#status'), 'Paga');
     assert.equal(await page.getAttribute('dl', 'data-status'), 'CONCLUIDA');
     assert.equal(await page.textContent('#notice'), 'Pagamento recebido. Esta cobrança já está paga.');

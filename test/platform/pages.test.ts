@@ -43,6 +43,10 @@ describe('pages listener', () => {
     assert.equal(landing.status, 200);
     assert.match(String(landing.headers['content-type']), /^text\/html/);
     assert.equal((await pages.request('GET', '/web/payment-token.js')).status, 200);
+    const icon = await pages.request('GET', '/favicon.ico');
+    assert.equal(icon.status, 200, 'browsers ask every page for it');
+    assert.equal(icon.headers['content-type'], 'image/x-icon');
+    assert.ok(icon.text.startsWith('\0\0\u0001\0'), 'an ICO file');
     assert.equal((await pages.request('GET', '/.well-known/jwks.json')).status, 200);
     for (const [method, path] of [
       ['GET', '/v2/cob?inicio=2020-01-01T00:00:00Z&fim=2020-01-02T00:00:00Z'],

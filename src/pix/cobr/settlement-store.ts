@@ -7,10 +7,10 @@
  */
 import type { Sql } from '../../platform/db/database.ts';
 import { GroupCommit, perDatabase } from '../../platform/db/group-commit.ts';
-import { availableCodeSql, ledgerCode } from '../../platform/ledger/ledger.ts';
+import { availableCodeSql, ledgerCode, PIX_RECEIVED_POSTING } from '../../platform/ledger/ledger.ts';
 import { LIMITS } from '../../platform/limits.ts';
-import { accountOffset, jobsEnqueued, outboxRowValues, type NewJob } from '../../platform/outbox/jobs.ts';
-import { PIX_RECEIVED_POSTING, pixReceivedMoved } from '../payments/store.ts';
+import { jobsEnqueued, outboxInsertSql, outboxRowValues, type NewJob } from '../../platform/outbox/jobs.ts';
+import { pixReceivedMoved } from '../payments/store.ts';
 import type { ReceivedPixRow } from '../received/store.ts';
 import type { AccountEventPayload, PixEventPayload } from '../webhook/payloads.ts';
 import { keySettingsJsonOf, keySettingsOf, type KeySettings } from '../settings/store.ts';
@@ -108,13 +108,17 @@ export async function writeCobrSettlements(sql: Sql, list: CobrSettlement[]): Pr
        returning id, end_to_end_id),
      ${PIX_RECEIVED_POSTING},
      -- Due now on the receiver's clock, stored on the service's, as enqueue does.
-     job as (
-       insert into outbox (topic, ordering_key, payload, available_at, created_at, account_id)
-       select j.topic, j.ordering_key, j.payload, j.available_at - ${accountOffset('j.account_id')}, j.created_at,
-         j.account_id
-       from input i join pix on pix.end_to_end_id = i.end_to_end_id,
+     job as (${outboxInsertSql({
+       topic: 'j.topic',
+       orderingKey: 'j.ordering_key',
+       payload: 'j.payload',
+       availableAt: 'j.available_at',
+       createdAt: 'j.created_at',
+       accountId: 'j.account_id',
+       from: `input i join pix on pix.end_to_end_id = i.end_to_end_id,
          jsonb_to_recordset(i.jobs) as j(topic text, ordering_key text, payload jsonb, available_at timestamptz,
-           created_at timestamptz, account_id bigint))
+           created_at timestamptz, account_id bigint)`,
+     })})
      select i.cobr_id, pix.id from input i join pix on pix.end_to_end_id = i.end_to_end_id`,
     [
       column((s) => s.charge.id),
@@ -161,5 +165,6 @@ export const cobrSettlementBatcherFor = perDatabase(
       statementsInFlight: LIMITS.settlementStatementsInFlight,
       batchMax: LIMITS.settlementBatchMax,
       keyOf: (settlement) => settlement.charge.id,
+      lockOrder: (settlement) => settlement.charge.id,
     }),
 );

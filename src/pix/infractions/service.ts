@@ -33,7 +33,7 @@ import {
 import { paginacao } from '../shared/schemas.ts';
 import type { Caller } from '../shared/caller.ts';
 import { accountHolder } from '../send/store.ts';
-import { creditPixdPayer } from '../send/returns.ts';
+import { creditPixdPayer, lockRefundParties } from '../send/returns.ts';
 import type { DefenceRequest, InfractionListQuery, OpenRequest } from './schemas.ts';
 import {
   insertInfraction,
@@ -184,7 +184,7 @@ async function releaseBlock(sql: Sql, i: InfractionRow, now: Date): Promise<void
 
 /** Upheld: refunded to the payer (ACEITA). Not upheld: block released (REJEITADA). */
 async function conclude(sql: Sql, i: InfractionRow, upheld: boolean, now: Date): Promise<InfractionRow> {
-  await lockCustomer(sql, i.account_id);
+  await lockRefundParties(sql, i.account_id, i.received_pix_id);
   if (upheld) await refundToPayer(sql, i, now);
   else await releaseBlock(sql, i, now);
   return updateInfraction(sql, i.id, { status: upheld ? 'ACEITA' : 'REJEITADA', at: now, finished: true });

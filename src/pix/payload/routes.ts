@@ -20,6 +20,11 @@ const PayloadQuery = Type.Object({
 });
 const tags = ['Payload'];
 
+/** A browser's navigation: HTML asked for by name, the payload's own type not. */
+export function wantsPage(accept: string | undefined): boolean {
+  return !!accept && /\btext\/html\b/.test(accept) && !/application\/jose/.test(accept);
+}
+
 export const payloadRoutes =
   (ctx: AppContext): FastifyPluginAsync =>
   async (base) => {
@@ -30,6 +35,10 @@ export const payloadRoutes =
       request: FastifyRequest<{ Params: Static<typeof TokenParams>; Querystring: Static<typeof PayloadQuery> }>,
       reply: FastifyReply,
     ) => {
+      // A person who opened the location URL in a browser gets the QR page, not a JWS file to download; a
+      // payer's app (application/jose, */*, nothing) still gets the payload.
+      if (wantsPage(request.headers.accept))
+        return reply.redirect(`${ctx.pages.url}${VISUALIZATION_PATH}/${encodeURIComponent(request.params.token)}`, 303);
       const { payload } = await chargePayload(ctx.db, {
         token: request.params.token,
         now: (accountId) => ctx.clock.forAccount(accountId).now(),

@@ -26,6 +26,7 @@ export const settlementBatcherFor = perDatabase(
       statementsInFlight: LIMITS.settlementStatementsInFlight,
       batchMax: LIMITS.settlementBatchMax,
       keyOf: (settlement) => settlement.charge.id,
+      lockOrder: (settlement) => settlement.charge.id,
     }),
 );
 

@@ -5,13 +5,13 @@
  * read saw (`xmin`), so no lock is held between the two and no transaction is needed; a payment whose
  * charge changed in between writes nothing and goes to the engine's locked path.
  *
- * The write statement also writes rows owned by the ledger (an entry shaped as `post()` writes it: lines
- * summing to zero and the customer's posted total in the same statement) and the outbox (`outboxRowValues`).
+ * The write statement also writes rows owned by the ledger and the outbox, with the SQL those modules own
+ * (`PIX_RECEIVED_POSTING`, `outboxInsertSql`; test/platform/single-writers.test.ts).
  */
 import type { Sql } from '../../platform/db/database.ts';
-import { availableCodeSql, ledgerCode } from '../../platform/ledger/ledger.ts';
+import { availableCodeSql, ledgerCode, PIX_RECEIVED_POSTING } from '../../platform/ledger/ledger.ts';
 import { moneyMoved } from '../../platform/logging.ts';
-import { accountOffset, jobsEnqueued, outboxRowValues, type NewJob } from '../../platform/outbox/jobs.ts';
+import { jobsEnqueued, outboxInsertSql, outboxRowValues, type NewJob } from '../../platform/outbox/jobs.ts';
 import type { PixEventPayload } from '../webhook/payloads.ts';
 import type { CobVBody } from '../cobv/schemas.ts';
 import type { CobBody } from '../cob/schemas.ts';
@@ -117,7 +117,7 @@ function settlementRead(row: (ChargeForSettlement & { n?: number }) | undefined)
   return row;
 }
 
-/** The log line of a `pix_recebido` entry written by PIX_RECEIVED_POSTING (post() logs its own). */
+/** The log line of a `pix_recebido` entry written by the ledger's PIX_RECEIVED_POSTING (post() logs its own). */
 export function pixReceivedMoved(sql: Sql, pix: Pick<ReceivedPixRow, 'end_to_end_id' | 'account_id' | 'amount_cents'>) {
   moneyMoved(sql, {
     kind: 'pix_recebido',
@@ -126,28 +126,6 @@ export function pixReceivedMoved(sql: Sql, pix: Pick<ReceivedPixRow, 'end_to_end
     amountCents: pix.amount_cents,
   });
 }
-
-/**
- * The ledger part of a settlement statement, shared by the charges' (below) and the recurring charges' writes:
- * for each row of `input` (end_to_end_id, account_id, amount_cents, received_at, external_id, available_id)
- * whose Pix the statement inserted (CTE `pix`, returning end_to_end_id), a `pix_recebido` entry shaped as
- * `post()` writes it (two lines summing to zero) and the receivers' posted totals, one update per ledger account.
- */
-export const PIX_RECEIVED_POSTING = `entry as (
-       insert into journal_entries (kind, reference, account_id, created_at)
-       select 'pix_recebido', i.end_to_end_id, i.account_id, i.received_at
-       from input i join pix on pix.end_to_end_id = i.end_to_end_id
-       returning id, reference),
-     lines as (
-       insert into journal_lines (entry_id, ledger_account_id, amount_cents)
-       select entry.id, l.ledger_account_id, l.amount_cents
-       from entry join input i on i.end_to_end_id = entry.reference,
-         lateral (values (i.external_id, -i.amount_cents), (i.available_id, i.amount_cents)) as l(ledger_account_id, amount_cents)),
-     totals as (
-       update ledger_accounts a set balance_cents = a.balance_cents + d.delta_cents
-       from (select i.available_id, sum(i.amount_cents) as delta_cents
-               from input i join pix on pix.end_to_end_id = i.end_to_end_id group by i.available_id) d
-       where a.id = d.available_id and a.balance_cents is not null)`;
 
 export interface Settlement {
   charge: Pick<ChargeForSettlement, 'id' | 'version'>;
@@ -204,12 +182,16 @@ export async function writeSettlements(sql: Sql, list: Settlement[]): Promise<(R
      -- The event is due now on the receiver's clock: stored on the service's, as enqueue does (no lock on the
      -- clock's row: a move only brings pending jobs forward, and this one is due already). With no webhook it is
      -- stored done, as its delivery would have left it: no attempt, nothing to claim.
-     job as (
-       insert into outbox (topic, ordering_key, payload, available_at, created_at, account_id, done_at)
-       select i.topic, i.ordering_key, i.payload, due.at, i.created_at, i.job_account_id,
-         case when not r.pending then due.at end
-       from input i join routed r on r.charge_id = i.charge_id,
-         lateral (select i.available_at - ${accountOffset('i.job_account_id')} as at) due)
+     job as (${outboxInsertSql({
+       topic: 'i.topic',
+       orderingKey: 'i.ordering_key',
+       payload: 'i.payload',
+       availableAt: 'i.available_at',
+       createdAt: 'i.created_at',
+       accountId: 'i.job_account_id',
+       from: 'input i join routed r on r.charge_id = i.charge_id',
+       doneWhen: 'not r.pending',
+     })})
      select pix.charge_id, pix.id, routed.pending from pix join routed on routed.charge_id = pix.charge_id`,
     [
       column((s) => s.charge.id),

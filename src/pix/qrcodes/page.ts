@@ -2,7 +2,7 @@
  * The `linkVisualizacao` page: what a payer sees of a dynamic QR code. The receiver, the amount, the status
  * and until when it can be paid, then the QR image and the copy-and-paste text, only while the charge can
  * still be paid (a paid, removed or expired charge says so instead, so nobody pays twice or in vain).
- * Self-contained (image inline, no script from elsewhere): the only script copies the code.
+ * Self-contained (image inline, no script from elsewhere): its script copies the code and watches the status.
  */
 import { brasiliaDisplayDateTime, brazilianDate } from '../../platform/calendar.ts';
 import { brl, escapeHtml, page } from '../../platform/html.ts';
@@ -15,6 +15,9 @@ const STATUS_LABELS: Record<ChargeSummary['status'], string> = {
   REMOVIDA_PELO_USUARIO_RECEBEDOR: 'Cancelada pelo recebedor',
   REMOVIDA_PELO_PSP: 'Cancelada pela instituição do recebedor',
 };
+
+/** The times shown are Brasília's, whatever the payer's own zone: said next to each. */
+const BRASILIA = '(horário de Brasília)';
 
 const QR_STYLE = `
 .qr{text-align:center}
@@ -40,6 +43,21 @@ if (copy) copy.addEventListener('click', async () => {
     status.textContent = 'Não foi possível copiar automaticamente: o código está selecionado, copie-o manualmente.';
   }
 });`;
+
+/**
+ * While the QR is shown the page asks itself, every `LIMITS.qrPageRefreshMs`, whether the charge changed
+ * (paid, cancelled, expired: `data-state` differs) and reloads when it did: the payer sees "Paga" and the QR
+ * goes away without reloading by hand. A failed check is retried at the next turn.
+ */
+const REFRESH_SCRIPT = `
+const state = document.querySelector('[data-state]');
+if (state) setInterval(async () => {
+  try {
+    const answer = await fetch(location.href, { headers: { accept: 'text/html' }, cache: 'no-store' });
+    const now = /data-state="([^"]*)"/.exec(await answer.text());
+    if (answer.ok && now && now[1] !== state.dataset.state) location.reload();
+  } catch {}
+}, ${LIMITS.qrPageRefreshMs});`;
 
 function row(term: string, value: string, id: string): string {
   return `<dt>${escapeHtml(term)}</dt><dd id="${id}">${escapeHtml(value)}</dd>`;
@@ -68,10 +86,10 @@ export function visualizationPage(input: {
   // Until when matters only while it can be paid (or to say when it stopped being payable).
   const deadline = charge?.status === 'ATIVA';
   const details = charge
-    ? `<dl data-status="${charge.status}">
+    ? `<dl data-status="${charge.status}" data-state="${charge.status}${charge.expired ? ':expirada' : ''}">
 ${row('Valor', brl(charge.amountCents), 'amount')}
 ${row('Situação', charge.expired && charge.status === 'ATIVA' ? 'Expirada' : STATUS_LABELS[charge.status], 'status')}
-${deadline && charge.expiresAt ? row(charge.expired ? 'Expirou em' : 'Pague até', brasiliaDisplayDateTime(charge.expiresAt), 'expiry') : ''}
+${deadline && charge.expiresAt ? row(charge.expired ? 'Expirou em' : 'Pague até', `${brasiliaDisplayDateTime(charge.expiresAt)} ${BRASILIA}`, 'expiry') : ''}
 ${deadline && charge.dueDate ? row('Vencimento', brazilianDate(charge.dueDate), 'due') : ''}
 ${deadline && charge.lastPayableDate ? row('Pague até', brazilianDate(charge.lastPayableDate), 'expiry') : ''}
 </dl>`
@@ -102,6 +120,6 @@ ${details}
 ${blocked ? `<p id="notice" class="status ${blocked.kind}" role="status">${escapeHtml(blocked.text)}</p>` : ''}
 </section>
 ${qr}`,
-    script: blocked ? undefined : COPY_SCRIPT,
+    script: blocked ? undefined : COPY_SCRIPT + REFRESH_SCRIPT,
   });
 }

@@ -5,12 +5,12 @@
  */
 import type { Database } from '../../platform/db/database.ts';
 import type { Clock } from '../../platform/clock.ts';
-import { balanceCents, ledgerCode, lockCustomer, transfer } from '../../platform/ledger/ledger.ts';
+import { balanceCents, ledgerCode, transfer } from '../../platform/ledger/ledger.ts';
 import { defineTopic, type JobDeps, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
 import type { FaultHooks } from '../../platform/faults.ts';
 import { findRefundById, refundsOf, settleRefund, type ReceivedPixRow } from './store.ts';
 import { enqueuePixEvent } from './events.ts';
-import { creditPixdPayer } from '../send/returns.ts';
+import { creditPixdPayer, lockRefundParties } from '../send/returns.ts';
 
 export const INSUFFICIENT_BALANCE = 'Saldo insuficiente para a devolução.';
 
@@ -27,7 +27,7 @@ export function refundSettlementHandler(db: Database, clock: Clock, faults?: Fau
       const refund = await findRefundById(sql, job.payload.refundId, true);
       if (!refund || refund.status !== 'EM_PROCESSAMENTO') return;
       const now = clock.forAccount(refund.account_id).now();
-      await lockCustomer(sql, refund.account_id);
+      await lockRefundParties(sql, refund.account_id, refund.received_pix_id);
       const available = await balanceCents(sql, ledgerCode.available(refund.account_id));
       const refused = await faults?.take(sql, refund.account_id, 'devolucao');
       if (refused) {

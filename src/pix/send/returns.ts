@@ -5,7 +5,7 @@
  * `pixDevolucaoRecebida`). Called in the transaction that posts the refund out of the receiver's account.
  */
 import type { Sql } from '../../platform/db/database.ts';
-import { ledgerCode, transfer } from '../../platform/ledger/ledger.ts';
+import { ledgerCode, lockCustomers, transfer } from '../../platform/ledger/ledger.ts';
 import { pixdPayerOf } from './store.ts';
 
 export async function creditPixdPayer(
@@ -24,4 +24,15 @@ export async function creditPixdPayer(
     to: ledgerCode.available(payer),
     amountCents: refund.amountCents,
   });
+}
+
+/**
+ * The customers' locks of a refund of a received Pix, in the global lock order (docs/ledger.md, "Lock order"):
+ * the receiver who returns the money and, when the Pix came from another account of this pixd, that payer,
+ * whom `creditPixdPayer` credits in the same transaction. Taken before the refund's first posting: a refund
+ * each way between two accounts would otherwise lock their totals in opposite orders.
+ */
+export async function lockRefundParties(sql: Sql, receiverAccountId: number, receivedPixId: number): Promise<void> {
+  const payer = await pixdPayerOf(sql, receivedPixId);
+  await lockCustomers(sql, payer === undefined ? [receiverAccountId] : [receiverAccountId, payer]);
 }

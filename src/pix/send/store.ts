@@ -3,7 +3,7 @@ import type { Sql } from '../../platform/db/database.ts';
 import type { SentFavorecido } from '../../platform/extensions.ts';
 import { asLedgerError, ledgerAccountIds, ledgerCode, transferCtes } from '../../platform/ledger/ledger.ts';
 import { moneyMoved } from '../../platform/logging.ts';
-import { accountOffset, jobsEnqueued, outboxRowValues, type NewJob, type Topic } from '../../platform/outbox/jobs.ts';
+import { jobsEnqueued, outboxInsertSql, outboxRowValues, type NewJob, type Topic } from '../../platform/outbox/jobs.ts';
 import type { PayableCharge } from '../payments/store.ts';
 import type { PaymentTarget } from '../payments/types.ts';
 import { LIVE_PIX_WEBHOOK } from '../webhook/store.ts';
@@ -139,10 +139,16 @@ export async function insertSentWithHold(
          values ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9::jsonb, $10, $11::jsonb, $12, 'EM_PROCESSAMENTO', $13)
          returning ${COLUMNS}),
        ${transferCtes({ guard: 'sent', kind: '$14', reference: '$3', accountId: '$1', at: '$13', fromId: '$15', toId: '$16', amountCents: '$8' })},
-       job as (
-         insert into outbox (topic, ordering_key, payload, available_at, created_at, account_id)
-         select $17, null, jsonb_build_object('sentPixId', sent.id), $13::timestamptz - ${accountOffset('$1', 'for share')}, $13, $1
-         from sent)
+       job as (${outboxInsertSql({
+         topic: '$17',
+         orderingKey: 'null',
+         payload: "jsonb_build_object('sentPixId', sent.id)",
+         availableAt: '$13',
+         createdAt: '$13',
+         accountId: '$1',
+         from: 'sent',
+         lock: 'for share',
+       })})
        select * from sent`,
       [
         row.account_id,
@@ -234,9 +240,16 @@ export async function settleSentWithEntry<P>(
          update sent_pix set status = $2, settled_at = $3, motivo = $4
          where id = $1 and status = 'EM_PROCESSAMENTO' returning ${COLUMNS}),
        ${transferCtes({ guard: 'settled', kind: '$5', reference: '$6', accountId: '$7', at: '$3', fromId: '$8', toId: '$9', amountCents: '$10' })},
-       job as (
-         insert into outbox (topic, ordering_key, payload, available_at, created_at, account_id)
-         select $11, $12, $13::jsonb, $14::timestamptz - ${accountOffset('$16', 'for share')}, $15, $16 from settled)
+       job as (${outboxInsertSql({
+         topic: '$11',
+         orderingKey: '$12',
+         payload: '$13::jsonb',
+         availableAt: '$14',
+         createdAt: '$15',
+         accountId: '$16',
+         from: 'settled',
+         lock: 'for share',
+       })})
        select * from settled`,
       [
         sent.id,

@@ -6,6 +6,14 @@ import type pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import { isDatabaseUnavailable } from './errors.ts';
 import { generationOf, parseDatabaseUrl, PrimaryRouter } from './hosts.ts';
+import {
+  checkDeadline,
+  DeadlineExceeded,
+  deadlineRemainingMs,
+  isStatementCancelled,
+  outsideDeadline,
+} from './deadline.ts';
+import { retryingConflicts } from './conflict-retry.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { copyClusterTemplate, limitEmbeddedMemory } from './embedded-cluster.ts';
 import { checkCluster, openVerifiedCluster } from './embedded-check.ts';
@@ -84,7 +92,8 @@ class CommitNotifications {
       const colon = notified.indexOf(':');
       const channel = colon < 0 ? notified : notified.slice(0, colon);
       const detail = colon < 0 ? undefined : notified.slice(colon + 1);
-      for (const listener of this.subscribers.get(channel) ?? []) listener(detail);
+      // The subscribers' work is not the committing request's: it runs without that request's deadline.
+      for (const listener of this.subscribers.get(channel) ?? []) outsideDeadline(() => listener(detail));
     }
   }
 }
@@ -219,11 +228,17 @@ async function openPostgres(url: string): Promise<Database> {
   // Outside a transaction each statement checks a client out through `withClient` too, so a statement
   // that found its connection dead gets that client destroyed rather than reused.
   const notifications = new CommitNotifications();
+  // A statement on its own is atomic: one a deadlock or a serialization failure refused wrote nothing, and is
+  // run again (conflict-retry.ts). Inside a transaction the whole transaction is (`tx`).
   const asSql = (client: pg.PoolClient | undefined, atomic: Sql['atomic'], pending?: Set<string>): Sql => ({
     atomic,
     inTransaction: pending !== undefined,
     notifyAfterCommit: (channel) => notifications.notify(channel, pending),
-    query: (text, params) => (client ? run(client, text, params) : withClient((c) => run(c, text, params))),
+    query: async (text, params) => {
+      if (!client) return retryingConflicts(() => withClient((c) => run(c, text, params)));
+      checkDeadline();
+      return run(client, text, params);
+    },
     async exec(script) {
       await (client ? client.query(script) : withClient((c) => c.query(script)));
     },
@@ -231,22 +246,31 @@ async function openPostgres(url: string): Promise<Database> {
   const transactionOn = async <T>(client: pg.PoolClient, work: (sql: Sql) => Promise<T>): Promise<T> => {
     const pending = new Set<string>();
     const sql: Sql = asSql(client, (inner) => inner(sql), pending);
-    await client.query('begin');
+    // Under a request's deadline (deadline.ts) every statement is bounded by the time left, set with `begin`
+    // in one round trip; a transaction whose deadline passed before its commit rolls back.
+    const remainingMs = deadlineRemainingMs();
+    if (remainingMs === 0) throw new DeadlineExceeded();
+    await client.query(
+      remainingMs === undefined ? 'begin' : `begin; set local statement_timeout = ${Math.ceil(remainingMs)}`,
+    );
     try {
       const result = await work(sql);
+      checkDeadline();
       await client.query('commit');
       notifications.publish(pending);
       return result;
     } catch (error) {
       await client.query('rollback').catch(() => undefined);
+      if (remainingMs !== undefined && isStatementCancelled(error)) throw new DeadlineExceeded();
       throw error;
     }
   };
-  const tx = <T>(work: (sql: Sql) => Promise<T>): Promise<T> => withClient((client) => transactionOn(client, work));
+  const tx = <T>(work: (sql: Sql) => Promise<T>): Promise<T> =>
+    retryingConflicts(() => withClient((client) => transactionOn(client, work)));
   const onGroupCommitConnections = withClientOf(groupCommitPool);
   const groupCommit: Sql = {
     ...asSql(undefined, tx),
-    query: (text, params) => onGroupCommitConnections((c) => run(c, text, params)),
+    query: (text, params) => retryingConflicts(() => onGroupCommitConnections((c) => run(c, text, params))),
   };
   return {
     kind: 'postgres',
@@ -302,9 +326,13 @@ async function openPglite(dataDir: string, newService: boolean): Promise<Databas
   // PGlite serialises transactions itself: one process, one connection.
   const tx = async <T>(work: (sql: Sql) => Promise<T>): Promise<T> => {
     const pending = new Set<string>();
-    const result = await db.transaction((open) => {
+    checkDeadline();
+    const result = await db.transaction(async (open) => {
       const sql: Sql = asSql(open, (inner) => inner(sql), pending);
-      return work(sql);
+      const done = await work(sql);
+      // As on PostgreSQL: a transaction whose request ran out of time rolls back (deadline.ts).
+      checkDeadline();
+      return done;
     });
     notifications.publish(pending);
     return result;

@@ -48,6 +48,12 @@ export interface GroupCommitOptions<In, Out> {
   batchMax: number;
   /** Items of one key never share a statement: a later one waits for the next (two payments of one charge). */
   keyOf?(item: In): unknown;
+  /**
+   * The global lock order of the rows the statement locks per item (docs/ledger.md, "Lock order"): a batch is
+   * written sorted by it, so two statements in flight (or a statement and a transaction) that lock some of
+   * the same rows lock them in the same order and queue instead of deadlocking.
+   */
+  lockOrder?(item: In): number;
 }
 
 export class GroupCommit<In, Out> {
@@ -94,6 +100,8 @@ export class GroupCommit<In, Out> {
   }
 
   private async write(batch: Pending<In, Out>[]): Promise<void> {
+    const { lockOrder } = this.options;
+    if (lockOrder) batch.sort((a, b) => lockOrder(a.item) - lockOrder(b.item));
     this.written.items += batch.length;
     this.written.statements++;
     try {

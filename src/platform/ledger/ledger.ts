@@ -105,12 +105,11 @@ export async function post(
          insert into journal_lines (entry_id, ledger_account_id, amount_cents)
          select e.id, l.ledger_account_id, l.amount_cents from e, unnest($5::bigint[], $6::bigint[]) as l(ledger_account_id, amount_cents)
          returning ledger_account_id),
-       totals as (
-         update ledger_accounts a set balance_cents = a.balance_cents + d.delta_cents
-         from (select ledger_account_id, sum(amount_cents) as delta_cents
-                 from unnest($5::bigint[], $6::bigint[]) as l(ledger_account_id, amount_cents) group by ledger_account_id) d
-         where a.id = d.ledger_account_id and a.balance_cents is not null
-         returning a.id)
+       ${postedTotalsCtes(
+         'totals',
+         `select ledger_account_id, sum(amount_cents) as delta_cents
+                 from unnest($5::bigint[], $6::bigint[]) as l(ledger_account_id, amount_cents) group by ledger_account_id`,
+       )}
        select id from e`,
       [
         entry.kind,
@@ -164,11 +163,47 @@ export function transferCtes(p: {
      lines as (
        insert into journal_lines (entry_id, ledger_account_id, amount_cents)
        select entry.id, l.ledger_account_id, l.amount_cents from entry, ${postings}),
-     totals as (
-       update ledger_accounts a set balance_cents = a.balance_cents + l.amount_cents
-       from entry, ${postings}
-       where a.id = l.ledger_account_id and a.balance_cents is not null)`;
+     ${postedTotalsCtes('totals', `select l.ledger_account_id, l.amount_cents as delta_cents from entry, ${postings}`)}`;
 }
+
+/**
+ * The CTEs that add `deltas` (SQL of a query answering `ledger_account_id, delta_cents`, one row per ledger
+ * account) to the posted totals, in the global lock order (docs/ledger.md, "Lock order"): the rows are locked
+ * by an ordered `for no key update` first (`<name>_locked`), then updated (`<name>`), so two statements that
+ * credit the same accounts lock them in the same order whatever plan either runs. Institution accounts keep
+ * no total and are neither locked nor updated.
+ */
+export function postedTotalsCtes(name: string, deltas: string): string {
+  return `${name}_locked as materialized (
+       select a.id, d.delta_cents from ledger_accounts a join (${deltas}) d on d.ledger_account_id = a.id
+       where a.balance_cents is not null order by a.id for no key update of a),
+     ${name} as (
+       update ledger_accounts a set balance_cents = a.balance_cents + l.delta_cents
+       from ${name}_locked l where a.id = l.id returning a.id)`;
+}
+
+/**
+ * The ledger part of a settlement statement (the charges' and the recurring charges' writes): for each row of
+ * the CTE `input` (end_to_end_id, account_id, amount_cents, received_at, external_id, available_id) whose Pix
+ * the statement inserted (CTE `pix`, returning end_to_end_id), a `pix_recebido` entry shaped as `post()`
+ * writes it (two lines summing to zero) and the receivers' posted totals, locked in id order. Callers log each
+ * entry with `moneyMoved`.
+ */
+export const PIX_RECEIVED_POSTING = `entry as (
+       insert into journal_entries (kind, reference, account_id, created_at)
+       select 'pix_recebido', i.end_to_end_id, i.account_id, i.received_at
+       from input i join pix on pix.end_to_end_id = i.end_to_end_id
+       returning id, reference),
+     lines as (
+       insert into journal_lines (entry_id, ledger_account_id, amount_cents)
+       select entry.id, l.ledger_account_id, l.amount_cents
+       from entry join input i on i.end_to_end_id = entry.reference,
+         lateral (values (i.external_id, -i.amount_cents), (i.available_id, i.amount_cents)) as l(ledger_account_id, amount_cents)),
+     ${postedTotalsCtes(
+       'totals',
+       `select i.available_id as ledger_account_id, sum(i.amount_cents) as delta_cents
+          from input i join pix on pix.end_to_end_id = i.end_to_end_id group by i.available_id`,
+     )}`;
 
 /** Moves money from one ledger account to another (the common two-line entry). */
 export function transfer(
@@ -216,16 +251,27 @@ export async function balanceCents(sql: Sql, code: string): Promise<number> {
 
 /**
  * Serialises money movements of one customer: taken before reading a balance that a debit depends on,
- * so two concurrent refunds cannot both see the same funds.
+ * so two concurrent refunds cannot both see the same funds. `lockCustomers` of one.
  */
-export async function lockCustomer(sql: Sql, accountId: number): Promise<void> {
-  await sql.query('select id from accounts where id = $1 for update', [accountId]);
+export function lockCustomer(sql: Sql, accountId: number): Promise<void> {
+  return lockCustomers(sql, [accountId]);
 }
 
 /**
- * `lockCustomer` for several accounts in one statement, in id order (the order every path that takes two
- * takes them in, so two such transactions queue instead of deadlocking): rows are locked as the sort returns them.
+ * The customers' locks of a transaction that moves money of several accounts (a send between two accounts of
+ * this pixd, a refund that reaches a pixd payer), taken at its start, before any posting, in the global lock
+ * order (docs/ledger.md, "Lock order"): the account rows in id order, then those accounts' posted totals in id
+ * order. Rows are locked as the sort returns them; the accounts first, because the totals' sort reads them all
+ * before it returns a row. `for no key update`: it serialises the customer's money movements as `for update`
+ * did, but does not block the key-share locks that inserting a row referencing the account takes (a received
+ * Pix, a journal entry, an outbox row): the settlement statement, which takes no customer lock, never waits on
+ * one, so it cannot close a cycle with a transaction holding one.
  */
 export async function lockCustomers(sql: Sql, accountIds: number[]): Promise<void> {
-  await sql.query('select id from accounts where id = any($1) order by id for update', [accountIds]);
+  await sql.query(
+    `with customers as materialized (select id from accounts where id = any($1) order by id for no key update)
+     select a.id from ledger_accounts a join customers c on c.id = a.account_id
+     where a.balance_cents is not null order by a.id for no key update of a`,
+    [accountIds],
+  );
 }

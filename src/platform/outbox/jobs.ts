@@ -117,6 +117,47 @@ export function outboxRowValues<P>(job: NewJob<P>): [string, string | null, stri
   ];
 }
 
+/**
+ * The outbox's insert for a statement that writes its jobs among other rows (the settlement statements, a
+ * send's hold and outcome): `insert into outbox … select … from <from>`, one row per row of `from`. Every
+ * field is SQL text over `from` (placeholders or columns), as `outboxRowValues` orders them; `availableAt` is
+ * on the account's clock and is stored on the service's, less `accountOffset` (read `for share` when `lock`
+ * says so, as `enqueue` does). `doneWhen`: a condition under which the row is stored done at once (an event
+ * nobody receives, docs/ledger.md). Whoever writes the row calls `jobsEnqueued` after the statement.
+ */
+export function outboxInsertSql(row: {
+  topic: string;
+  orderingKey: string;
+  payload: string;
+  availableAt: string;
+  createdAt: string;
+  accountId: string;
+  from: string;
+  lock?: 'for share';
+  doneWhen?: string;
+}): string {
+  return `insert into outbox (topic, ordering_key, payload, available_at, created_at, account_id, done_at)
+       select ${row.topic}, ${row.orderingKey}, ${row.payload}, due.at, ${row.createdAt}, ${row.accountId},
+         ${row.doneWhen ? `case when ${row.doneWhen} then due.at end` : 'null::timestamptz'}
+       from ${row.from},
+         lateral (select (${row.availableAt})::timestamptz - ${accountOffset(row.accountId, row.lock ?? '')} as at) due`;
+}
+
+/**
+ * Moves an account's pending jobs `deltaMs` earlier on the service's time: what moving the account's clock
+ * forward by `deltaMs` does to them (src/sandbox/clock.ts), in the mover's transaction.
+ */
+export async function shiftAccountJobs(sql: Sql, accountId: number, deltaMs: number): Promise<void> {
+  await sql.query(
+    `update outbox set available_at = available_at - $2 * interval '1 millisecond'
+      where done_at is null and account_id = $1`,
+    [accountId, deltaMs],
+  );
+}
+
+/** An account's jobs (`$1`: its id), as the sandbox reset removes them (src/sandbox/reset-store.ts). */
+export const ACCOUNT_JOBS = { table: 'outbox', where: 'account_id = $1' } as const;
+
 /** Wakes the workers of `topic` once what was written through `sql` commits. */
 export function jobsEnqueued<P>(sql: Sql, topic: Topic<P>): void {
   sql.notifyAfterCommit(`${OUTBOX_CHANNEL}:${topic.name}`);

@@ -18,6 +18,7 @@ import { expectJson, type Tls } from './https-json.ts';
 import type { EchoReady } from './echo-server.ts';
 import type { PixdReady } from './pixd-server.ts';
 import { receiverCaFile } from './receiver.ts';
+import { spiGatewayFile } from '../src/platform/bootstrap.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -47,6 +48,8 @@ export interface Target {
    * (a registered webhook, a balance) must not change what the shared `parties` measure elsewhere.
    */
   addParties?(count: number, name: string): Promise<Party[]>;
+  /** pixd only: the SPI gateway's identity (its client certificate from the data directory; docs/spi.md). */
+  spiGateway?: Required<Tls>;
   /**
    * pixd on PostgreSQL only: another node on the same database, with a data directory of its own (it takes the
    * database's identity, so the parties' certificates and tokens work on it too); stopped when the target closes.
@@ -135,12 +138,14 @@ export async function startPixd(
         { method: 'POST', body: {}, headers: { authorization: `Bearer ${operator.secret}` } },
       );
     };
+    const gatewayPem = fs.readFileSync(spiGatewayFile(dataDir.path), 'utf8');
     return {
       id: database,
       environment,
       label,
       url: ready.baseUrl,
       parties,
+      spiGateway: { ca: parties[0].tls.ca, cert: gatewayPem, key: gatewayPem },
       processes,
       addParties,
       ...(postgres && { addNode, databaseName: new URL(postgres.url).pathname.slice(1) }),

@@ -34,6 +34,11 @@ export interface Config {
   webhookAttemptRetentionDays: number;
   /** A request not committed within this many milliseconds rolls back and answers 503 (PIXD_REQUEST_DEADLINE_MS). */
   requestDeadlineMs: number;
+  /**
+   * An SPI gateway collects this node's outbound messages (PIXD_SPI_GATEWAY=on, production only): sends to other
+   * institutions leave as pacs.008 (docs/spi.md). Off: they are refused (destino_externo_indisponivel).
+   */
+  spiGateway: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -65,6 +70,7 @@ export const SETTING_FLAGS = [
     'PIXD_PAGES_PORT',
     'port of the pages listener, no client certificate asked (default PORT + 1; 0 picks one)',
   ],
+  ['--spi-gateway', 'PIXD_SPI_GATEWAY', 'on: an SPI gateway collects sends to other institutions (production)'],
   ['--pages-url', 'PIXD_PAGES_URL', 'origin of the pages listener written into links people open'],
   ['--log-level', 'LOG_LEVEL', 'fatal, error, warn, info (default), debug, trace or silent'],
   ['--log-format', 'LOG_FORMAT', 'auto (default: pretty on a terminal, JSON otherwise), json or pretty'],
@@ -129,7 +135,11 @@ export function loadConfig(settings: Record<string, string | undefined>, cwd = p
     throw new ConfigError(
       `PIXD_WEBHOOK_ATTEMPT_RETENTION_DAYS must be a whole number of days from 1 to ${LIMITS.webhookAttemptRetentionDaysMax}, got "${retention}"`,
     );
+  const spiGateway = settings.PIXD_SPI_GATEWAY || 'off';
+  if (spiGateway !== 'on' && spiGateway !== 'off')
+    throw new ConfigError(`PIXD_SPI_GATEWAY must be "on" or "off", got "${spiGateway}"`);
   return {
+    spiGateway: spiGateway === 'on' && environment === 'production',
     host,
     port,
     dataDir,

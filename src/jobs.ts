@@ -22,6 +22,7 @@ import { SEND_SETTLE_TOPIC } from './pix/send/settlement.ts';
 import { INFRACTION_DEADLINE_TOPIC } from './pix/infractions/service.ts';
 import { CONFIRMATION_EXPIRY_TOPIC } from './pix/payments/holds.ts';
 import { ATTEMPT_RETENTION_TOPIC } from './platform/webhooks/retention.ts';
+import { SPI_TIMEOUT_TOPIC } from './spi/answers.ts';
 import type { AppContext } from './platform/context.ts';
 import type { AnyTopic } from './platform/outbox/jobs.ts';
 import type { DeliveryDeps } from './platform/webhooks/delivery.ts';
@@ -48,6 +49,7 @@ export const JOB_TOPICS: readonly AnyTopic<AppContext>[] = [
   ENROLMENT_END_TOPIC,
   PAYMENT_SETTLE_TOPIC,
   ATTEMPT_RETENTION_TOPIC,
+  SPI_TIMEOUT_TOPIC,
 ];
 
 /** Deliveries to other people's servers, on the webhook lanes (`ctx.webhooks`). */

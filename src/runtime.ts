@@ -25,6 +25,8 @@ import { readJsonFile, writeJsonAtomic } from './platform/state-files.ts';
 import { buildApp, type BuildOptions } from './server.ts';
 import { listenForPages, pagesOf } from './platform/pages.ts';
 import { noSettlementConnector } from './pix/send/external.ts';
+import { spiConnector } from './spi/connector.ts';
+import { productionPayer } from './spi/payer.ts';
 import { registerJobs } from './jobs.ts';
 import { ensureAttemptRetention } from './platform/webhooks/retention.ts';
 
@@ -41,8 +43,8 @@ export interface RunningService {
 
 const NO_TEMPLATE = ' with initdb and every migration: no template for this tree (`npm run postinstall` builds it)';
 
-/** The service's four certificates and the demo application's. */
-const FIRST_START_KEYS = 5;
+/** The service's five certificates (the SPI gateway's among them) and the demo application's. */
+const FIRST_START_KEYS = 6;
 
 export async function prepareDatabase(
   config: Config,
@@ -123,7 +125,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
     rateLimiter: redisLimiter ?? new MemoryRateLimiter(options.wallClockMs),
     outbox: new OutboxWorker(db, clock),
     chargeCreatedHooks: [],
-    externalInstitution: noSettlementConnector,
+    externalInstitution: config.spiGateway ? spiConnector : noSettlementConnector,
+    payerInstitution: productionPayer,
     pages: pagesOf(config),
   };
   // Extensions first: the webhook lanes and the handlers registerJobs builds take what they install (the

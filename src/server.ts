@@ -34,6 +34,7 @@ import { settingsRoutes } from './pix/settings/routes.ts';
 import { pixWebhookRoutes } from './pix/webhook/routes.ts';
 import { openingWebhookRoutes } from './opening/routes.ts';
 import { operatorRoutes } from './operator/routes.ts';
+import { spiRoutes } from './spi/routes.ts';
 import { boundRequestNumbers, rejectUnstorableText } from './platform/request-guards.ts';
 import type { Scope } from './platform/auth/scopes.ts';
 import { loggerOptions } from './platform/logging.ts';
@@ -46,6 +47,8 @@ import { paymentTokenPublicRoutes, paymentTokenRoutes } from './billing/tokens/r
 import { webRoutes } from './web/routes.ts';
 import { consoleRoutes } from './console/routes.ts';
 import { documentRoute, SECURITY_SCHEMES } from './platform/openapi.ts';
+import { EXAMPLE_KEY } from './platform/openapi-examples.ts';
+import { demoKey } from './accounts/demo.ts';
 
 const API_DESCRIPTION = [
   'Pix receiving and billing interface, generated from the route schemas.',
@@ -55,6 +58,17 @@ const API_DESCRIPTION = [
   'from this page, install the certificate (`certificates/<client id>.p12` in the data directory) in your',
   'browser or system so the browser can present it, get a token with curl (see the README), and paste it',
   'under Authorize.',
+  '',
+  '**Presenting the client certificate.** The `.p12` has an empty passphrase: at the import prompt leave the',
+  'password blank. Chrome and Edge: Settings → Privacy and security → Security → Manage certificates → Import;',
+  'Firefox: Settings → Privacy & Security → Certificates → View Certificates → Your Certificates → Import;',
+  "macOS: open the file (Keychain Access); Windows: open the file (Certificate Import Wizard). Trust pixd's CA",
+  '(`ca.pem` in the data directory) the same way, then reload this page and choose the certificate named after',
+  'your client id when the browser asks. Or skip the browser: `curl --cert certificate.pem --key certificate.key',
+  '--cacert ca.pem` as in the README.',
+  '',
+  "In the sandbox the examples name the demo account's own key (credentials.json `chaves[0]`), so *Try it out*",
+  'works as it is with the demo application.',
 ].join('\n');
 import { sendRoutes, sentPixRoutes } from './pix/send/routes.ts';
 import { infractionRoutes } from './pix/infractions/routes.ts';
@@ -215,8 +229,24 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     },
     transform: documentRoute,
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { persistAuthorization: true } });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // In the sandbox the examples' stand-in key becomes the demo account's own, so try-it's prefilled requests are
+  // accepted as they are (a key that is not the caller's is a 400). Kept once the demo account exists.
+  let demoReference: Record<string, unknown> | undefined;
+  const reference = async (): Promise<Record<string, unknown>> => {
+    const document = app.swagger() as unknown as Record<string, unknown>;
+    if (demoReference || ctx.config.environment !== 'sandbox') return demoReference ?? document;
+    const key = await demoKey(ctx.db);
+    if (key) demoReference = JSON.parse(JSON.stringify(document).replaceAll(EXAMPLE_KEY, key));
+    return demoReference ?? document;
+  };
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { persistAuthorization: true },
+    uiHooks: { onRequest: async () => void (await reference()) },
+    transformSpecification: (document) => demoReference ?? (document as Record<string, unknown>),
+    transformSpecificationClone: false,
+  });
+  app.get('/openapi.json', { schema: { hide: true } }, reference);
   installObservability(app, ctx);
 
   app.setErrorHandler(errorHandler('problem'));
@@ -309,6 +339,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     await app.register(family(ctx, { format: 'named' }, snapshotOperatorRoutes(ctx)));
   }
   await app.register(family(ctx, { format: 'named' }, operatorRoutes(ctx)));
+  // The institution's SPI gateway (docs/spi.md): its own client certificate, the operator family's format.
+  await app.register(family(ctx, { format: 'named' }, spiRoutes(ctx)));
   // Card billing (docs/billing.md): billing tokens for the API; payers' browsers reach the token routes and pages.
   await app.register(
     family(

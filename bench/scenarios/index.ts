@@ -5,6 +5,7 @@ import { cobCreate, cobCreateAtRate, cobCreateSaturated, cobRead } from './cob.t
 import { pixList, settlement, settlementSaturated } from './settlement.ts';
 import { lotecobvProcessing } from './lotecobv.ts';
 import { sendExternal, sendTransfer } from './send.ts';
+import { spiInbound } from './spi-inbound.ts';
 
 export const scenarios: Scenario[] = [
   echo,
@@ -13,6 +14,7 @@ export const scenarios: Scenario[] = [
   cobCreateSaturated,
   cobRead,
   cobCreateAtRate,
+  spiInbound,
   settlement,
   settlementSaturated,
   pixList,

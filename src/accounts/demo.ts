@@ -36,3 +36,8 @@ export async function ensureDemoAccount(
     }),
   );
 }
+
+/** The demo account's first key, once the demo account exists (the API reference's examples use it). */
+export async function demoKey(db: Database): Promise<string | undefined> {
+  return (await readState<IssuedAccount>(db, STATE))?.chaves[0];
+}

@@ -231,6 +231,17 @@ export function buildProgram(): Command {
       snapshotCommands().then((c) => c.snapshot(configOf(command), 'list', undefined, options.json === true)),
     );
 
+  program
+    .command('spi-simulator')
+    .description(
+      "the sandbox's other institution as a process: answers a node's SPI messages as its gateway would (docs/spi.md)",
+    )
+    .requiredOption('--connect <url>', "the node's HTTPS origin, e.g. https://127.0.0.1:8443")
+    .action(async (options: { connect: string }, command: Command) => {
+      const { runSpiSimulator } = await import('../sandbox/spi-simulator.ts');
+      await runSpiSimulator({ url: options.connect, dataDir: configOf(command).dataDir });
+    });
+
   const credentialsOption = [
     '--credentials <file>',
     "the account to act as: a credentials file (default: the data directory's credentials.json)",

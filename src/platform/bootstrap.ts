@@ -20,6 +20,11 @@ export interface ServicePki {
   /** Signs the payloads served at locations (Pix dynamic QR codes); published with its chain in the JWKS. */
   jws: KeyPairPem;
   tokenSigningKey: Buffer;
+  /**
+   * The SPI gateway's client certificate: the one identity the SPI boundary's routes accept (src/spi/routes.ts).
+   * Written with its key into the data directory (spi-gateway.pem, 0600) for the gateway's operator.
+   */
+  spiGateway: KeyPairPem;
   files: { caCertificate: string; webhookCertificateChain: string };
   /** What this start created (a first start: all of it), for its progress lines. */
   issued: string[];
@@ -55,18 +60,25 @@ export async function ensureServicePki(db: Database, config: Config): Promise<Se
     const jws = await loadOrCreate(sql, 'pki.jws', 'the payload signing certificate', () =>
       issueCertificate(ca, { commonName: 'pixd payload signing', usage: 'server', altNames }),
     );
+    const spiGateway = await loadOrCreate(sql, 'pki.spi_gateway', 'the SPI gateway client certificate', () =>
+      issueCertificate(ca, { commonName: 'pixd SPI gateway', usage: 'client' }),
+    );
     const signing = await loadOrCreate(sql, 'auth.token_signing_key', 'the token signing key', () => ({
       base64: randomBytes(32).toString('base64'),
     }));
-    return { ca, server, webhookClient, jws, tokenSigningKey: Buffer.from(signing.base64, 'base64') };
+    return { ca, server, webhookClient, jws, spiGateway, tokenSigningKey: Buffer.from(signing.base64, 'base64') };
   });
   fs.mkdirSync(config.dataDir, { recursive: true });
   const caCertificate = path.join(config.dataDir, 'ca.pem');
   const webhookCertificateChain = path.join(config.dataDir, 'webhook-client-chain.pem');
   writeIfChanged(caCertificate, pki.ca.certPem);
   writeIfChanged(webhookCertificateChain, pki.webhookClient.certPem + pki.ca.certPem);
+  writeIfChanged(spiGatewayFile(config.dataDir), pki.spiGateway.certPem + pki.spiGateway.keyPem, 0o600);
   return { ...pki, files: { caCertificate, webhookCertificateChain }, issued };
 }
+
+/** The SPI gateway's certificate and key, one PEM file only the node's user may read. */
+export const spiGatewayFile = (dataDir: string) => path.join(dataDir, 'spi-gateway.pem');
 
 function serverAltNames(config: Config): string[] {
   const names = ['localhost', '127.0.0.1'];

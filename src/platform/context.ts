@@ -5,7 +5,7 @@ import type { TokenService } from './auth/tokens.ts';
 import type { RateLimiter } from './ratelimit.ts';
 import type { ServicePki } from './bootstrap.ts';
 import type { OutboxWorker } from './outbox/outbox.ts';
-import type { ChargeCreatedHook, ExternalInstitution, WebhookLanes } from './extensions.ts';
+import type { ChargeCreatedHook, ExternalInstitution, PayerInstitution, WebhookLanes } from './extensions.ts';
 import type { FaultHooks } from './faults.ts';
 import type { Pages } from './pages.ts';
 
@@ -30,8 +30,8 @@ export interface AppContext {
    */
   chargeCreatedHooks: ChargeCreatedHook[];
   /**
-   * Extension point: where a Pix to a receiver outside this pixd goes. Production has no settlement
-   * connector yet (`noSettlementConnector`); the sandbox installs its simulated institution.
+   * Extension point: where a Pix to a receiver outside this pixd goes. Production: the SPI boundary
+   * (src/spi/connector.ts) with an SPI gateway, else `noSettlementConnector`; the sandbox: its simulated institution.
    */
   externalInstitution: ExternalInstitution;
   /**
@@ -39,6 +39,11 @@ export interface AppContext {
    * points that ask (`ctx.faults?.…`) find nothing there.
    */
   faults?: FaultHooks;
+  /**
+   * Extension point: the payer's institution of recurring charges and Open Finance payments. Production:
+   * `productionPayer` (src/spi/payer.ts); the sandbox: its simulated payer (src/sandbox/payer.ts).
+   */
+  payerInstitution: PayerInstitution;
   /** The pages listener's address and connections (platform/pages.ts). */
   pages: Pages;
 }

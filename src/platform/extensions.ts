@@ -46,15 +46,47 @@ export interface SentFavorecido {
   identificacao?: { nome: string; cpf?: string; cnpj?: string };
 }
 
+/** A send leaving for another institution, as its settlement hands it over (inside its transaction). */
+export interface ExternalSend {
+  sentPixId: number;
+  accountId: number;
+  endToEndId: string;
+  amountCents: number;
+  payer: { nome: string; cpf?: string; cnpj?: string; conta: string };
+  favorecido: SentFavorecido;
+  infoPagador: string | null;
+}
+
+/**
+ * What the receiver's institution did with a send: credited it, refused it (why), or will answer later (an SPI
+ * message left through the boundary; its pacs.002 settles the send, src/spi/inbound.ts).
+ */
+export type ExternalOutcome = { credited: true } | { refused: string } | { answersLater: true };
+
 /**
  * Where a Pix to a receiver outside this pixd goes (src/pix/send/external.ts: the production default and the
- * refusal it throws; src/sandbox/institution.ts: the simulated institution).
+ * refusal it throws; src/spi/connector.ts: the SPI boundary; src/sandbox/institution.ts: the simulated one).
  */
 export interface ExternalInstitution {
   /** At request time: refuses (SendRefused) or answers the receiver's identification. */
   accept(send: { amountCents: number; favorecido: SentFavorecido }): { nome: string; cpf?: string; cnpj?: string };
-  /** At settlement: undefined when the receiver's institution credited it, else why it did not. */
-  settle(send: { amountCents: number }): string | undefined;
+  /** At settlement, in its transaction: what the receiver's institution did, or that it answers later. */
+  settle(sql: Sql, send: ExternalSend, now: Date): Promise<ExternalOutcome>;
+}
+
+/**
+ * The institution of the payer of a recurring charge or an Open Finance payment: what it does when a payment
+ * falls due. Production (src/spi/payer.ts): a recurring charge awaits its payer's pacs.008 at the SPI boundary;
+ * an Open Finance payment needs an Open Finance connector, which pixd does not have, and fails with a named
+ * reason. The sandbox (src/sandbox/payer.ts) simulates a payer with the amount rules integrators know.
+ */
+export interface PayerInstitution {
+  /** A recurring charge's attempt is due: paid now, refused (the catalog's reason), or paid later by a pacs.008. */
+  recurringAttemptDue(attempt: {
+    amountCents: number;
+  }): { pays: true } | { refused: { codigo: string; descricao: string } } | { awaits: true };
+  /** An Open Finance payment is due: paid now, or refused (why). */
+  openFinancePaymentDue(payment: { amountCents: number }): { pays: true } | { refused: string };
 }
 
 /** The webhook lanes as the application uses them (platform/webhooks/dispatcher.ts implements it). */

@@ -11,12 +11,8 @@ export const LIMITS = {
   /** Bacen automatic Pix, PERMITE_3R_7D: at most 3 retries within 7 days after the due date, one a day. */
   cobrRetriesMax: 3,
   cobrRetryWindowDays: 7,
-  /** Sandbox amount rule of recurring charges: from 0.01 to 10.00 the payer pays; above, the attempt fails. */
-  cobrSandboxPaidMaxCents: 1000,
   /** Open Finance automatic payments: how long an unused consent link stays usable (account clock). */
   ofConsentLinkTtlSeconds: 600,
-  /** Sandbox rule of automatic payments: from 0.01 to 10.00 the payer's institution pays; above it refuses. */
-  ofSandboxAcceptedMaxCents: 1000,
   /** Enrolments per page of GET /v1/pagamentos-automaticos/adesao (keyset paging): the default and the most `porPagina` asks. */
   ofEnrolmentsPerPage: 100,
   /** Payments listed at most in one read of GET /v1/pagamentos-automaticos/pix. */
@@ -384,6 +380,15 @@ export const LIMITS = {
   /** Console webhook page: deliveries shown, and request/response text shown before it is cut. */
   consoleDeliveriesShown: 50,
   consoleBodyShownMaxChars: 2_000,
+  /** SPI boundary (docs/spi.md): the largest message accepted (a pacs.008 is about 2 KiB). */
+  spiMessageMaxBytes: 64 * 1024,
+  /** Outbound SPI messages handed to the gateway per pull. */
+  spiOutboundPullMax: 100,
+  /**
+   * A sent pacs.008 or pacs.004 without its pacs.002 this long after the gateway took it is answered by pixd as
+   * the SPI does when the receiving participant does not answer in time: rejected (AB03), the hold released.
+   */
+  spiAnswerTimeoutMs: 60_000,
 } as const;
 
 /**

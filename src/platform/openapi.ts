@@ -117,7 +117,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'The token lacks the scope this operation needs.',
   404: 'Not found, or not the caller’s.',
   429: 'Over the rate limit; Retry-After says when to come back.',
-  503: 'The node is draining or its database is out of reach; Retry-After says when to come back.',
+  503: 'The node is draining, its database is out of reach, or the request ran past its deadline and was rolled back; Retry-After says when to come back.',
 };
 
 type Schema = Record<string, unknown> & { response?: Record<string, unknown>; body?: unknown; params?: unknown };

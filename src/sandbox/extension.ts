@@ -6,6 +6,7 @@ import type { AppContext } from '../platform/context.ts';
 import { SANDBOX_AUTOPAY_TOPIC, autoPaymentHook } from './settlement.ts';
 import { simulatedInstitution } from './institution.ts';
 import { faultBook } from './faults/book.ts';
+import { simulatedPayer } from './payer.ts';
 
 /** Before the webhook lanes are made (they take the faults), so on the context without them. */
 export function installSandbox(ctx: Omit<AppContext, 'webhooks'>): void {
@@ -18,4 +19,6 @@ export function installSandbox(ctx: Omit<AppContext, 'webhooks'>): void {
   const faults = faultBook(ctx);
   void faults.reload().catch(() => undefined);
   ctx.faults = faults;
+  // Recurring charges and Open Finance payments have a simulated payer with the amount rules integrators know.
+  ctx.payerInstitution = simulatedPayer;
 }

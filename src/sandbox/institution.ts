@@ -7,6 +7,17 @@ import { LIMITS } from '../platform/limits.ts';
 import { formatAmount } from '../platform/money.ts';
 import { SendRefused, type ExternalInstitution } from '../pix/send/external.ts';
 
+/**
+ * The sandbox's one decision of an outbound send's outcome, by the amount rules integrators know: every path
+ * of the simulated other institution asks it (sandbox faults plug in here).
+ */
+export function simulatedSendOutcome(amountCents: number): { credited: true } | { refused: string } {
+  if (amountCents <= LIMITS.sandboxSendConfirmedMaxCents) return { credited: true };
+  return {
+    refused: `Pix recusado pela instituição do recebedor (sandbox: valores de 10.01 a ${formatAmount(LIMITS.sandboxSendRefusedMaxCents)} não são realizados).`,
+  };
+}
+
 export const simulatedInstitution: ExternalInstitution = {
   accept({ amountCents, favorecido }) {
     if (amountCents > LIMITS.sandboxSendRefusedMaxCents)
@@ -19,8 +30,7 @@ export const simulatedInstitution: ExternalInstitution = {
     if (conta) return { nome: conta.nome, ...(conta.cpf ? { cpf: conta.cpf } : { cnpj: conta.cnpj }) };
     return { nome: 'Favorecido da instituição simulada', cpf: '12345678909' };
   },
-  settle({ amountCents }) {
-    if (amountCents <= LIMITS.sandboxSendConfirmedMaxCents) return undefined;
-    return `Pix recusado pela instituição do recebedor (sandbox: valores de 10.01 a ${formatAmount(LIMITS.sandboxSendRefusedMaxCents)} não são realizados).`;
+  async settle(_sql, { amountCents }) {
+    return simulatedSendOutcome(amountCents);
   },
 };

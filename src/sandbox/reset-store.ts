@@ -21,6 +21,9 @@ const REMOVED: readonly { table: string; where: string }[] = [
   { table: 'pix_webhooks', where: 'account_id = $1' },
   { table: 'account_webhooks', where: 'account_id = $1' },
   { table: 'opening_webhooks', where: 'account_id = $1' },
+  // The SPI messages about it (before the Pix, sends and refunds they name).
+  { table: 'spi_outbound', where: 'account_id = $1' },
+  { table: 'spi_inbound', where: 'account_id = $1' },
   // Received Pix and what hangs on them.
   { table: 'refunds', where: 'account_id = $1' },
   { table: 'infractions', where: 'account_id = $1' },

@@ -228,8 +228,6 @@ describe('boundaries: sandbox constants', () => {
     'accounts/service.ts',
     'billing/charges/payment.ts',
     'openfinance/participants/store.ts',
-    'openfinance/payments/settlement.ts',
-    'pix/cobr/settlement.ts',
     'platform/institution.ts',
     'platform/limits.ts',
     'web/checkout.ts',

@@ -92,6 +92,8 @@ function notificationHandler(dispatcher: DeliveryDeps): JobHandler<NotificationP
       form: true,
       timeoutMs: webhookSettings().deliveryTimeoutMs,
       schedule: [],
+      // Sent again after a 200 until the token is queried: the schedule below decides, not the answer.
+      doneOnSuccess: false,
     });
     // This node is stopping: another one tries at once.
     if ('retryAt' in outcome) return outcome;

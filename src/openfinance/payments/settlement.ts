@@ -1,7 +1,8 @@
 /**
  * Settlement of an automatic payment, an outbox job at 00:00 Brasília of its date on the account's clock (at
- * once for a payment dated today). The payer's institution is simulated as for automatic Pix
- * (src/pix/cobr/settlement.ts): from 0.01 to 10.00 it pays, above that it refuses with a reason. A paid payment
+ * once for a payment dated today). The payer's institution decides (`AppContext.payerInstitution`): the sandbox's
+ * simulated payer pays or refuses by amount (src/sandbox/payer.ts); a production node has no Open Finance
+ * connector, so the payment is refused with that reason by name (src/spi/payer.ts). A paid payment
  * is credited to the favorecido through the one payment engine (`receivePix`: ledger, GET /v2/pix, the
  * reconciliation report and refunds agree) and becomes `aceito`; a refused one `rejeitado` with `motivo`. The
  * job acts only on a payment still `pendente` (delivered twice, it does nothing twice), and the engine's unique
@@ -10,7 +11,8 @@
 import { brasiliaDayStart } from '../../platform/calendar.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Database, Sql } from '../../platform/db/database.ts';
-import { LIMITS } from '../../platform/limits.ts';
+import type { AppContext } from '../../platform/context.ts';
+import type { PayerInstitution } from '../../platform/extensions.ts';
 import { formatAmount } from '../../platform/money.ts';
 import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
 import { receivePix } from '../../pix/payments/engine.ts';
@@ -22,9 +24,9 @@ import { findPayment, setPaymentStatus, type PaymentRow } from './store.ts';
 
 type SettleJob = { paymentId: number };
 
-export const PAYMENT_SETTLE_TOPIC = defineTopic<SettleJob>({
+export const PAYMENT_SETTLE_TOPIC = defineTopic<SettleJob, AppContext>({
   name: 'of.payment.settle',
-  handler: ({ db, clock }) => settleHandler(db, clock),
+  handler: ({ db, clock, payerInstitution }) => settleHandler(db, clock, payerInstitution),
 });
 
 export function enqueueSettlement(sql: Sql, row: PaymentRow, now: Date) {
@@ -77,7 +79,7 @@ export async function movePayment(
 
 class Refused extends Error {}
 
-function settleHandler(db: Database, clock: Clock) {
+function settleHandler(db: Database, clock: Clock, payerInstitution: PayerInstitution) {
   return async (job: OutboxJob<SettleJob>): Promise<JobOutcome> => {
     try {
       await db.tx(async (sql) => {
@@ -87,8 +89,8 @@ function settleHandler(db: Database, clock: Clock) {
         const now = clock.forAccount(row.account_id).now();
         if (enrolment.status !== 'autorizado')
           throw new Refused(`A adesão está ${enrolment.status}: o pagamento não foi feito.`);
-        if (row.amount_cents > LIMITS.ofSandboxAcceptedMaxCents)
-          throw new Refused('Saldo insuficiente na conta do pagador (sandbox: valores acima de 10.00 são recusados).');
+        const decision = payerInstitution.openFinancePaymentDue({ amountCents: row.amount_cents });
+        if ('refused' in decision) throw new Refused(decision.refused);
         const { pagador, favorecido } = enrolment.body;
         await receivePix(sql, now, {
           target: { kind: 'account', conta: favorecido.contaBanco.conta },

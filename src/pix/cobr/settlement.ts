@@ -8,14 +8,17 @@
  *                REJEITADA unless its recurrence allows retries (PERMITE_3R_7D)
  *   cobr.expire  (the day after the retry window)  a charge still ATIVA becomes EXPIRADA
  *
- * pixd has no connection to other institutions: the payer's side of automatic Pix is simulated here with the
- * sandbox amount rule (docs/automatic-pix.md): from 0.01 to 10.00 the attempt is paid, above it fails. Each
- * job locks the charge and acts only from the state it expects (delivered twice, it does nothing twice); the
- * payment engine's unique end-to-end id is the last line against paying twice.
+ * The payer's institution decides (`AppContext.payerInstitution`): the sandbox's simulated payer pays or refuses
+ * at once (src/sandbox/payer.ts); in production the attempt waits for the payer's pacs.008 at the SPI boundary,
+ * which settles it through `settleRecurringPayment` below. Each job locks the charge and acts only from the state
+ * it expects (delivered twice, it does nothing twice); the payment engine's unique end-to-end id is the last line
+ * against paying twice.
  */
 import type { Clock } from '../../platform/clock.ts';
 import type { Database, Sql } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
+import type { AppContext } from '../../platform/context.ts';
+import type { PayerInstitution } from '../../platform/extensions.ts';
 import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
 import { brasiliaDate } from '../../platform/calendar.ts';
 import { isUniqueViolation } from '../../platform/db/errors.ts';
@@ -33,14 +36,17 @@ import {
   type CobrForSettlement,
   type CobrSettlement,
 } from './settlement-store.ts';
-import { findCobrById, settlementKey, type CobrRow } from './store.ts';
+import { findCobr, findCobrById, settlementKey, type CobrRow } from './store.ts';
 
 type Job = { cobrId: number; accountId: number };
 type AttemptJob = Job & { tentativa: number };
 
 export const COBR_TOPICS = {
   ack: defineTopic<Job>({ name: 'cobr.ack', handler: ({ db, clock }) => ackHandler(db, clock) }),
-  attempt: defineTopic<AttemptJob>({ name: 'cobr.attempt', handler: ({ db, clock }) => attemptHandler(db, clock) }),
+  attempt: defineTopic<AttemptJob, AppContext>({
+    name: 'cobr.attempt',
+    handler: ({ db, clock, payerInstitution }) => attemptHandler(db, clock, payerInstitution),
+  }),
   expire: defineTopic<Job>({ name: 'cobr.expire', handler: ({ db, clock }) => expireHandler(db, clock) }),
 };
 
@@ -144,11 +150,12 @@ async function ledgerIds(db: Database, row: CobrForSettlement): Promise<CobrSett
  * ledger account yet) or the charge changed meanwhile: the locked path below then decides, with the same rules.
  * A recurrence cancelled while its charge is being settled is ordered after the payment.
  */
-async function settleBatched(db: Database, clock: Clock, job: AttemptJob): Promise<boolean> {
+async function settleBatched(db: Database, clock: Clock, payerInstitution: PayerInstitution, job: AttemptJob) {
   const row = await cobrSettlementReaderFor(db).submit(job.cobrId);
   const tentativa = pendingAttempt(row, job.tentativa);
   if (!row || !tentativa) return false;
-  if (row.amount_cents > LIMITS.cobrSandboxPaidMaxCents || row.rec_status !== 'APROVADA') return false;
+  if (row.rec_status !== 'APROVADA') return false;
+  if (!('pays' in payerInstitution.recurringAttemptDue({ amountCents: row.amount_cents }))) return false;
   if (!row.chave || row.split) return false;
   const ledger = await ledgerIds(db, row);
   const now = clock.forAccount(row.account_id).now();
@@ -190,10 +197,10 @@ async function settleBatched(db: Database, clock: Clock, job: AttemptJob): Promi
   }
 }
 
-function attemptHandler(db: Database, clock: Clock) {
+function attemptHandler(db: Database, clock: Clock, payerInstitution: PayerInstitution) {
   return async (job: OutboxJob<AttemptJob>): Promise<JobOutcome> => {
     const index = job.payload.tentativa;
-    if (await settleBatched(db, clock, job.payload)) return DONE;
+    if (await settleBatched(db, clock, payerInstitution, job.payload)) return DONE;
     try {
       await db.tx(async (sql) => {
         const row = await findCobrById(sql, job.payload.cobrId, true);
@@ -219,25 +226,12 @@ function attemptHandler(db: Database, clock: Clock) {
           );
           return;
         }
-        if (row.amount_cents > LIMITS.cobrSandboxPaidMaxCents)
-          throw new AttemptRefused('AM02', 'Saldo insuficiente do pagador (sandbox: valor acima de 10.00).');
-        const chave = await settlementKey(sql, row.account_id);
-        if (!chave) throw new AttemptRefused('AC06', 'A conta recebedora não tem chave ativa para o recebimento.');
-        await receivePix(sql, now, {
-          target: { kind: 'key', chave, txid: row.txid },
-          amountCents: row.amount_cents,
-          payer: payerOf(rec),
-          origin: 'sandbox_auto',
-          endToEndId: tentativa.endToEndId,
-        });
-        await saveCobr(
-          sql,
-          {
-            ...withStatus(row, 'CONCLUIDA', now),
-            tentativas: row.tentativas.map((t, i) => (i === index ? withAttemptStatus(t, 'PAGA', now) : t)),
-          },
-          now,
-        );
+        const decision = payerInstitution.recurringAttemptDue({ amountCents: row.amount_cents });
+        if ('refused' in decision) throw new AttemptRefused(decision.refused.codigo, decision.refused.descricao);
+        // Production: the payer's institution pays with a pacs.008 (settleRecurringPayment); none by the end of
+        // the window and the charge expires (cobr.expire).
+        if ('awaits' in decision) return;
+        await payAttempt(sql, now, row, index, { payer: payerOf(rec), origin: 'sandbox_auto' });
       });
     } catch (error) {
       if (error instanceof AttemptRefused) await refuseAttempt(db, clock, job.payload, error.codigo, error.message);
@@ -246,6 +240,71 @@ function attemptHandler(db: Database, clock: Clock) {
     }
     return DONE;
   };
+}
+
+/** The attempt paid: the Pix received through the engine on the account's settlement key, the charge CONCLUIDA. */
+async function payAttempt(
+  sql: Sql,
+  now: Date,
+  row: CobrRow,
+  index: number,
+  from: Pick<IncomingPix, 'payer' | 'origin'>,
+): Promise<void> {
+  const chave = await settlementKey(sql, row.account_id);
+  if (!chave) throw new AttemptRefused('AC06', 'A conta recebedora não tem chave ativa para o recebimento.');
+  await receivePix(sql, now, {
+    target: { kind: 'key', chave, txid: row.txid },
+    amountCents: row.amount_cents,
+    ...from,
+    endToEndId: row.tentativas[index].endToEndId,
+  });
+  await saveCobr(
+    sql,
+    {
+      ...withStatus(row, 'CONCLUIDA', now),
+      tentativas: row.tentativas.map((t, i) => (i === index ? withAttemptStatus(t, 'PAGA', now) : t)),
+    },
+    now,
+  );
+}
+
+/** A payer's pacs.008 for a recurring charge, as the SPI boundary reads it (src/spi/inbound.ts). */
+export interface RecurringPayment {
+  accountId: number | undefined;
+  txid: string | undefined;
+  idRec: string;
+  endToEndId: string;
+  amountCents: number;
+  payer: IncomingPix['payer'];
+}
+
+/**
+ * Production: the payer's institution pays an attempt with a pacs.008 naming the recurrence (idRec), the charge
+ * (txid) and the attempt's end-to-end id. Settles it in the caller's transaction like a paid attempt, or refuses
+ * (PaymentRefused: the boundary answers RJCT) a payment that matches no attempt due, or the wrong amount.
+ */
+export async function settleRecurringPayment(sql: Sql, now: Date, payment: RecurringPayment): Promise<void> {
+  const row =
+    payment.accountId === undefined || !payment.txid
+      ? undefined
+      : await findCobr(sql, payment.accountId, payment.txid, true);
+  const index = row?.tentativas.findIndex((t) => t.endToEndId === payment.endToEndId) ?? -1;
+  if (!row || row.id_rec !== payment.idRec || !pendingAttempt(row, index))
+    throw new PaymentRefused(
+      'cobranca_inexistente',
+      `Nenhuma tentativa agendada da recorrência ${payment.idRec} com este endToEndId.`,
+    );
+  const rec = await findRec(sql, row.account_id, row.id_rec, true);
+  if (rec?.status !== 'APROVADA')
+    throw new PaymentRefused('cobranca_removida', `A recorrência está ${rec?.status ?? 'ausente'}.`);
+  if (payment.amountCents !== row.amount_cents)
+    throw new PaymentRefused('valor_divergente', `O valor difere do valor da cobrança recorrente ${row.txid}.`);
+  try {
+    await payAttempt(sql, now, row, index, { payer: payment.payer, origin: 'spi' });
+  } catch (error) {
+    if (error instanceof AttemptRefused) throw new PaymentRefused('chave_inexistente', error.message);
+    throw error;
+  }
 }
 
 /** A failed attempt: REJEITADA; the charge too when its recurrence allows no retry. */

@@ -8,7 +8,9 @@ import type { Clock } from '../../platform/clock.ts';
 import { balanceCents, ledgerCode, transfer } from '../../platform/ledger/ledger.ts';
 import { defineTopic, type JobDeps, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
 import type { FaultHooks } from '../../platform/faults.ts';
-import { findRefundById, refundsOf, settleRefund, type ReceivedPixRow } from './store.ts';
+import { findReceivedPixById, findRefundById, refundsOf, settleRefund } from './store.ts';
+import { queuePaymentReturn } from '../../spi/outbound.ts';
+import { outboundExists } from '../../spi/store.ts';
 import { enqueuePixEvent } from './events.ts';
 import { creditPixdPayer, lockRefundParties } from '../send/returns.ts';
 
@@ -28,11 +30,16 @@ export function refundSettlementHandler(db: Database, clock: Clock, faults?: Fau
       if (!refund || refund.status !== 'EM_PROCESSAMENTO') return;
       const now = clock.forAccount(refund.account_id).now();
       await lockRefundParties(sql, refund.account_id, refund.received_pix_id);
+      const pix = (await findReceivedPixById(sql, refund.received_pix_id))!;
+      // Queued already (a second delivery of this job): its pacs.002 settles it (src/spi/answers.ts).
+      if (pix.origin === 'spi' && (await outboundExists(sql, refund.rtr_id))) return;
       const available = await balanceCents(sql, ledgerCode.available(refund.account_id));
       const refused = await faults?.take(sql, refund.account_id, 'devolucao');
       if (refused) {
         await settleRefund(sql, refund.id, 'NAO_REALIZADO', now, refused.motivo);
-      } else if (available >= refund.amount_cents) {
+      } else if (available < refund.amount_cents) {
+        await settleRefund(sql, refund.id, 'NAO_REALIZADO', now, INSUFFICIENT_BALANCE);
+      } else {
         await transfer(sql, {
           kind: 'pix_devolvido',
           reference: refund.rtr_id,
@@ -42,6 +49,23 @@ export function refundSettlementHandler(db: Database, clock: Clock, faults?: Fau
           to: ledgerCode.externalPix,
           amountCents: refund.amount_cents,
         });
+        if (pix.origin === 'spi') {
+          // A Pix from another institution goes back through the SPI: its amount left now, with the pacs.004 that
+          // carries it; the refund stays in processing until that message's answer.
+          await queuePaymentReturn(
+            sql,
+            {
+              refundId: refund.id,
+              accountId: refund.account_id,
+              rtrId: refund.rtr_id,
+              originalEndToEndId: pix.end_to_end_id,
+              amountCents: refund.amount_cents,
+              reason: 'MD06',
+            },
+            now,
+          );
+          return;
+        }
         // A Pix from another account of this pixd: the refund reaches that account (src/pix/send/returns.ts).
         await creditPixdPayer(
           sql,
@@ -49,14 +73,9 @@ export function refundSettlementHandler(db: Database, clock: Clock, faults?: Fau
           now,
         );
         await settleRefund(sql, refund.id, 'DEVOLVIDO', now, null);
-      } else {
-        await settleRefund(sql, refund.id, 'NAO_REALIZADO', now, INSUFFICIENT_BALANCE);
       }
-      const { rows } = await sql.query<ReceivedPixRow>('select * from received_pix where id = $1', [
-        refund.received_pix_id,
-      ]);
       // One event per settled refund, carrying the Pix with its whole refunds array.
-      await enqueuePixEvent(sql, rows[0], await refundsOf(sql, [rows[0].id]), now);
+      await enqueuePixEvent(sql, pix, await refundsOf(sql, [pix.id]), now);
     });
     return { done: true };
   };

@@ -1,7 +1,7 @@
 /** Storage of received Pix and their refunds. */
 import type { Sql } from '../../platform/db/database.ts';
 
-export type PixOrigin = 'sandbox_auto' | 'sandbox_pay' | 'participant' | 'pixd_transfer' | 'open_finance';
+export type PixOrigin = 'sandbox_auto' | 'sandbox_pay' | 'participant' | 'pixd_transfer' | 'open_finance' | 'spi';
 
 export interface ReceivedPixRow {
   id: number;
@@ -116,6 +116,11 @@ export async function findRefund(
     `select ${REFUND_COLUMNS} from refunds where received_pix_id = $1 and refund_id = $2${forUpdate ? ' for update' : ''}`,
     [receivedPixId, refundId],
   );
+  return rows[0];
+}
+
+export async function findReceivedPixById(sql: Sql, id: number): Promise<ReceivedPixRow | undefined> {
+  const { rows } = await sql.query<ReceivedPixRow>('select * from received_pix where id = $1', [id]);
   return rows[0];
 }
 

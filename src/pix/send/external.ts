@@ -5,9 +5,9 @@
  *
  * The sandbox replaces it (`AppContext.externalInstitution`) with a simulated institution with the amount
  * rules integrators know (src/sandbox/institution.ts).
- * Production has no settlement connector yet: sends to other institutions are refused with a named error
- * until one exists (it would implement this interface: a DICT lookup at `accept`, the SPI message and its
- * answer at `settle`). docs/sending.md.
+ * Production without an SPI gateway (PIXD_SPI_GATEWAY) refuses sends to other institutions with a named error;
+ * with one, src/spi/connector.ts implements this interface: the send leaves as a pacs.008 that the gateway
+ * collects, and its pacs.002 settles it. docs/sending.md, docs/spi.md.
  */
 import type { GroupErrorName, StatusOf } from '../../platform/errors.ts';
 import type { ExternalInstitution } from '../../platform/extensions.ts';
@@ -37,7 +37,7 @@ export const noSettlementConnector: ExternalInstitution = {
       422,
     );
   },
-  settle() {
-    return 'Envio a outras instituições indisponível.';
+  async settle() {
+    return { refused: 'Envio a outras instituições indisponível.' };
   },
 };

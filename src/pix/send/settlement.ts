@@ -22,7 +22,7 @@ import { receiveOrHold } from '../payments/engine.ts';
 import { PaymentRefused } from '../payments/refusal.ts';
 import { WEBHOOK_TOPICS } from '../webhook/events.ts';
 import type { PixEventPayload } from '../webhook/payloads.ts';
-import type { ExternalInstitution } from './external.ts';
+import type { ExternalInstitution, ExternalSend } from '../../platform/extensions.ts';
 import { lockSentForSettlement, settleSentWithEntry, type SentForSettlement, type SentPixRow } from './store.ts';
 import { sentPixWebhook } from './view.ts';
 
@@ -139,12 +139,14 @@ export function sendSettlementHandler(db: Database, clock: Clock, external: Exte
             heldUntil = new Date(now.getTime() + fault.slowMs);
             return;
           }
-          const refused = fault?.refused ?? external.settle({ amountCents: sent.amount_cents });
+          const outcome = fault ?? (await external.settle(sql, externalSend(locked!), now));
           // Nothing was written for another institution's refusal: it settles here, with the fault it counted.
-          if (refused) {
-            await settle(sql, locked!, { status: 'NAO_REALIZADO', at: now, motivo: refused }, 'available');
+          if ('refused' in outcome) {
+            await settle(sql, locked!, { status: 'NAO_REALIZADO', at: now, motivo: outcome.refused }, 'available');
             return;
           }
+          // Left through the SPI boundary: the send stays in processing, its amount held, until the pacs.002.
+          if ('answersLater' in outcome) return;
         }
         await settle(sql, locked!, { status: 'REALIZADO', at: now, motivo: null }, 'externalPix');
       });
@@ -154,15 +156,42 @@ export function sendSettlementHandler(db: Database, clock: Clock, external: Exte
     }
     if (heldUntil) return { retryAt: heldUntil, error: 'aguardando a resposta do recebedor' };
     if (refusal !== undefined) {
-      const motivo = refusal;
-      await db.tx(async (sql) => {
-        const locked = await lockSentForSettlement(sql, job.payload.sentPixId);
-        if (locked?.sent.status !== 'EM_PROCESSAMENTO') return;
-        await lockParties(sql, locked.sent);
-        const now = clock.forAccount(locked.sent.account_id).now();
-        await settle(sql, locked, { status: 'NAO_REALIZADO', at: now, motivo }, 'available');
-      });
+      const refused = refusal;
+      await db.tx((sql) => concludeSend(sql, clock, job.payload.sentPixId, { refused }));
     }
     return { done: true };
   };
+}
+
+function externalSend({ sent, payer, payerConta }: SentForSettlement): ExternalSend {
+  return {
+    sentPixId: sent.id,
+    accountId: sent.account_id,
+    endToEndId: sent.end_to_end_id,
+    amountCents: sent.amount_cents,
+    payer: { ...payer, conta: payerConta },
+    favorecido: sent.favorecido,
+    infoPagador: sent.info_pagador,
+  };
+}
+
+/**
+ * A send still in processing concluded by its receiver's answer, in the caller's transaction: the other
+ * institution credited it (the held amount leaves) or refused it (the hold goes back). The SPI boundary calls it
+ * with a pacs.002's outcome; a send already concluded is left as it is (a late or repeated answer changes nothing).
+ */
+export async function concludeSend(
+  sql: Sql,
+  clock: Clock,
+  sentPixId: number,
+  outcome: { credited: true } | { refused: string },
+): Promise<boolean> {
+  const locked = await lockSentForSettlement(sql, sentPixId);
+  if (locked?.sent.status !== 'EM_PROCESSAMENTO') return false;
+  await lockParties(sql, locked.sent);
+  const at = clock.forAccount(locked.sent.account_id).now();
+  if ('refused' in outcome)
+    await settle(sql, locked, { status: 'NAO_REALIZADO', at, motivo: outcome.refused }, 'available');
+  else await settle(sql, locked, { status: 'REALIZADO', at, motivo: null }, 'externalPix');
+  return true;
 }

@@ -190,6 +190,8 @@ export async function insertSentWithHold(
 export interface SentForSettlement {
   sent: SentPixRow;
   payer: { nome: string; cpf?: string; cnpj?: string };
+  /** The payer's account number (an SPI message names it). */
+  payerConta: string;
   ledgerIds: { sending: number | null; available: number | null; externalPix: number | null };
 }
 
@@ -198,12 +200,13 @@ export async function lockSentForSettlement(sql: Sql, id: number): Promise<SentF
     SentPixRow & {
       payer_nome: string;
       payer_documento: string;
+      payer_conta: string;
       sending_id: number | null;
       available_id: number | null;
       external_id: number | null;
     }
   >(
-    `select ${columnsOf('s')}, a.nome as payer_nome, a.documento as payer_documento,
+    `select ${columnsOf('s')}, a.nome as payer_nome, a.documento as payer_documento, a.conta as payer_conta,
        (select l.id from ledger_accounts l where l.code = 'customer:' || s.account_id || ':sending') as sending_id,
        (select l.id from ledger_accounts l where l.code = 'customer:' || s.account_id || ':available') as available_id,
        (select l.id from ledger_accounts l where l.code = $2) as external_id
@@ -211,10 +214,11 @@ export async function lockSentForSettlement(sql: Sql, id: number): Promise<SentF
     [id, ledgerCode.externalPix],
   );
   if (!rows[0]) return undefined;
-  const { payer_nome, payer_documento, sending_id, available_id, external_id, ...sent } = rows[0];
+  const { payer_nome, payer_documento, payer_conta, sending_id, available_id, external_id, ...sent } = rows[0];
   return {
     sent,
     payer: identityOf({ nome: payer_nome, documento: payer_documento }),
+    payerConta: payer_conta,
     ledgerIds: { sending: sending_id, available: available_id, externalPix: external_id },
   };
 }

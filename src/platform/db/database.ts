@@ -5,7 +5,6 @@ import path from 'node:path';
 import type pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import { isDatabaseUnavailable } from './errors.ts';
-import { generationOf, parseDatabaseUrl, PrimaryRouter } from './hosts.ts';
 import {
   checkDeadline,
   DeadlineExceeded,
@@ -14,6 +13,7 @@ import {
   outsideDeadline,
 } from './deadline.ts';
 import { retryingConflicts } from './conflict-retry.ts';
+import { generationOf, parseDatabaseUrl, PrimaryRouter } from './hosts.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { copyClusterTemplate, limitEmbeddedMemory } from './embedded-cluster.ts';
 import { checkCluster, openVerifiedCluster } from './embedded-check.ts';

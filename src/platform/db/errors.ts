@@ -34,25 +34,3 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 export function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: string })?.code === '23505';
 }
-
-/** A deadlock (40P01) or serialization failure (40001): the transaction was rolled back and may simply run again. */
-export function isLockConflict(error: unknown): boolean {
-  const code = (error as { code?: string })?.code;
-  return code === '40P01' || code === '40001';
-}
-
-/** Tries of `retryOnLockConflict`, and the pause before a retry: random up to this times the try's number. */
-const LOCK_CONFLICT_TRIES = 3;
-const LOCK_CONFLICT_JITTER_MS = 20;
-
-/** Runs a transaction again after a lock conflict, a bounded number of times with random pauses (jitter). */
-export async function retryOnLockConflict<T>(work: () => Promise<T>): Promise<T> {
-  for (let tried = 1; ; tried++) {
-    try {
-      return await work();
-    } catch (error) {
-      if (!isLockConflict(error) || tried >= LOCK_CONFLICT_TRIES) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * LOCK_CONFLICT_JITTER_MS * tried));
-    }
-  }
-}

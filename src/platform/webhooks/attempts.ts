@@ -7,19 +7,19 @@
  * to die between the receiver's answer and this commit (docs/webhooks.md, "Duplicates").
  *
  * Locks: an attempt row's foreign key takes a key-share lock on its account's row, which payments lock
- * `for update` in account-id order (docs/ledger.md); the rows are inserted in that order, then the outbox
- * rows are locked in id order, so a batch never waits on a payment in a circle. A lock conflict that
- * happens anyway runs the batch again (`retryOnLockConflict`): a failed record would resend a delivered event.
+ * (`for no key update`, docs/ledger.md) in account-id order; the rows are inserted in that order, then the
+ * outbox rows are locked in id order, so a batch never waits on a payment in a circle. A conflict that happens
+ * anyway runs the batch again (db.tx retries conflicts, conflict-retry.ts): a lost record would resend a
+ * delivered event.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Sql } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
-import { retryOnLockConflict } from '../db/errors.ts';
 import { markJobsDone } from '../outbox/jobs.ts';
 import type { BodyExcerpt } from './transport.ts';
 
 export interface AttemptRecord {
-  /** The delivery (outbox job); marked done with the record when `error` is null (the attempt succeeded). */
+  /** The delivery (outbox job); marked done with the record when `marksDone` (a success that ends the job). */
   outboxId: number;
   accountId: number;
   topic: string;
@@ -31,6 +31,7 @@ export interface AttemptRecord {
   error: string | null;
   request: BodyExcerpt | undefined;
   response: BodyExcerpt | undefined;
+  marksDone: boolean;
 }
 
 const COLUMNS = 13;
@@ -95,13 +96,11 @@ export class AttemptRecorder {
     }
     try {
       const records = batch.map((p) => p.record).sort((a, b) => a.accountId - b.accountId || a.outboxId - b.outboxId);
-      const delivered = records.filter((r) => r.error === null).map((r) => r.outboxId);
-      await retryOnLockConflict(() =>
-        this.db.tx(async (sql) => {
-          await insertAttempts(sql, records);
-          await markJobsDone(sql, delivered, this.clock.now());
-        }),
-      );
+      const delivered = records.filter((r) => r.marksDone).map((r) => r.outboxId);
+      await this.db.tx(async (sql) => {
+        await insertAttempts(sql, records);
+        await markJobsDone(sql, delivered, this.clock.now());
+      });
       for (const p of batch) {
         logAttempt(this.log, p.record);
         p.resolve();

@@ -32,6 +32,11 @@ export interface Delivery {
   form?: boolean;
   /** Headers of the callback's own (an HMAC signature of the body, say), beside the delivery id and attempt. */
   headers?: Record<string, string>;
+  /**
+   * false: a success does not end the job (billing notifications POST again until their token is queried), so
+   * the attempt is recorded without marking the job done and the caller decides what comes next.
+   */
+  doneOnSuccess?: boolean;
 }
 
 /** Sent with every callback so a receiver can drop duplicates of at-least-once delivery. */
@@ -86,6 +91,7 @@ export async function attemptDelivery(
   if ('deferMs' in result)
     return { retryAt: new Date(clock.nowMs() + result.deferMs), error: `adiada: ${result.reason}.` };
   const error = result.failure ? `${result.failure.kind}: ${result.failure.message}` : null;
+  const endsJob = result.ok && delivery.doneOnSuccess !== false;
   await deps.recorder.record({
     outboxId: job.id,
     accountId: delivery.accountId,
@@ -98,9 +104,11 @@ export async function attemptDelivery(
     error,
     request: result.request,
     response: result.response,
+    marksDone: endsJob,
   });
   // The recorder marked the job done in the attempt's own transaction (attempts.ts).
-  if (result.ok) return { done: true, marked: true };
+  if (endsJob) return { done: true, marked: true };
+  if (result.ok) return { done: true };
   // This node stopping is not the receiver's failure: another node (or this one after restart) tries at once.
   if (result.failure?.kind === 'aborted') return { retryAt: clock.now(), error: error! };
   const failures = await countedFailures(deps.db, job.id);

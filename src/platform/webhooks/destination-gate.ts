@@ -31,7 +31,8 @@ const BACKOFF = LIMITS.webhookDestinationBackoffMs;
 function destinationFailed(outcome: { ok: boolean; failure?: FailureKind; statusCode?: number }): boolean {
   if (outcome.ok) return false;
   if (outcome.failure === 'http_status') return (outcome.statusCode ?? 0) >= 500 || outcome.statusCode === 429;
-  return outcome.failure !== 'aborted' && outcome.failure !== 'forbidden';
+  // A URL no transport takes (invalid_url) says nothing of the destination either.
+  return outcome.failure !== 'aborted' && outcome.failure !== 'forbidden' && outcome.failure !== 'invalid_url';
 }
 
 export class DestinationGate {

@@ -1,0 +1,20 @@
+/**
+ * The sandbox's payer institution (`AppContext.payerInstitution`): the fictitious payer of recurring charges and
+ * Open Finance payments pays from 0.01 to 10.00 and refuses above (docs/automatic-pix.md,
+ * docs/automatic-payments.md). The only place these amount rules live.
+ */
+import type { PayerInstitution } from '../platform/extensions.ts';
+
+/** What the simulated payer pays: up to 10.00. */
+export const SANDBOX_PAYER_PAYS_MAX_CENTS = 1000;
+
+export const simulatedPayer: PayerInstitution = {
+  recurringAttemptDue: ({ amountCents }) =>
+    amountCents <= SANDBOX_PAYER_PAYS_MAX_CENTS
+      ? { pays: true }
+      : { refused: { codigo: 'AM02', descricao: 'Saldo insuficiente do pagador (sandbox: valor acima de 10.00).' } },
+  openFinancePaymentDue: ({ amountCents }) =>
+    amountCents <= SANDBOX_PAYER_PAYS_MAX_CENTS
+      ? { pays: true }
+      : { refused: 'Saldo insuficiente na conta do pagador (sandbox: valores acima de 10.00 são recusados).' },
+};

@@ -1,0 +1,127 @@
+/** Storage of the SPI boundary's messages (migration 028): the inbound record and the outbound queue. */
+import type { Sql } from '../platform/db/database.ts';
+
+export interface InboundClaim {
+  msgId: string;
+  kind: string;
+  refId: string;
+  accountId: number | null;
+  receivedAt: Date;
+}
+
+/**
+ * Claims a message for processing in the caller's transaction. Undefined: claimed, decide it. Otherwise the
+ * answer already given to the same MsgId, or to a pacs.008 with the same end-to-end id (a concurrent copy waits
+ * on the unique index until the first commits, then reads its answer).
+ */
+export async function claimInbound(sql: Sql, claim: InboundClaim): Promise<{ answer: string | null } | undefined> {
+  const { rows } = await sql.query(
+    `insert into spi_inbound (msg_id, kind, ref_id, account_id, received_at) values ($1, $2, $3, $4, $5)
+     on conflict do nothing returning msg_id`,
+    [claim.msgId, claim.kind, claim.refId, claim.accountId, claim.receivedAt],
+  );
+  if (rows.length) return undefined;
+  const existing = await sql.query<{ answer: string | null }>(
+    `select answer from spi_inbound where msg_id = $1 or (kind = 'pacs.008' and $2 = 'pacs.008' and ref_id = $3)
+     order by answer is null limit 1`,
+    [claim.msgId, claim.kind, claim.refId],
+  );
+  return { answer: existing.rows[0]?.answer ?? null };
+}
+
+export async function setInboundAnswer(sql: Sql, msgId: string, answer: string): Promise<void> {
+  await sql.query('update spi_inbound set answer = $2 where msg_id = $1', [msgId, answer]);
+}
+
+export interface OutboundRow {
+  id: number;
+  account_id: number;
+  kind: 'pacs.008' | 'pacs.004';
+  msg_id: string;
+  ref_id: string;
+  sent_pix_id: number | null;
+  refund_id: number | null;
+  xml: string;
+  created_at: Date;
+  acked_at: Date | null;
+  answer_status: string | null;
+  answered_at: Date | null;
+}
+
+const OUTBOUND_COLUMNS =
+  'id, account_id, kind, msg_id, ref_id, sent_pix_id, refund_id, xml, created_at, acked_at, answer_status, answered_at';
+
+export async function insertOutbound(
+  sql: Sql,
+  row: Pick<
+    OutboundRow,
+    'account_id' | 'kind' | 'msg_id' | 'ref_id' | 'sent_pix_id' | 'refund_id' | 'xml' | 'created_at'
+  >,
+): Promise<OutboundRow> {
+  const { rows } = await sql.query<OutboundRow>(
+    `insert into spi_outbound (account_id, kind, msg_id, ref_id, sent_pix_id, refund_id, xml, created_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8) returning ${OUTBOUND_COLUMNS}`,
+    [row.account_id, row.kind, row.msg_id, row.ref_id, row.sent_pix_id, row.refund_id, row.xml, row.created_at],
+  );
+  return rows[0];
+}
+
+/** The oldest messages not yet acknowledged, in queue order (at-least-once: a taken message stays until acked). */
+export async function pendingOutbound(sql: Sql, afterId: number, limit: number): Promise<OutboundRow[]> {
+  const { rows } = await sql.query<OutboundRow>(
+    `select ${OUTBOUND_COLUMNS} from spi_outbound where acked_at is null and id > $1 order by id limit $2`,
+    [afterId, limit],
+  );
+  return rows;
+}
+
+/** Acknowledges messages by id; returns the ids that exist (acknowledging twice is harmless). */
+export async function ackOutbound(sql: Sql, ids: number[], now: Date): Promise<number[]> {
+  const { rows } = await sql.query<{ id: number }>(
+    'update spi_outbound set acked_at = coalesce(acked_at, $2) where id = any($1::bigint[]) returning id',
+    [ids, now],
+  );
+  return rows.map((r) => Number(r.id));
+}
+
+/** The outbound message a pacs.002 answers, locked: its answer is recorded once. */
+export async function lockOutboundByRef(sql: Sql, refId: string): Promise<OutboundRow | undefined> {
+  const { rows } = await sql.query<OutboundRow>(
+    `select ${OUTBOUND_COLUMNS} from spi_outbound where ref_id = $1 for update`,
+    [refId],
+  );
+  return rows[0];
+}
+
+export async function lockOutboundById(sql: Sql, id: number): Promise<OutboundRow | undefined> {
+  const { rows } = await sql.query<OutboundRow>(
+    `select ${OUTBOUND_COLUMNS} from spi_outbound where id = $1 for update`,
+    [id],
+  );
+  return rows[0];
+}
+
+export async function setOutboundAnswer(sql: Sql, id: number, status: string, at: Date): Promise<void> {
+  await sql.query('update spi_outbound set answer_status = $2, answered_at = $3 where id = $1', [id, status, at]);
+}
+
+export async function outboundExists(sql: Sql, refId: string): Promise<boolean> {
+  const { rows } = await sql.query('select 1 from spi_outbound where ref_id = $1', [refId]);
+  return rows.length > 0;
+}
+
+/** The account a key of this pixd belongs to (removed keys included: the engine refuses them by name). */
+export async function accountOfKey(sql: Sql, chave: string): Promise<number | undefined> {
+  const { rows } = await sql.query<{ account_id: number }>('select account_id from pix_keys where chave = $1', [chave]);
+  return rows[0] ? Number(rows[0].account_id) : undefined;
+}
+
+export async function accountOfConta(sql: Sql, conta: string): Promise<number | undefined> {
+  const { rows } = await sql.query<{ id: number }>('select id from accounts where conta = $1', [conta]);
+  return rows[0] ? Number(rows[0].id) : undefined;
+}
+
+export async function chargeExists(sql: Sql, accountId: number, txid: string): Promise<boolean> {
+  const { rows } = await sql.query('select 1 from charges where account_id = $1 and txid = $2', [accountId, txid]);
+  return rows.length > 0;
+}

@@ -1,0 +1,79 @@
+/**
+ * Validation of SPI messages against the schemas in ./xsd (pixd's transcription of the catalog's, README.md
+ * there). libxml2 compiled to WebAssembly: a real XSD validator with no native build or download. Each schema is
+ * compiled once per process; a message is validated before it is read (inbound) and after it is built
+ * (outbound), so nothing that does not validate crosses the boundary either way.
+ */
+import fs from 'node:fs';
+import { XmlDocument, XmlParseError, XmlValidateError, XsdValidator } from 'libxml2-wasm';
+import { LIMITS } from '../platform/limits.ts';
+
+/** The catalog's message names, and the namespace of each one's Document. */
+export const SPI_SCHEMAS = {
+  'pacs.008.spi.1.13': 'https://www.bcb.gov.br/pi/pacs.008/1.13',
+  'pacs.002.spi.1.14': 'https://www.bcb.gov.br/pi/pacs.002/1.14',
+  'pacs.004.spi.1.5': 'https://www.bcb.gov.br/pi/pacs.004/1.5',
+  'admi.002.spi.1.3': 'https://www.bcb.gov.br/pi/admi.002/1.3',
+} as const;
+
+export type SpiMessageName = keyof typeof SPI_SCHEMAS;
+
+/** Why a message was refused: admi.002's reason (ISO RejectReason2: PARS unreadable, MSGT unknown, IMSG invalid). */
+export class SpiMessageInvalid extends Error {
+  constructor(
+    readonly reason: 'PARS' | 'MSGT' | 'IMSG',
+    message: string,
+    /** The refused message's MsgId when it could be read, for admi.002's reference. */
+    readonly msgId?: string,
+  ) {
+    super(message);
+  }
+}
+
+const validators = new Map<SpiMessageName, XsdValidator>();
+
+function validatorFor(name: SpiMessageName): XsdValidator {
+  let validator = validators.get(name);
+  if (!validator) {
+    const schema = XmlDocument.fromBuffer(fs.readFileSync(new URL(`./xsd/${name}.xsd`, import.meta.url)));
+    try {
+      validator = XsdValidator.fromDoc(schema);
+    } finally {
+      schema.dispose();
+    }
+    validators.set(name, validator);
+  }
+  return validator;
+}
+
+const NAME_BY_NAMESPACE = new Map<string, SpiMessageName>(
+  Object.entries(SPI_SCHEMAS).map(([name, ns]) => [ns, name as SpiMessageName]),
+);
+
+/** Which message this is (by its Document's namespace), validated; SpiMessageInvalid otherwise. */
+export function validateSpiMessage(xml: string): SpiMessageName {
+  if (Buffer.byteLength(xml) > LIMITS.spiMessageMaxBytes)
+    throw new SpiMessageInvalid('IMSG', `Mensagem acima de ${LIMITS.spiMessageMaxBytes} bytes.`);
+  let doc: XmlDocument;
+  try {
+    doc = XmlDocument.fromString(xml);
+  } catch (error) {
+    if (error instanceof XmlParseError) throw new SpiMessageInvalid('PARS', `XML ilegível: ${error.message.trim()}`);
+    throw error;
+  }
+  try {
+    const name = doc.root.name === 'Document' ? NAME_BY_NAMESPACE.get(doc.root.namespaceUri) : undefined;
+    if (!name)
+      throw new SpiMessageInvalid('MSGT', `Mensagem desconhecida: ${doc.root.name} em "${doc.root.namespaceUri}".`);
+    try {
+      validatorFor(name).validate(doc);
+    } catch (error) {
+      if (error instanceof XmlValidateError)
+        throw new SpiMessageInvalid('IMSG', `${name} não valida no XSD: ${error.message.trim()}`);
+      throw error;
+    }
+    return name;
+  } finally {
+    doc.dispose();
+  }
+}

@@ -1,4 +1,4 @@
-/** The `sandbox_faults` table (migration 028): one row per account and kind. */
+/** The `sandbox_faults` table (migration 029): one row per account and kind. */
 import type { Sql } from '../../platform/db/database.ts';
 import type { FaultKind } from '../../platform/faults.ts';
 

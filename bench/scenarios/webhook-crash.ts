@@ -20,10 +20,8 @@ import { startService, type RunningService } from '../../src/runtime.ts';
 import { receiverCa, receiverCaFile, startReceiver } from '../receiver.ts';
 import { setWebhookSettings } from '../../src/platform/webhooks/settings.ts';
 import { WebhookDispatcher } from '../../src/platform/webhooks/dispatcher.ts';
-import { enqueuePixEvent } from '../../src/pix/received/events.ts';
-import { newEndToEndId } from '../../src/platform/institution.ts';
 import { registerPixWebhook } from '../../src/pix/webhook/service.ts';
-import { newTxid } from '../../src/platform/ids.ts';
+import { enqueueSyntheticPixEvent } from '../synthetic-pix.ts';
 import { processAlive } from '../../src/platform/processes.ts';
 import { freshDatabase } from '../postgres.ts';
 import { startChild, type Child } from '../processes.ts';
@@ -115,30 +113,7 @@ async function run(kill: boolean): Promise<Result> {
         const ids = await db.tx(async (sql) => {
           const made: string[] = [];
           for (let i = 0; i < due; i++) {
-            const now = clock.now();
-            const e2e = newEndToEndId(now);
-            await enqueuePixEvent(
-              sql,
-              {
-                id: 0,
-                end_to_end_id: e2e,
-                account_id: accountId,
-                charge_id: null,
-                txid: newTxid(),
-                chave,
-                amount_cents: 1234,
-                received_at: now,
-                pagador_cpf: '11144477735',
-                pagador_cnpj: null,
-                pagador_nome: 'Bench',
-                info_pagador: null,
-                components: null,
-                origin: 'sandbox_pay',
-              },
-              [],
-              now,
-            );
-            made.push(e2e);
+            made.push(await enqueueSyntheticPixEvent(sql, accountId, chave, clock.now()));
           }
           return made;
         });

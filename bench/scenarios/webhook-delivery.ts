@@ -29,9 +29,7 @@ import { receiverCa, startReceiver } from '../receiver.ts';
 import { setWebhookSettings } from '../../src/platform/webhooks/settings.ts';
 import { WEBHOOK_LANES, WebhookDispatcher } from '../../src/platform/webhooks/dispatcher.ts';
 import { receivePix } from '../../src/pix/payments/engine.ts';
-import { enqueuePixEvent } from '../../src/pix/received/events.ts';
-import type { ReceivedPixRow } from '../../src/pix/received/store.ts';
-import { newEndToEndId } from '../../src/platform/institution.ts';
+import { enqueueSyntheticPixEvent } from '../synthetic-pix.ts';
 import type { Sql } from '../../src/platform/db/database.ts';
 import { registerPixWebhook } from '../../src/pix/webhook/service.ts';
 import { newTxid } from '../../src/platform/ids.ts';
@@ -132,26 +130,7 @@ function maker(source: Source, accountId: number, chave: string): Make {
         })
       ).end_to_end_id;
   }
-  return async (sql, now) => {
-    const pix: ReceivedPixRow = {
-      id: 0,
-      end_to_end_id: newEndToEndId(now),
-      account_id: accountId,
-      charge_id: null,
-      txid: newTxid(),
-      chave,
-      amount_cents: 1234,
-      received_at: now,
-      pagador_cpf: '11144477735',
-      pagador_cnpj: null,
-      pagador_nome: 'Bench',
-      info_pagador: null,
-      components: null,
-      origin: 'sandbox_pay',
-    };
-    await enqueuePixEvent(sql, pix, [], now);
-    return pix.end_to_end_id;
-  };
+  return (sql, now) => enqueueSyntheticPixEvent(sql, accountId, chave, now);
 }
 
 /** Commits at the offered rate for `seconds`; records the commit time per endToEndId. Returns how many were offered. */

@@ -6,7 +6,8 @@
 import type { Database } from '../../platform/db/database.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { balanceCents, ledgerCode, transfer } from '../../platform/ledger/ledger.ts';
-import { defineTopic, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
+import { defineTopic, type JobDeps, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
+import type { FaultHooks } from '../../platform/faults.ts';
 import { findReceivedPixById, findRefundById, refundsOf, settleRefund } from './store.ts';
 import { queuePaymentReturn } from '../../spi/outbound.ts';
 import { outboundExists } from '../../spi/store.ts';
@@ -16,12 +17,13 @@ import { creditPixdPayer, lockRefundParties } from '../send/returns.ts';
 export const INSUFFICIENT_BALANCE = 'Saldo insuficiente para a devolução.';
 
 /** Enqueued with the refund request (service.ts); settles it on the ledger. */
-export const REFUND_SETTLE_TOPIC = defineTopic<{ refundId: number }>({
+export const REFUND_SETTLE_TOPIC = defineTopic<{ refundId: number }, JobDeps & { faults?: FaultHooks }>({
   name: 'refund.settle',
-  handler: ({ db, clock }) => refundSettlementHandler(db, clock),
+  handler: ({ db, clock, faults }) => refundSettlementHandler(db, clock, faults),
 });
 
-export function refundSettlementHandler(db: Database, clock: Clock) {
+/** `faults`: the sandbox's faults on demand, whose refund fault ends a refund NAO_REALIZADO (docs/faults.md). */
+export function refundSettlementHandler(db: Database, clock: Clock, faults?: FaultHooks) {
   return async (job: OutboxJob<{ refundId: number }>): Promise<JobOutcome> => {
     await db.tx(async (sql) => {
       const refund = await findRefundById(sql, job.payload.refundId, true);
@@ -32,9 +34,12 @@ export function refundSettlementHandler(db: Database, clock: Clock) {
       // Queued already (a second delivery of this job): its pacs.002 settles it (src/spi/answers.ts).
       if (pix.origin === 'spi' && (await outboundExists(sql, refund.rtr_id))) return;
       const available = await balanceCents(sql, ledgerCode.available(refund.account_id));
-      if (available >= refund.amount_cents && pix.origin === 'spi') {
-        // A Pix from another institution goes back through the SPI: its amount leaves now, with the pacs.004 that
-        // carries it; the refund stays in processing until that message's answer.
+      const refused = await faults?.take(sql, refund.account_id, 'devolucao');
+      if (refused) {
+        await settleRefund(sql, refund.id, 'NAO_REALIZADO', now, refused.motivo);
+      } else if (available < refund.amount_cents) {
+        await settleRefund(sql, refund.id, 'NAO_REALIZADO', now, INSUFFICIENT_BALANCE);
+      } else {
         await transfer(sql, {
           kind: 'pix_devolvido',
           reference: refund.rtr_id,
@@ -44,30 +49,23 @@ export function refundSettlementHandler(db: Database, clock: Clock) {
           to: ledgerCode.externalPix,
           amountCents: refund.amount_cents,
         });
-        await queuePaymentReturn(
-          sql,
-          {
-            refundId: refund.id,
-            accountId: refund.account_id,
-            rtrId: refund.rtr_id,
-            originalEndToEndId: pix.end_to_end_id,
-            amountCents: refund.amount_cents,
-            reason: 'MD06',
-          },
-          now,
-        );
-        return;
-      }
-      if (available >= refund.amount_cents) {
-        await transfer(sql, {
-          kind: 'pix_devolvido',
-          reference: refund.rtr_id,
-          accountId: refund.account_id,
-          at: now,
-          from: ledgerCode.available(refund.account_id),
-          to: ledgerCode.externalPix,
-          amountCents: refund.amount_cents,
-        });
+        if (pix.origin === 'spi') {
+          // A Pix from another institution goes back through the SPI: its amount left now, with the pacs.004 that
+          // carries it; the refund stays in processing until that message's answer.
+          await queuePaymentReturn(
+            sql,
+            {
+              refundId: refund.id,
+              accountId: refund.account_id,
+              rtrId: refund.rtr_id,
+              originalEndToEndId: pix.end_to_end_id,
+              amountCents: refund.amount_cents,
+              reason: 'MD06',
+            },
+            now,
+          );
+          return;
+        }
         // A Pix from another account of this pixd: the refund reaches that account (src/pix/send/returns.ts).
         await creditPixdPayer(
           sql,
@@ -75,8 +73,6 @@ export function refundSettlementHandler(db: Database, clock: Clock) {
           now,
         );
         await settleRefund(sql, refund.id, 'DEVOLVIDO', now, null);
-      } else {
-        await settleRefund(sql, refund.id, 'NAO_REALIZADO', now, INSUFFICIENT_BALANCE);
       }
       // One event per settled refund, carrying the Pix with its whole refunds array.
       await enqueuePixEvent(sql, pix, await refundsOf(sql, [pix.id]), now);

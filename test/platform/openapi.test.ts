@@ -10,6 +10,7 @@ import { billingApi } from '../billing/helpers.ts';
 import { REQUEST_EXAMPLES } from '../../src/platform/openapi-examples.ts';
 import { EXAMPLE_KEY } from '../../src/platform/example-values.ts';
 import { requestAjv } from '../../src/platform/validators.ts';
+import { isValidCnpj, isValidCpf } from '../../src/platform/documents.ts';
 
 const UNDECLARED = [
   'PUT /v2/gn/split/cob/{txid}/vinculo/{splitConfigId}',
@@ -142,10 +143,22 @@ describe('OpenAPI document', () => {
     // The server's own body validator: no coercion, unknown properties refused.
     const ajv = requestAjv('body');
     const invalid: string[] = [];
+    // Realistic beyond the schema, which takes any 11 or 14 digits: documents carry valid check digits. Except
+    // Bacen's own recurrence example (45164632481, in REQUEST_EXAMPLES), which the recurrence tests assert.
+    const BACEN_REC_CPF = '45164632481';
+    const documents = (value: unknown, name = ''): string[] => {
+      if (Array.isArray(value)) return value.flatMap((item) => documents(item, name));
+      if (value && typeof value === 'object') return Object.entries(value).flatMap(([key, v]) => documents(v, key));
+      const checked = ['cpf', 'cnpj', 'documento', 'taxIdNumber'].includes(name) && typeof value === 'string';
+      return checked && value !== BACEN_REC_CPF && !(isValidCpf(value) || isValidCnpj(value))
+        ? [`${name} ${value}`]
+        : [];
+    };
     const check = (where: string, media: Media) => {
       if (media.example === undefined) return void invalid.push(`${where}: no example`);
       const validate = ajv.compile(media.schema);
       if (!validate(media.example)) invalid.push(`${where}: ${ajv.errorsText(validate.errors)}`);
+      for (const document of documents(media.example)) invalid.push(`${where}: invalid check digits, ${document}`);
     };
     let responses = 0;
     for (const { path, method, op } of operations()) {

@@ -6,6 +6,9 @@
 #     time (default 2: the files wait on the network and the database as much as they compute);
 #  2. files marked `// suite: serial` (kill -9, hanging receivers, Redis, dropped connections, short
 #     delivery timeouts a busy machine would miss, the headless browser) one at a time, alone.
+# Files marked `// suite: database-independent` (they open no database of pixd's: sources, pure functions,
+# the installed package whose own sandbox is always embedded) run only when DATABASE_URL is unset: on the
+# PostgreSQL pass they would repeat the embedded pass to the letter.
 # The exit status is the first pass's failure, else the second's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +17,9 @@ run() { node --import tsx --test --test-timeout=600000 "$@"; }
 if [ "$#" -gt 0 ]; then exec node --import tsx --test --test-concurrency=1 --test-timeout=600000 "$@"; fi
 
 mapfile -t all < <(find test -name '*.test.ts' | sort)
+if [ -n "${DATABASE_URL:-}" ]; then
+  mapfile -t all < <(grep -L '^// suite: database-independent' "${all[@]}")
+fi
 mapfile -t serial < <(grep -l '^// suite: serial' "${all[@]}" || true)
 mapfile -t parallel < <(printf '%s\n' "${all[@]}" | grep -vxF -f <(printf '%s\n' "${serial[@]}"))
 

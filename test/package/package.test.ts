@@ -1,3 +1,4 @@
+// suite: database-independent
 /**
  * pixd as an integrator gets it: the package `npm pack` makes from this tree, installed into a copy of
  * examples/integrator-tests, whose own test suite (the official SDK through `pixd/testing`, in-process and as

@@ -1,3 +1,4 @@
+// suite: database-independent
 /** Unit tests of the due-charge amount and date rules (src/pix/cobv/amount.ts, calendar.ts). No server. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

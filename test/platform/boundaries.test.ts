@@ -1,3 +1,4 @@
+// suite: database-independent
 /**
  * Every rule docs/architecture.md states about where code lives, checked on the sources: what each layer may
  * import, no import cycle (type-only imports counted), SQL only in stores and table-owning platform modules,

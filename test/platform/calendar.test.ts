@@ -1,3 +1,4 @@
+// suite: database-independent
 /**
  * The one calendar (src/platform/calendar.ts) against independent oracles: Easter by Gauss's algorithm (the
  * module uses Meeus/Jones/Butcher), business days by a day-by-day walk over JavaScript's own weekday, Brasília

@@ -1,3 +1,4 @@
+// suite: database-independent
 /**
  * The Node.js versions package.json admits are ones every installed package admits: a newcomer on a version
  * inside our `engines` range must not meet an EBADENGINE warning, nor a dependency that refuses to run.

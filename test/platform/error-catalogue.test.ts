@@ -1,3 +1,4 @@
+// suite: database-independent
 /**
  * The error catalogue (src/platform/error-catalogue.ts): docs/api.md lists it as it is, each name belongs to one
  * group and is raised somewhere, and the problem titles are the ones the server answered before the catalogue

@@ -1,3 +1,4 @@
+// suite: database-independent
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { newTxid, randomAlphanumeric, randomHex } from '../../src/platform/ids.ts';

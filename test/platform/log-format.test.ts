@@ -1,3 +1,4 @@
+// suite: database-independent
 /** How log lines look: pino-pretty one-liners for a person at a terminal, JSON for everything else. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,3 +1,4 @@
+// suite: database-independent
 /**
  * The migration list that existing databases were migrated by: each version keeps its name and its content
  * (the applied set in `schema_migrations` is read by version, so a moved file must still be the same

@@ -1,3 +1,4 @@
+// suite: database-independent
 /**
  * The percentage and rounding helpers of src/platform/money.ts against the formulas they replaced: billing's
  * `Number` ones (billing/shared/money.ts), kept here verbatim, and the split's largest-remainder division

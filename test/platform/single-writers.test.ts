@@ -1,3 +1,4 @@
+// suite: database-independent
 /**
  * Single writers (issue 28 item 3, docs/architecture.md): the ledger module owns the SQL that writes journal
  * entries, journal lines and ledger accounts, and the outbox module the SQL that writes outbox rows. Other

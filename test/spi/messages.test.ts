@@ -1,3 +1,4 @@
+// suite: database-independent
 /**
  * The SPI messages (src/spi): each one built, validated against its XSD and read back to the same value; what
  * does not validate is refused with admi.002's reason. Pure functions, no server.

@@ -2,7 +2,7 @@
  * The SPI boundary end to end (issue 27): a production-mode node with an SPI gateway, and the SPI simulator as a
  * separate process (`pixd spi-simulator`) speaking to it as the institution's gateway would. An inbound Pix pays a
  * charge; sends to an outside key leave as pacs.008 and settle on ACSP or come back on RJCT; a refund leaves as
- * pacs.004; a recurring charge settles on its payer's pacs.008; copies and late answers change nothing; every
+ * pacs.004, and so does an upheld MED infraction's return (FR01); a recurring charge settles on its payer's pacs.008; copies and late answers change nothing; every
  * message exchanged validates against the XSDs; the ledger verifies.
  */
 import { after, before, describe, it } from 'node:test';
@@ -11,6 +11,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { brasiliaDate, fromEpochDay, isBusinessDay, toEpochDay } from '../../src/platform/calendar.ts';
+import { openInfraction } from '../../src/pix/infractions/service.ts';
 import { changeRecStatus, ownRec } from '../../src/pix/rec/service.ts';
 import { payerOf } from '../../src/sandbox/rec.ts';
 import { parseSpiMessage, type SpiMessage } from '../../src/spi/messages.ts';
@@ -226,6 +227,32 @@ describe('SPI boundary: a production node and the SPI simulator process', () => 
     assert.equal(view.status, 'CONCLUIDA');
     assert.equal(view.tentativas[0].status, 'PAGA');
     assert.equal(await saldo(), '144.00');
+  });
+
+  it('an upheld MED infraction of a Pix that came through the SPI returns it as a pacs.004 FR01', async () => {
+    const e2e = (await api.call('GET', '/v2/cob/spiinbound0000000000000000001')).body.pix[0].endToEndId as string;
+    // The payer's institution opens it by a message outside this boundary: the service stands in.
+    const opened = await svc.service.ctx.db.tx((sql) =>
+      openInfraction(
+        sql,
+        { accountId: svc.demo.accountId, now: new Date(), publicUrl: '', chargeCreated: [] },
+        {
+          endToEndId: e2e,
+          motivo: 'golpe',
+        },
+      ),
+    );
+    const defesa = { analise: 'aceito', justificativa: 'Devolvemos.' };
+    const res = await api.call('POST', `/v2/gn/infracoes/${opened.idInfracao}/defesa`, defesa);
+    assert.equal(res.status, 201, res.text);
+    const med = await waitFor(async () => {
+      const pix = (await api.call('GET', `/v2/pix/${e2e}`)).body;
+      const found = pix.devolucoes.find((d: { natureza: string }) => d.natureza === 'MED_FRAUDE');
+      return found?.status === 'DEVOLVIDO' && found;
+    }, 'MED return DEVOLVIDO');
+    const back = parseSpiMessage(xmlOf('pacs.004', (m) => m.kind === 'pacs.004' && m.rtrId === med.rtrId)!);
+    assert.equal(back.kind === 'pacs.004' && `${back.reason} ${back.amountCents}`, 'FR01 9900');
+    assert.equal(await saldo(), '45.00');
   });
 
   it('every message exchanged validates, and the ledger verifies', async () => {

@@ -129,12 +129,13 @@ export async function startService(config: Config, options: StartOptions = {}): 
     payerInstitution: productionPayer,
     pages: pagesOf(config),
   };
-  const ctx: AppContext = { ...base, webhooks: new WebhookDispatcher(base) };
-  // Extensions first: the handlers registerJobs builds take what they install (the simulated institution).
+  // Extensions first: the webhook lanes and the handlers registerJobs builds take what they install (the
+  // simulated institution, the faults on demand).
   if (config.environment === 'sandbox') {
     const { installSandbox } = await import('./sandbox/extension.ts');
-    installSandbox(ctx);
+    installSandbox(base);
   }
+  const ctx: AppContext = { ...base, webhooks: new WebhookDispatcher(base) };
   registerJobs(ctx);
   // A commit that enqueued jobs wakes the workers (the webhook lanes through the main worker's listeners).
   db.subscribe(OUTBOX_CHANNEL, (topic) => ctx.outbox.wake(topic));

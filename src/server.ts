@@ -47,7 +47,7 @@ import { paymentTokenPublicRoutes, paymentTokenRoutes } from './billing/tokens/r
 import { webRoutes } from './web/routes.ts';
 import { consoleRoutes } from './console/routes.ts';
 import { documentRoute, SECURITY_SCHEMES } from './platform/openapi.ts';
-import { EXAMPLE_KEY } from './platform/openapi-examples.ts';
+import { EXAMPLE_KEY } from './platform/example-values.ts';
 import { demoKey } from './accounts/demo.ts';
 
 const API_DESCRIPTION = [
@@ -318,6 +318,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     const { sandboxInfractionRoutes } = await import('./sandbox/infractions.ts');
     const { sandboxRecRoutes } = await import('./sandbox/rec.ts');
     const { sandboxDictRoutes } = await import('./sandbox/dict.ts');
+    const { sandboxFaultRoutes } = await import('./sandbox/faults/routes.ts');
     const listen = (await import('./sandbox/listen/routes.ts')).listenRoutes(ctx);
     await app.register(
       family(
@@ -328,6 +329,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
         sandboxInfractionRoutes(ctx),
         sandboxRecRoutes(ctx),
         sandboxDictRoutes(ctx),
+        sandboxFaultRoutes(ctx),
         listen.api,
       ),
     );

@@ -9,6 +9,7 @@ import { SCHEDULE_OPTIONS, scheduleCommandFrom, type ScheduleFlagValues } from '
 import { ApiClient } from './api-client.ts';
 import { TRIGGERS, clock, pay, type TriggerOptions } from './sandbox-commands.ts';
 import { listen } from './listen.ts';
+import { FAULT_KINDS_HELP, faults, type FaultFlags } from './fault-commands.ts';
 
 /** The commands that open the database or start a server load the whole server: only when they run. */
 const commands = () => import('./commands.ts');
@@ -331,6 +332,48 @@ export function buildProgram(): Command {
       .map(([name, t]) => `  ${name.padEnd(16)}${t.description}`)
       .join('\n')}`,
   );
+
+  const fault = program
+    .command('fault')
+    .description("the account's faults on demand (sandbox, docs/faults.md): set one kind, list them, clear them");
+  fault
+    .command('list', { isDefault: true })
+    .description('the faults in force')
+    .option(...credentialsOption)
+    .action((options: { credentials?: string }, command: Command) =>
+      asAccount(command, options, (api) => faults(api, 'list')),
+    );
+  fault
+    .command('set')
+    .description("set a fault of one kind (replacing that kind's)")
+    .argument('<tipo>', Object.keys(FAULT_KINDS_HELP).join(' | '))
+    .option('--resultado <resultado>', 'chave: nao_encontrada | tempo_esgotado')
+    .option('--espera-ms <ms>', 'chave tempo_esgotado: how long the send waits before it answers')
+    .option('--status <status>', 'webhook: the status the failed attempts record, 400 to 599')
+    .option('--codigo <codigo>', "cartao: the issuer's refusal code; envio: the SPI's rejection code")
+    .option('--estado <estado>', 'instituicao: lenta | fora')
+    .option('--atraso-ms <ms>', 'instituicao lenta: how much later the receiving institution answers')
+    .option('--motivo <motivo>', 'devolucao, cartao, envio: the reason given')
+    .option('--vezes <n>', 'only the next n occurrences')
+    .option('--durante <duration>', "only for this long on the account's clock, like 90s, 5m or 1h")
+    .option(...credentialsOption)
+    .action((tipo: string, options: FaultFlags & { credentials?: string }, command: Command) =>
+      asAccount(command, options, (api) => faults(api, { set: tipo, flags: options })),
+    )
+    .addHelpText(
+      'after',
+      `\nKinds:\n${Object.entries(FAULT_KINDS_HELP)
+        .map(([name, help]) => `  ${name.padEnd(12)}${help}`)
+        .join('\n')}`,
+    );
+  fault
+    .command('clear')
+    .description('clear one kind, or every fault (a sandbox reset clears them too)')
+    .argument('[tipo]', Object.keys(FAULT_KINDS_HELP).join(' | '))
+    .option(...credentialsOption)
+    .action((tipo: string | undefined, options: { credentials?: string }, command: Command) =>
+      asAccount(command, options, (api) => faults(api, { clear: tipo })),
+    );
 
   return program;
 }

@@ -6,6 +6,7 @@ import type { RateLimiter } from './ratelimit.ts';
 import type { ServicePki } from './bootstrap.ts';
 import type { OutboxWorker } from './outbox/outbox.ts';
 import type { ChargeCreatedHook, ExternalInstitution, PayerInstitution, WebhookLanes } from './extensions.ts';
+import type { FaultHooks } from './faults.ts';
 import type { Pages } from './pages.ts';
 
 /**
@@ -33,6 +34,11 @@ export interface AppContext {
    * (src/spi/connector.ts) with an SPI gateway, else `noSettlementConnector`; the sandbox: its simulated institution.
    */
   externalInstitution: ExternalInstitution;
+  /**
+   * Extension point: faults an integrator asked the sandbox for (docs/faults.md). Absent in production: the
+   * points that ask (`ctx.faults?.…`) find nothing there.
+   */
+  faults?: FaultHooks;
   /**
    * Extension point: the payer's institution of recurring charges and Open Finance payments. Production:
    * `productionPayer` (src/spi/payer.ts); the sandbox: its simulated payer (src/sandbox/payer.ts).

@@ -4,7 +4,8 @@
  * same interfaces. Each one is declared here, in platform, and speaks only platform types, so that context.ts
  * imports no feature and no module that imports it back (test/platform/boundaries.test.ts refuses any import
  * cycle, type-only imports counted). A new extension point: its interface here, its field on AppContext, its
- * production default beside the feature that calls it, its simulation in src/sandbox/.
+ * production default beside the feature that calls it, its simulation in src/sandbox/. (The faults on demand
+ * are declared in faults.ts: the webhook delivery this module's types name asks them too.)
  */
 import type { FastifyInstance } from 'fastify';
 import type { Sql } from './db/database.ts';

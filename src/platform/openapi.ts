@@ -10,7 +10,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { RouteOptions } from 'fastify';
 import type { ErrorFormat } from './errors.ts';
 import type { Audience } from './auth/tokens.ts';
-import { REQUEST_EXAMPLES, type ExampleOperation } from './openapi-examples.ts';
+import { REQUEST_EXAMPLES, exampleOf, type ExampleOperation } from './openapi-examples.ts';
 
 /** Set on every route by its family (server.ts): what the document derives security and errors from. */
 export interface RouteFamily {
@@ -196,16 +196,35 @@ export function documentRoute({ schema, url, route }: { schema: unknown; url: st
   ]
     .filter(Boolean)
     .join('\n\n');
-  const example = REQUEST_EXAMPLES[`${method} ${url}` as ExampleOperation];
   return {
     schema: {
       ...own,
-      ...(example && own.body ? { body: { ...(own.body as object), examples: [example] } } : {}),
+      ...(own.body ? { body: withExample(own.body, REQUEST_EXAMPLES[`${method} ${url}` as ExampleOperation]) } : {}),
       operationId: own.operationId ?? operationId(method, url),
       ...(description && { description }),
       security,
-      response: { ...successOf(method, own.response), ...own.response, ...errors },
+      response: { ...successOf(method, own.response), ...successExamples(own.response), ...errors },
     },
     url,
   };
+}
+
+/** A copy of the schema carrying its example (the route's own schema validates and serializes: left alone). */
+function withExample(schema: unknown, written?: unknown) {
+  const own = schema as Record<string, unknown>;
+  return { ...own, examples: [written ?? exampleOf(own)] };
+}
+
+/** A schema of a body, not only a description of a response without one. */
+const describesBody = (schema: unknown) =>
+  ['type', 'anyOf', 'oneOf', 'allOf'].some((keyword) => keyword in (schema as object));
+
+/** Every declared 2xx body, with an example @fastify/swagger shows as the response's `example`. */
+function successExamples(response: Schema['response']) {
+  return Object.fromEntries(
+    Object.entries(response ?? {}).map(([status, schema]) => [
+      status,
+      status.startsWith('2') && describesBody(schema) ? withExample(schema) : schema,
+    ]),
+  );
 }

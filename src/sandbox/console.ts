@@ -3,7 +3,7 @@
  * BR Code as the fictitious payer (`POST /sandbox/pix/pay`'s `sandboxPay`, the same engine as every Pix)
  * and move the account's clock (`POST /sandbox/clock/advance`'s `advanceAccountClock`); open a MED
  * infraction (`POST /sandbox/infracoes`' `openInfraction`) and confirm an approved card charge
- * (`POST /sandbox/billing/charge/:id/settle`'s `settleNow`).
+ * (`POST /sandbox/billing/charge/:id/settle`'s `settleNow`); set and clear faults on demand (faults/console.ts).
  */
 import { refusalText, type ConsoleTools } from '../console/kit.ts';
 import { csrfField, html, when, brl } from '../console/render.ts';
@@ -14,6 +14,7 @@ import { OpenRequest } from '../pix/infractions/schemas.ts';
 import { settleNow } from '../billing/charges/service.ts';
 import { SANDBOX_AUTOPAY, FICTITIOUS_PAYER } from './settlement.ts';
 import { CLOCK_ADVANCE_MAX_SECONDS, advanceAccountClock, resetAccountClock } from './clock.ts';
+import { faultSection, registerFaultTools } from './faults/console.ts';
 
 const PAGE = '/console/sandbox';
 /** `POST /sandbox/infracoes`' own bound on `motivo`, from its schema. */
@@ -56,7 +57,8 @@ export const sandboxConsoleTools: ConsoleTools = {
 <p>Uma cobrança de cartão aprovada é paga sozinha uma hora depois no relógio do sandbox; aqui, agora.</p>
 <form method="post" action="${PAGE}/card-settle" class="search">${csrfField(session)}
 <label>charge_id <input name="chargeId" type="number" min="1" required></label>
-<button type="submit">Confirmar pagamento</button></form></section>`;
+<button type="submit">Confirmar pagamento</button></form></section>
+${await faultSection(kit, session, PAGE)}`;
         return kit.render(reply, session, { title: 'Ferramentas do sandbox', section: 'sandbox' }, body);
       }, 'sandbox.write'),
     );
@@ -131,6 +133,8 @@ export const sandboxConsoleTools: ConsoleTools = {
         }
       }, 'charge.write'),
     );
+
+    registerFaultTools(app, kit, PAGE);
 
     app.post(
       `${PAGE}/clock/reset`,

@@ -5,14 +5,20 @@
 import type { AppContext } from '../platform/context.ts';
 import { SANDBOX_AUTOPAY_TOPIC, autoPaymentHook } from './settlement.ts';
 import { simulatedInstitution } from './institution.ts';
+import { faultBook } from './faults/book.ts';
 import { simulatedPayer } from './payer.ts';
 
-export function installSandbox(ctx: AppContext): void {
+/** Before the webhook lanes are made (they take the faults), so on the context without them. */
+export function installSandbox(ctx: Omit<AppContext, 'webhooks'>): void {
   ctx.outbox.register(SANDBOX_AUTOPAY_TOPIC, ctx);
   // The fictitious payer joins every charge creation (API and batches) through the core's extension point.
   ctx.chargeCreatedHooks.push(autoPaymentHook);
   // Sends to keys and accounts outside this pixd reach a simulated institution instead of none.
   ctx.externalInstitution = simulatedInstitution;
+  // Faults an integrator asks for (docs/faults.md): the core asks at each point where one can apply.
+  const faults = faultBook(ctx);
+  void faults.reload().catch(() => undefined);
+  ctx.faults = faults;
   // Recurring charges and Open Finance payments have a simulated payer with the amount rules integrators know.
   ctx.payerInstitution = simulatedPayer;
 }

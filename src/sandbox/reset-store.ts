@@ -71,6 +71,8 @@ const REMOVED: readonly { table: string; where: string }[] = [
   { table: 'pix_key_settings', where: 'account_id = $1' },
   { table: 'pix_keys', where: 'account_id = $1 and created_at > $2' },
   { table: 'sandbox_clocks', where: 'account_id = $1' },
+  // Faults on demand (docs/faults.md): a reset account has none.
+  { table: 'sandbox_faults', where: 'account_id = $1' },
 ];
 
 /** Tables a reset leaves alone, each with the reason. */

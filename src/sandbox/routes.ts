@@ -14,6 +14,7 @@ import { formatAmount, parseAmount } from '../platform/money.ts';
 import { LIMITS } from '../platform/limits.ts';
 import { scheduleSandboxRoutes } from '../pix/schedules/creation-routes.ts';
 import { resetAccount } from './reset.ts';
+import { faultBook } from './faults/book.ts';
 
 const ClockView = Type.Object({ agora: Type.String({ format: 'date-time' }), deslocamentoSegundos: Type.Number() });
 const ResetView = Type.Object({
@@ -89,6 +90,8 @@ export const sandboxRoutes =
       async (request) => {
         const accountId = request.principal.accountId;
         const outcome = await resetAccount(ctx.db, ctx.clock, accountId);
+        // Its faults went with the reset: this node forgets them now, the others within a second.
+        faultBook(ctx).drop(accountId);
         return {
           conta: outcome.conta,
           saldoRetirado: formatAmount(outcome.balanceCents),

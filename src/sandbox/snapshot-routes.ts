@@ -10,6 +10,7 @@ import type { AppContext } from '../platform/context.ts';
 import { ApiError } from '../platform/errors.ts';
 import { operatorGuard } from '../operator/routes.ts';
 import { loadAccountClocks } from './clock.ts';
+import { faultBook } from './faults/book.ts';
 import {
   deleteSnapshot,
   listSnapshots,
@@ -49,8 +50,9 @@ export const snapshotOperatorRoutes =
     );
     app.post('/operator/snapshots/restore', named, async (request) => {
       const restored = await refusing(() => restoreSnapshot(ctx.db, request.body.name));
-      // This node's cache of account clocks follows at once; other nodes at their next refresh (a second).
+      // This node's caches of account clocks and faults follow at once; other nodes within a second.
       await loadAccountClocks(ctx.db, ctx.clock);
+      await faultBook(ctx).reload();
       return restored;
     });
     app.post('/operator/snapshots/delete', named, async (request) => {

@@ -1,4 +1,4 @@
-/** Storage of the SPI boundary's messages (migrations 028, 029): the inbound record and the outbound queue. */
+/** Storage of the SPI boundary's messages (migrations 028, 030): the inbound record and the outbound queue. */
 import type { Sql } from '../platform/db/database.ts';
 
 export interface InboundClaim {

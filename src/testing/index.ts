@@ -112,6 +112,20 @@ function nodeHandle(data: SeededData, running: Running): Public.Pixd {
       async reset() {
         await api.pix('POST', '/sandbox/reset', {});
       },
+      faults: {
+        set: async (kind, ...options) => {
+          const { durante, vezes, ...fields } = options[0] ?? {};
+          return (await api.pix('PUT', `/sandbox/falhas/${encodeURIComponent(kind)}`, {
+            ...fields,
+            ...(vezes !== undefined && { vezes }),
+            ...(durante !== undefined && { segundos: parseDuration(String(durante)) }),
+          })) as unknown as Public.PixdFault;
+        },
+        list: async () => ((await api.pix('GET', '/sandbox/falhas')) as { falhas: Public.PixdFault[] }).falhas,
+        async clear(kind) {
+          await api.pix('DELETE', kind ? `/sandbox/falhas/${encodeURIComponent(kind)}` : '/sandbox/falhas');
+        },
+      },
     },
     snapshots: { save: operator('save'), restore: operator('restore'), delete: operator('delete') },
     stop() {

@@ -63,6 +63,54 @@ export interface SandboxClock {
   reset(): Promise<Date>;
 }
 
+/** What each kind of fault on demand takes (docs/faults.md); the API's body for `PUT /sandbox/falhas/<kind>`. */
+export interface PixdFaultKinds {
+  /** Sends by key: the key lookup answers 404 chave_nao_encontrada, or 504 consulta_chave_tempo_esgotado after `esperaMs`. */
+  chave: { resultado: 'nao_encontrada' | 'tempo_esgotado'; esperaMs?: number };
+  /** Delivery attempts to the account's webhooks fail with this status (400 to 599), then are retried as usual. */
+  webhook: { status: number };
+  /** Refunds of received Pix end NAO_REALIZADO with this reason. */
+  devolucao: { motivo?: string };
+  /** Card payments are refused by the issuer with this code (`1`, `2`, `3`: the sandbox's own; `05`, `51`, …). */
+  cartao: { codigo: string; motivo?: string };
+  /** Sends to other institutions end NAO_REALIZADO, rejected with this SPI code (`AC03`, `AM02`, …). */
+  envio: { codigo: string; motivo?: string };
+  /** The receiving (other) institution: slow (sends settle `atrasoMs` later) or down (sends end NAO_REALIZADO). */
+  instituicao: { estado: 'lenta' | 'fora'; atrasoMs?: number };
+  /** Rate-limited requests answer 429. */
+  // biome-ignore lint/complexity/noBannedTypes: no fields of its own, only the span's
+  limite: {};
+}
+
+/** How long a fault lasts: its next `vezes` occurrences, `durante` a time on the account's clock, or (neither) until cleared. */
+export interface PixdFaultSpan {
+  vezes?: number;
+  durante?: Duration;
+}
+
+/** A fault in force, as `GET /sandbox/falhas` lists it. */
+export interface PixdFault {
+  tipo: keyof PixdFaultKinds;
+  parametros: Record<string, unknown>;
+  vezesRestantes?: number;
+  ate?: string;
+  criacao: string;
+}
+
+export interface PixdFaults {
+  /** Sets the account's fault of this kind (replacing the one it had). */
+  set<K extends keyof PixdFaultKinds>(
+    kind: K,
+    ...options: {} extends PixdFaultKinds[K]
+      ? [options?: PixdFaultKinds[K] & PixdFaultSpan]
+      : [options: PixdFaultKinds[K] & PixdFaultSpan]
+  ): Promise<PixdFault>;
+  /** The faults in force. */
+  list(): Promise<PixdFault[]>;
+  /** Clears one kind, or every fault (`sandbox.reset()` clears them too). */
+  clear(kind?: keyof PixdFaultKinds): Promise<void>;
+}
+
 export interface PixdSandbox {
   /**
    * Pays as the sandbox's fictitious payer: a txid, a BR Code (pix copia e cola) or a key (then `valor` is
@@ -80,6 +128,8 @@ export interface PixdSandbox {
    * faults of its own, a zero balance, its clock on real time, the same credentials.
    */
   reset(): Promise<void>;
+  /** Faults on demand for the account: what an integration must survive (docs/faults.md). */
+  faults: PixdFaults;
 }
 
 /** What `new EfiPay(...)` of `sdk-node-apis-efi` takes for this node's demo account. */

@@ -94,8 +94,12 @@ interface Template {
 
 const built = new Map<string, Promise<Template>>();
 
+/** Template keys by server ('' for PGlite), once per process: hashing every source file cost each start tens of milliseconds. */
+const keys = new Map<string, string>();
+
 function ensureTemplate(adminUrl: string | undefined): Promise<Template> {
-  const key = templateKey(adminUrl);
+  let key = keys.get(adminUrl ?? '');
+  if (!key) keys.set(adminUrl ?? '', (key = templateKey(adminUrl)));
   let template = built.get(key);
   if (!template) {
     template = findOrBuild(key, adminUrl);

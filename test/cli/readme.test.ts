@@ -44,7 +44,7 @@ it("the README's first flow, pasted as it is, pays a charge on the sandbox's own
     env: { ...process.env, LOG_LEVEL: 'silent' },
     timeout: 120_000,
   });
-  const last = JSON.parse(stdout.slice(stdout.search(/^\{\n  "status"/m)));
+  const last = JSON.parse(stdout.slice(stdout.search(/^\{\n {2}"status"/m)));
   assert.equal(last.status, 'CONCLUIDA', stdout);
   assert.equal(last.valor.original, '12.34');
   assert.equal(last.pix.length, 1);

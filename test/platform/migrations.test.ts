@@ -40,7 +40,8 @@ const APPLIED: [number, string, string][] = [
   [26, 'charge_lookup_by_txid', 'dfa965ca85d75481'],
   [27, 'account_address', '9c64941f4024a1ec'],
   [28, 'spi_messages', '6c456cec6f578aa7'],
-  [29, 'spi_inbound_returns', '25674e0fbb24731a'],
+  [29, 'sandbox_faults', '172b19309f030e54'],
+  [30, 'spi_inbound_returns', '25674e0fbb24731a'],
 ];
 
 describe('migrations', () => {

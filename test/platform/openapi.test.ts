@@ -7,9 +7,33 @@ import assert from 'node:assert/strict';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { billingApi } from '../billing/helpers.ts';
-import { EXAMPLE_KEY, REQUEST_EXAMPLES } from '../../src/platform/openapi-examples.ts';
+import { REQUEST_EXAMPLES } from '../../src/platform/openapi-examples.ts';
+import { EXAMPLE_KEY } from '../../src/platform/example-values.ts';
+import { requestAjv } from '../../src/platform/validators.ts';
+import { isValidCnpj, isValidCpf } from '../../src/platform/documents.ts';
 
-type Operation = { security?: Record<string, string[]>[]; responses: Record<string, any>; operationId?: string };
+const UNDECLARED = [
+  'PUT /v2/gn/split/cob/{txid}/vinculo/{splitConfigId}',
+  'GET /qr/v2/{token}',
+  'GET /qr/v2/cobv/{token}',
+  'GET /qr/v2/rec/{token}',
+  'GET /.well-known/jwks.json',
+  'GET /qr/visualizar/{token}',
+  'POST /sandbox/saldo/bloqueios',
+  'GET /sandbox/webhooks/entregas',
+  'POST /sandbox/listen',
+  'GET /web/payment-token.mjs',
+  'GET /web/payment-token.js',
+  'GET /checkout/{token}',
+];
+
+type Media = { schema: object; example?: unknown };
+type Operation = {
+  security?: Record<string, string[]>[];
+  responses: Record<string, any>;
+  operationId?: string;
+  requestBody?: { content: Record<string, Media> };
+};
 
 describe('OpenAPI document', () => {
   let svc: TestService;
@@ -113,6 +137,51 @@ describe('OpenAPI document', () => {
       assert.ok(!served.includes(EXAMPLE_KEY), 'no stand-in key left');
       assert.ok(served.includes(svc.demo.chaves[0]), "the demo account's key");
     }
+  });
+
+  it('shows a request example and a 2xx response example on every operation, each valid by its schema', () => {
+    // The server's own body validator: no coercion, unknown properties refused.
+    const ajv = requestAjv('body');
+    const invalid: string[] = [];
+    // Realistic beyond the schema, which takes any 11 or 14 digits: documents carry valid check digits. Except
+    // Bacen's own recurrence example (45164632481, in REQUEST_EXAMPLES), which the recurrence tests assert.
+    const BACEN_REC_CPF = '45164632481';
+    const documents = (value: unknown, name = ''): string[] => {
+      if (Array.isArray(value)) return value.flatMap((item) => documents(item, name));
+      if (value && typeof value === 'object') return Object.entries(value).flatMap(([key, v]) => documents(v, key));
+      const checked = ['cpf', 'cnpj', 'documento', 'taxIdNumber'].includes(name) && typeof value === 'string';
+      return checked && value !== BACEN_REC_CPF && !(isValidCpf(value) || isValidCnpj(value))
+        ? [`${name} ${value}`]
+        : [];
+    };
+    const check = (where: string, media: Media) => {
+      if (media.example === undefined) return void invalid.push(`${where}: no example`);
+      const validate = ajv.compile(media.schema);
+      if (!validate(media.example)) invalid.push(`${where}: ${ajv.errorsText(validate.errors)}`);
+      for (const document of documents(media.example)) invalid.push(`${where}: invalid check digits, ${document}`);
+    };
+    let responses = 0;
+    for (const { path, method, op } of operations()) {
+      const where = `${method.toUpperCase()} ${path}`;
+      for (const [type, media] of Object.entries(op.requestBody?.content ?? {}))
+        check(`${where} request ${type}`, media);
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (!/^2\d\d$/.test(status) || !response.content) continue;
+        responses++;
+        for (const [type, media] of Object.entries(response.content as Record<string, Media>)) {
+          check(`${where} ${status} ${type}`, media);
+        }
+      }
+    }
+    assert.deepEqual(invalid, []);
+    // The document's '2XX' note stands where a route declares no success schema; a delete's answers no body.
+    const undeclared = operations()
+      .filter(({ method, op }) => op.responses['2XX'] && method !== 'delete')
+      .map(({ path, method }) => `${method.toUpperCase()} ${path}`);
+    // Successes with a body but no schema (pages, scripts, JWS, and routes that predate response schemas): no
+    // example can be checked for them. A new route must declare its success schema, so the list may only shrink.
+    assert.deepEqual(undeclared.sort(), UNDECLARED.sort());
+    assert.ok(responses > 100, `${responses} response examples`);
   });
 
   it('shows a request example that the server accepts as it is', async () => {

@@ -7,6 +7,7 @@ import type { Sql } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { ledgerCode, transfer } from '../../platform/ledger/ledger.ts';
 import { defineTopic, enqueue, type JobDeps, type JobHandler, type Topic } from '../../platform/outbox/jobs.ts';
+import type { FaultHooks } from '../../platform/faults.ts';
 import { isValidCnpj, isValidCpf } from '../../platform/documents.ts';
 import { billingError } from '../shared/errors.ts';
 import { percentFloor, percentHalfUp } from '../../platform/money.ts';
@@ -17,23 +18,28 @@ import { accountsByPayeeCode, lockCharge, type CardPaymentRecord, type ChargeRow
 import { transition } from './transitions.ts';
 
 type CardJob = { chargeId: number };
+/** What card jobs need: the sandbox's faults on demand refuse card payments (docs/faults.md). */
+type CardJobDeps = JobDeps & { faults?: FaultHooks };
 
 /** A card job: in one transaction, `work` on the charge it names, locked (gone: nothing to do). */
 const onCharge =
-  (work: (sql: Sql, charge: ChargeRow, now: Date) => Promise<unknown>) =>
-  ({ db, clock }: JobDeps): JobHandler<CardJob> =>
+  (work: (sql: Sql, charge: ChargeRow, now: Date, faults?: FaultHooks) => Promise<unknown>) =>
+  ({ db, clock, faults }: CardJobDeps): JobHandler<CardJob> =>
   async (job) => {
     await db.tx(async (sql) => {
       const charge = await lockCharge(sql, { id: job.payload.chargeId });
-      if (charge) await work(sql, charge, clock.forAccount(charge.account_id).now());
+      if (charge) await work(sql, charge, clock.forAccount(charge.account_id).now(), faults);
     });
     return { done: true };
   };
 
 /** The issuer's answer (waiting → approved or unpaid), then the confirmation (approved → paid). */
 export const CARD_TOPICS = {
-  authorize: defineTopic<CardJob>({ name: 'billing.card.authorize', handler: onCharge(answerCardPayment) }),
-  settle: defineTopic<CardJob>({ name: 'billing.card.settle', handler: onCharge(confirmCardPayment) }),
+  authorize: defineTopic<CardJob, CardJobDeps>({
+    name: 'billing.card.authorize',
+    handler: onCharge(answerCardPayment),
+  }),
+  settle: defineTopic<CardJob, CardJobDeps>({ name: 'billing.card.settle', handler: onCharge(confirmCardPayment) }),
 };
 
 /** Spec: sandbox card simulation by the last digit of the number; any other digit is approved. */
@@ -123,11 +129,14 @@ function enqueueCardJob(sql: Sql, topic: Topic<CardJob>, charge: ChargeRow, avai
   return enqueue(sql, { topic, payload: { chargeId: charge.id }, accountId: charge.account_id, availableAt, now });
 }
 
-/** waiting → approved (confirmation queued) or unpaid with the refusal reason. */
-export async function answerCardPayment(sql: Sql, charge: ChargeRow, now: Date): Promise<void> {
+/**
+ * waiting → approved (confirmation queued) or unpaid with the refusal reason: the sandbox's by the card
+ * number's last digit, or the one the account asked for (`faults`, docs/faults.md).
+ */
+export async function answerCardPayment(sql: Sql, charge: ChargeRow, now: Date, faults?: FaultHooks): Promise<void> {
   if (charge.status !== 'waiting' || !charge.payment) return;
   const number = await cardNumberOf(sql, charge.payment.token_ref);
-  const reason = SANDBOX_REFUSALS[number.slice(-1)];
+  const reason = (await faults?.take(sql, charge.account_id, 'cartao'))?.motivo ?? SANDBOX_REFUSALS[number.slice(-1)];
   if (reason) {
     // Retry is allowed for every refusal of a non-recurrent card charge (spec: retry rules).
     await transition(sql, charge, 'waiting', 'unpaid', now, {

@@ -43,6 +43,7 @@ export const billingChargeRoutes =
       accountId: request.principal.accountId,
       now: ctx.clock.forAccount(request.principal.accountId).now(),
       pagesUrl: ctx.pages.url,
+      faults: ctx.faults,
     });
     const id = { params: ChargeIdParams };
 

@@ -2,6 +2,7 @@
 import { lockCustomer } from '../../platform/ledger/ledger.ts';
 import { randomBytes } from 'node:crypto';
 import type { Database, Sql } from '../../platform/db/database.ts';
+import type { FaultHooks } from '../../platform/faults.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { billingError, chargeNotFound } from '../shared/errors.ts';
 import { brasiliaDateTime } from '../../platform/calendar.ts';
@@ -25,6 +26,8 @@ import { requireStatus, transition } from './transitions.ts';
 export interface BillingCaller {
   accountId: number;
   now: Date;
+  /** Faults on demand (sandbox only, docs/faults.md): a card refused with the code the account chose. */
+  faults?: FaultHooks;
   /** The pages listener's origin: `checkout_url` is a page a shopper opens (no certificate asked there). */
   pagesUrl: string;
 }
@@ -114,7 +117,7 @@ export async function oneStepCharge(sql: Sql, caller: BillingCaller, body: OneSt
   const { payment, ...charge } = body;
   const created = await createCharge(sql, caller, charge);
   await setCardPayment(sql, created, payment.credit_card, caller.now, { answerNow: true });
-  await answerCardPayment(sql, created, caller.now);
+  await answerCardPayment(sql, created, caller.now, caller.faults);
   return created;
 }
 
@@ -252,7 +255,7 @@ export async function chargeDetail(sql: Sql, caller: BillingCaller, id: number) 
  */
 export async function answerWaitingPayment(sql: Sql, caller: BillingCaller, id: number): Promise<void> {
   const charge = await lockOwn(sql, caller, id);
-  await answerCardPayment(sql, charge, caller.now);
+  await answerCardPayment(sql, charge, caller.now, caller.faults);
 }
 
 /** Sandbox: confirm an approved charge now instead of at the end of the settlement delay. */

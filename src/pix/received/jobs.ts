@@ -6,7 +6,8 @@
 import type { Database } from '../../platform/db/database.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { balanceCents, ledgerCode, transfer } from '../../platform/ledger/ledger.ts';
-import { defineTopic, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
+import { defineTopic, type JobDeps, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
+import type { FaultHooks } from '../../platform/faults.ts';
 import { findReceivedPixById, findRefundById, refundsOf, settleRefund } from './store.ts';
 import { queuePaymentReturn } from '../../spi/outbound.ts';
 import { outboundExists } from '../../spi/store.ts';
@@ -16,12 +17,13 @@ import { creditPixdPayer, lockRefundParties } from '../send/returns.ts';
 export const INSUFFICIENT_BALANCE = 'Saldo insuficiente para a devolução.';
 
 /** Enqueued with the refund request (service.ts); settles it on the ledger. */
-export const REFUND_SETTLE_TOPIC = defineTopic<{ refundId: number }>({
+export const REFUND_SETTLE_TOPIC = defineTopic<{ refundId: number }, JobDeps & { faults?: FaultHooks }>({
   name: 'refund.settle',
-  handler: ({ db, clock }) => refundSettlementHandler(db, clock),
+  handler: ({ db, clock, faults }) => refundSettlementHandler(db, clock, faults),
 });
 
-export function refundSettlementHandler(db: Database, clock: Clock) {
+/** `faults`: the sandbox's faults on demand, whose refund fault ends a refund NAO_REALIZADO (docs/faults.md). */
+export function refundSettlementHandler(db: Database, clock: Clock, faults?: FaultHooks) {
   return async (job: OutboxJob<{ refundId: number }>): Promise<JobOutcome> => {
     await db.tx(async (sql) => {
       const refund = await findRefundById(sql, job.payload.refundId, true);
@@ -32,7 +34,10 @@ export function refundSettlementHandler(db: Database, clock: Clock) {
       // Queued already (a second delivery of this job): its pacs.002 settles it (src/spi/answers.ts).
       if (pix.origin === 'spi' && (await outboundExists(sql, refund.rtr_id))) return;
       const available = await balanceCents(sql, ledgerCode.available(refund.account_id));
-      if (available < refund.amount_cents) {
+      const refused = await faults?.take(sql, refund.account_id, 'devolucao');
+      if (refused) {
+        await settleRefund(sql, refund.id, 'NAO_REALIZADO', now, refused.motivo);
+      } else if (available < refund.amount_cents) {
         await settleRefund(sql, refund.id, 'NAO_REALIZADO', now, INSUFFICIENT_BALANCE);
       } else {
         await transfer(sql, {

@@ -19,7 +19,14 @@ import {
   SentListQuery,
   SentPixRead,
 } from './schemas.ts';
-import { SENT_INVALID_QUERY, listSentPix, readSentByE2e, readSentByIdEnvio, sendPix } from './service.ts';
+import {
+  SENT_INVALID_QUERY,
+  keyLookupFault,
+  listSentPix,
+  readSentByE2e,
+  readSentByIdEnvio,
+  sendPix,
+} from './service.ts';
 import { payQrCode, qrCodeReader } from './qrcode.ts';
 import { findSentByIdEnvio } from './store.ts';
 
@@ -45,7 +52,7 @@ export const sendRoutes =
   (ctx: AppContext): FastifyPluginAsync =>
   async (base) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
-    const deps = { external: ctx.externalInstitution };
+    const deps = { external: ctx.externalInstitution, faults: ctx.faults };
     for (const version of ['v2', 'v3']) {
       app.put(
         `/${version}/gn/pix/:idEnvio`,
@@ -60,9 +67,12 @@ export const sendRoutes =
           },
         },
         async (request, reply) => {
-          const result = await refusing('named', () =>
-            ctx.db.tx((sql) => sendPix(sql, callerOf(ctx, request), deps, request.params.idEnvio, request.body)),
-          );
+          const caller = callerOf(ctx, request);
+          const { idEnvio } = request.params;
+          const result = await refusing('named', async () => {
+            await keyLookupFault(ctx.db, caller, deps, idEnvio, request.body);
+            return ctx.db.tx((sql) => sendPix(sql, caller, deps, idEnvio, request.body));
+          });
           return reply.status(201).send(result.view);
         },
       );

@@ -8,7 +8,9 @@
  * balance, so N concurrent sends see one balance after another and the hold can never overdraw; the
  * ledger's `balance_cents >= 0` constraint is the backstop.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Sql } from '../../platform/db/database.ts';
+import type { FaultHooks } from '../../platform/faults.ts';
 import { lockCustomer } from '../../platform/ledger/ledger.ts';
 import { newEndToEndId, RECEIVER_ISPB } from '../../platform/institution.ts';
 import { LIMITS } from '../../platform/limits.ts';
@@ -42,6 +44,8 @@ import { canonicalJson } from '../../platform/canonical-json.ts';
 /** What the send path needs beside the caller: who settles with other institutions. */
 export interface SendDeps {
   external: ExternalInstitution;
+  /** Faults on demand (sandbox only, docs/faults.md): the key lookup's. */
+  faults?: FaultHooks;
 }
 
 /** Where the money goes, as resolved at request time. */
@@ -239,6 +243,39 @@ export async function startSend(sql: Sql, caller: Caller, start: SendStart) {
     SEND_SETTLE_TOPIC,
   );
   return { created: true, view: sendView(sent) };
+}
+
+/**
+ * The directory's answer for the receiver's key when the account asked the sandbox to get it wrong
+ * (docs/faults.md): not found, or no answer in time. Before the transaction, so a lookup that times out holds
+ * no lock while it waits; a used idEnvio is a replay, which looks nothing up.
+ */
+export async function keyLookupFault(
+  sql: Sql,
+  caller: Caller,
+  deps: SendDeps,
+  idEnvio: string,
+  body: SendRequest,
+): Promise<void> {
+  const { chave } = body.favorecido;
+  if (chave === undefined || !deps.faults?.active(caller.accountId, 'chave')) return;
+  if (await findSentByIdEnvio(sql, caller.accountId, idEnvio)) return;
+  const fault = await deps.faults.take(sql, caller.accountId, 'chave');
+  if (!fault) return;
+  if (fault.resultado === 'nao_encontrada')
+    throw new SendRefused(
+      'chave_nao_encontrada',
+      `A chave ${chave} não foi encontrada no DICT.`,
+      'favorecido.chave',
+      404,
+    );
+  await delay(fault.esperaMs);
+  throw new SendRefused(
+    'consulta_chave_tempo_esgotado',
+    `A consulta da chave ${chave} ao DICT não respondeu a tempo.`,
+    'favorecido.chave',
+    504,
+  );
 }
 
 /** `PUT /v2/gn/pix/:idEnvio` (and /v3): send by key or by bank data. */

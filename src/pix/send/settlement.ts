@@ -7,16 +7,17 @@
  *   NAO_REALIZADO  the receiver's side refused (the engine's refusal, or the other institution's): the
  *                  hold goes back, `customer sending -> customer available` (`estorno_pix_enviado`)
  *
- * Either way the payer key's webhook gets the outcome, enqueued in the transaction that settles. A
- * refused attempt rolls back whole (the engine may have written part of a payment before refusing) and
- * the refusal is recorded in a second transaction. A job delivered twice finds the send settled and does
- * nothing.
+ * Either way the payer key's webhook gets the outcome, enqueued in the transaction that settles. A pixd
+ * receiver's refusal rolls the attempt back whole (the engine may have written part of a payment before
+ * refusing) and is recorded in a second transaction; another institution's is recorded in the first, where
+ * nothing else was written. A job delivered twice finds the send settled and does nothing.
  */
 import type { Database, Sql } from '../../platform/db/database.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { ledgerCode, lockCustomers } from '../../platform/ledger/ledger.ts';
 import { defineTopic, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
 import type { AppContext } from '../../platform/context.ts';
+import type { FaultHooks } from '../../platform/faults.ts';
 import { receiveOrHold } from '../payments/engine.ts';
 import { PaymentRefused } from '../payments/refusal.ts';
 import { WEBHOOK_TOPICS } from '../webhook/events.ts';
@@ -77,10 +78,31 @@ async function lockParties(sql: Sql, sent: SentPixRow): Promise<void> {
 /** A send's settlement, enqueued in the request's transaction: the receiver's institution answers. */
 export const SEND_SETTLE_TOPIC = defineTopic<{ sentPixId: number }, AppContext>({
   name: 'pix.send.settle',
-  handler: (ctx) => sendSettlementHandler(ctx.db, ctx.clock, ctx.externalInstitution),
+  handler: (ctx) => sendSettlementHandler(ctx.db, ctx.clock, ctx.externalInstitution, ctx.faults),
 });
 
-export function sendSettlementHandler(db: Database, clock: Clock, external: ExternalInstitution) {
+/** Why the SPI gave up on a receiving institution that is down (pacs.002 AB03: timeout at the creditor's agent). */
+const INSTITUTION_DOWN = 'Instituição do recebedor indisponível: o SPI não obteve resposta a tempo. (AB03)';
+
+/**
+ * The receiving institution as the payer's account asked the sandbox to play it (docs/faults.md): down, slow
+ * (asked on the first attempt only: the job comes back `atrasoMs` later and settles as usual), or rejecting
+ * with a chosen reason code. Undefined: it answers as it would.
+ */
+async function institutionFault(
+  sql: Sql,
+  faults: FaultHooks,
+  sent: SentPixRow,
+  attempt: number,
+): Promise<{ refused: string } | { slowMs: number } | undefined> {
+  const institution = attempt === 1 ? await faults.take(sql, sent.account_id, 'instituicao') : undefined;
+  if (institution?.estado === 'fora') return { refused: INSTITUTION_DOWN };
+  if (institution?.estado === 'lenta') return { slowMs: institution.atrasoMs };
+  const rejected = await faults.take(sql, sent.account_id, 'envio');
+  return rejected && { refused: rejected.motivo };
+}
+
+export function sendSettlementHandler(db: Database, clock: Clock, external: ExternalInstitution, faults?: FaultHooks) {
   return async (job: OutboxJob<{ sentPixId: number }>): Promise<JobOutcome> => {
     let refusal: string | undefined;
     let heldUntil: Date | undefined;
@@ -112,8 +134,17 @@ export function sendSettlementHandler(db: Database, clock: Clock, external: Exte
             throw error;
           }
         } else {
-          const outcome = await external.settle(sql, externalSend(locked!), now);
-          if ('refused' in outcome) throw new ReceiverRefused(outcome.refused);
+          const fault = faults && (await institutionFault(sql, faults, sent, job.attempt));
+          if (fault && 'slowMs' in fault) {
+            heldUntil = new Date(now.getTime() + fault.slowMs);
+            return;
+          }
+          const outcome = fault ?? (await external.settle(sql, externalSend(locked!), now));
+          // Nothing was written for another institution's refusal: it settles here, with the fault it counted.
+          if ('refused' in outcome) {
+            await settle(sql, locked!, { status: 'NAO_REALIZADO', at: now, motivo: outcome.refused }, 'available');
+            return;
+          }
           // Left through the SPI boundary: the send stays in processing, its amount held, until the pacs.002.
           if ('answersLater' in outcome) return;
         }
@@ -123,7 +154,7 @@ export function sendSettlementHandler(db: Database, clock: Clock, external: Exte
       if (!(error instanceof ReceiverRefused)) throw error;
       refusal = error.message;
     }
-    if (heldUntil) return { retryAt: heldUntil, error: 'aguardando a confirmação do participante recebedor' };
+    if (heldUntil) return { retryAt: heldUntil, error: 'aguardando a resposta do recebedor' };
     if (refusal !== undefined) {
       const refused = refusal;
       await db.tx((sql) => concludeSend(sql, clock, job.payload.sentPixId, { refused }));

@@ -8,6 +8,7 @@ import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import { ApiError, type ErrorNameWithStatus } from '../errors.ts';
 import { LIMITS } from '../limits.ts';
 import type { AppContext } from '../context.ts';
+import type { RateDecision } from '../ratelimit.ts';
 import { TokenError, type Audience, type Principal } from './tokens.ts';
 import type { Scope } from './scopes.ts';
 
@@ -44,6 +45,12 @@ export function bearerToken(request: FastifyRequest): string | null {
   return match ? match[1] : null;
 }
 
+/** The sandbox's rate-limit fault (docs/faults.md): the account's budget spent on demand, nothing counted. */
+async function spentOnDemand(ctx: AppContext, accountId: number): Promise<RateDecision | undefined> {
+  if (!ctx.faults?.active(accountId, 'limite')) return undefined;
+  return (await ctx.faults.take(ctx.db, accountId, 'limite')) ? { allowed: false, retryAfterSeconds: 1 } : undefined;
+}
+
 export function guard(ctx: AppContext, audience: Audience): onRequestHookHandler {
   return async function authenticate(request) {
     const thumbprint = audience === 'pix' ? clientCertificateSha256(request) : null;
@@ -66,10 +73,9 @@ export function guard(ctx: AppContext, audience: Audience): onRequestHookHandler
     const { scope, rateLimited, method, url } = request.routeOptions.config;
     if (scope && !principal.scopes.has(scope)) throw new ApiError(403, 'AcessoNegado', `Escopo necessário: ${scope}.`);
     if (rateLimited) {
-      const decision = await ctx.rateLimiter.hit(
-        `${principal.clientId}:${method} ${url}`,
-        LIMITS.rateLimitRequestsPerSecond,
-      );
+      const decision =
+        (await spentOnDemand(ctx, principal.accountId)) ??
+        (await ctx.rateLimiter.hit(`${principal.clientId}:${method} ${url}`, LIMITS.rateLimitRequestsPerSecond));
       if (!decision.allowed) {
         throw new ApiError(
           429,

@@ -44,7 +44,8 @@ export const MIGRATION_FILES = [
   'pix/charges/migrations/026_charge_lookup_by_txid.sql',
   'accounts/migrations/027_account_address.sql',
   'spi/migrations/028_spi_messages.sql',
-  'spi/migrations/029_spi_inbound_returns.sql',
+  'sandbox/migrations/029_sandbox_faults.sql',
+  'spi/migrations/030_spi_inbound_returns.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

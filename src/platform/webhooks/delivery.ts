@@ -8,8 +8,9 @@ import type { JobOutcome, OutboxJob } from '../outbox/jobs.ts';
 import type { Database } from '../db/database.ts';
 import { countedFailures, type AttemptRecorder } from './attempts.ts';
 import { nextAttemptAt, type RetrySchedule } from './schedule.ts';
-import type { WebhookTransport } from './transport.ts';
+import type { PostResult, WebhookTransport } from './transport.ts';
 import type { DestinationGate } from './destination-gate.ts';
+import type { FaultHooks } from '../faults.ts';
 
 export interface DeliveryDeps {
   db: Database;
@@ -17,6 +18,8 @@ export interface DeliveryDeps {
   transport: WebhookTransport;
   recorder: AttemptRecorder;
   gate: DestinationGate;
+  /** Faults on demand (sandbox only): a delivery attempt the account asked to fail does not reach the receiver. */
+  faults?: FaultHooks;
 }
 
 export interface Delivery {
@@ -40,17 +43,32 @@ export interface Delivery {
 export const DELIVERY_ID_HEADER = 'x-pixd-delivery-id';
 export const ATTEMPT_HEADER = 'x-pixd-attempt';
 
-export async function attemptDelivery(
+/**
+ * The failure the account asked for instead of the call (docs/faults.md), if it did: recorded and retried
+ * like a real one, but nothing is sent and the destination's gate never hears of it (its back-off is about
+ * the receiver, which did nothing wrong).
+ */
+async function simulatedFailure(deps: DeliveryDeps, accountId: number): Promise<PostResult | undefined> {
+  if (!deps.faults?.active(accountId, 'webhook')) return undefined;
+  const fault = await deps.faults.take(deps.db, accountId, 'webhook');
+  return (
+    fault && {
+      ok: false,
+      statusCode: fault.status,
+      latencyMs: 0,
+      failure: { kind: 'http_status', message: `HTTP ${fault.status} (falha simulada do sandbox: não enviada)` },
+    }
+  );
+}
+
+/** The call itself, through the destination's gate: the result, or how long to put the delivery back. */
+async function post(
   deps: DeliveryDeps,
-  job: Pick<OutboxJob<unknown>, 'id' | 'topic' | 'attempt'>,
+  job: Pick<OutboxJob<unknown>, 'id' | 'attempt'>,
   delivery: Delivery,
-): Promise<JobOutcome> {
-  // The delivery's account's clock: moving it in the sandbox fast-forwards its retries, nobody else's.
-  const clock = deps.clock.forAccount(delivery.accountId);
+): Promise<PostResult | { deferMs: number; reason: string }> {
   const admission = deps.gate.admit(delivery.url);
-  if ('deferMs' in admission)
-    return { retryAt: new Date(clock.nowMs() + admission.deferMs), error: `adiada: ${admission.reason}.` };
-  const attemptedAt = clock.now();
+  if ('deferMs' in admission) return admission;
   const result = await deps.transport.post(delivery.url, delivery.body, {
     clientCertificate: true,
     timeoutMs: delivery.timeoutMs,
@@ -58,6 +76,20 @@ export async function attemptDelivery(
     headers: { ...delivery.headers, [DELIVERY_ID_HEADER]: String(job.id), [ATTEMPT_HEADER]: String(job.attempt) },
   });
   admission.release({ ok: result.ok, failure: result.failure?.kind, statusCode: result.statusCode });
+  return result;
+}
+
+export async function attemptDelivery(
+  deps: DeliveryDeps,
+  job: Pick<OutboxJob<unknown>, 'id' | 'topic' | 'attempt'>,
+  delivery: Delivery,
+): Promise<JobOutcome> {
+  // The delivery's account's clock: moving it in the sandbox fast-forwards its retries, nobody else's.
+  const clock = deps.clock.forAccount(delivery.accountId);
+  const attemptedAt = clock.now();
+  const result = (await simulatedFailure(deps, delivery.accountId)) ?? (await post(deps, job, delivery));
+  if ('deferMs' in result)
+    return { retryAt: new Date(clock.nowMs() + result.deferMs), error: `adiada: ${result.reason}.` };
   const error = result.failure ? `${result.failure.kind}: ${result.failure.message}` : null;
   const endsJob = result.ok && delivery.doneOnSuccess !== false;
   await deps.recorder.record({

@@ -34,12 +34,14 @@ export class WebhookDispatcher implements DeliveryDeps {
   readonly gate = new DestinationGate(LIMITS.webhookCallsInFlightPerDestination);
   readonly clock: AppContext['clock'];
   readonly db: AppContext['db'];
+  readonly faults: AppContext['faults'];
   private readonly lanes: OutboxWorker[];
   private started = false;
 
-  constructor(ctx: Pick<AppContext, 'config' | 'db' | 'clock' | 'pki' | 'outbox'>) {
+  constructor(ctx: Pick<AppContext, 'config' | 'db' | 'clock' | 'pki' | 'outbox' | 'faults'>) {
     this.clock = ctx.clock;
     this.db = ctx.db;
+    this.faults = ctx.faults;
     this.transport = new WebhookTransport(
       ctx.pki.webhookClient,
       ctx.pki.ca.certPem,

@@ -5,8 +5,9 @@
  *
  *   pacs.008 (a send)    ACSP/ACCC: REALIZADO, the held amount leaves to the settlement account
  *                        RJCT (or no answer: AB03): NAO_REALIZADO, the hold goes back to the payer
- *   pacs.004 (a refund)  ACSP/ACCC: DEVOLVIDO (its amount left when it was queued)
- *                        RJCT (or no answer): NAO_REALIZADO, the amount comes back from the settlement account
+ *   pacs.004 (a refund,  ACSP/ACCC: DEVOLVIDO (its amount left when it was queued)
+ *   or a MED return)     RJCT (or no answer): NAO_REALIZADO, the amount comes back from the settlement account
+ *                        (to the receiver's available balance, a MED return's too: docs/decisions.md)
  */
 import type { Clock } from '../platform/clock.ts';
 import type { Database, Sql } from '../platform/db/database.ts';

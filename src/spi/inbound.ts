@@ -5,6 +5,8 @@
  *             webhooks) or, with an idRec, the recurring charge's settlement (src/pix/cobr); answered with a pacs.002,
  *             ACSP (credited) or RJCT and its reason. The message is claimed by MsgId and end-to-end id in the
  *             transaction that credits it, so a copy is answered with the first one's answer and never credits.
+ *   pacs.004  a return of a Pix this node sent through the SPI: credited back to the sender once per RtrId,
+ *             answered ACSP, or RJCT (no such send, not settled, or more than its amount).
  *   pacs.002  the answer to one of pixd's outbound messages (answers.ts); no answer back.
  *   anything that does not validate: an admi.002 naming why.
  *
@@ -17,6 +19,8 @@ import { RECEIVER_ISPB } from '../platform/institution.ts';
 import { receivePix, type PaymentTarget } from '../pix/payments/engine.ts';
 import { PaymentRefused } from '../pix/payments/refusal.ts';
 import { settleRecurringPayment } from '../pix/cobr/settlement.ts';
+import { creditReturnedPix } from '../pix/send/returns.ts';
+import { lockCustomer } from '../platform/ledger/ledger.ts';
 import { answerOutbound } from './answers.ts';
 import {
   buildMessageReject,
@@ -25,9 +29,18 @@ import {
   parseSpiMessage,
   SpiMessageInvalid,
   type CreditTransfer,
-  type StatusReport,
+  type PaymentReturn,
 } from './messages.ts';
-import { accountOfConta, accountOfKey, chargeExists, claimInbound, setInboundAnswer } from './store.ts';
+import {
+  accountOfConta,
+  accountOfKey,
+  chargeExists,
+  claimInbound,
+  lockSentThroughSpi,
+  recordInboundReturn,
+  returnedCents,
+  setInboundAnswer,
+} from './store.ts';
 
 /** pixd's answer to a delivered message: the XML to hand back (none for a pacs.002), and its HTTP status. */
 export interface InboundAnswer {
@@ -70,9 +83,10 @@ export async function receiveSpiMessage(ctx: AppContext, xml: string): Promise<I
     await answerOutbound(ctx.db, ctx.clock, { refId: message.originalId }, message);
     return { status: 204 };
   }
-  // A pacs.004 to this institution (a return of one of its sends) and admi.002 are not built yet (docs/spi.md).
+  if (message.kind === 'pacs.004') return { status: 200, xml: await paymentReturn(ctx, message) };
+  // An admi.002 is the network's answer to a message of the gateway's; pixd's messages are validated before leaving.
   const reject = {
-    ref: message.kind === 'pacs.004' ? message.msgId : message.ref,
+    ref: message.ref,
     reason: 'MSGT',
     at: ctx.clock.now(),
     description: `${message.kind} não é recebido por esta instituição.`,
@@ -80,17 +94,54 @@ export async function receiveSpiMessage(ctx: AppContext, xml: string): Promise<I
   return { status: 400, xml: buildMessageReject(reject) };
 }
 
-function answerTo(message: CreditTransfer, at: Date, refusal?: { code: string; info: string }): string {
+function answerTo(message: CreditTransfer | PaymentReturn, at: Date, refusal?: { code: string; info: string }): string {
   const base = {
     msgId: newMsgId(RECEIVER_ISPB),
     createdAt: at,
     originalMsgId: message.msgId,
-    originalMsgName: 'pacs.008.spi.1.13',
-    originalId: message.endToEndId,
+    ...(message.kind === 'pacs.008'
+      ? ({ originalMsgName: 'pacs.008.spi.1.13', originalId: message.endToEndId } as const)
+      : ({ originalMsgName: 'pacs.004.spi.1.5', originalId: message.rtrId } as const)),
   } as const;
   return refusal
     ? buildStatusReport({ ...base, status: 'RJCT', reason: refusal })
     : buildStatusReport({ ...base, status: 'ACSP', settledAt: at });
+}
+
+/**
+ * A return of a Pix this node sent through the SPI (the receiver's institution gives back part or all of it):
+ * credited to the sender once per RtrId, as a return from a receiver in this pixd is (`creditReturnedPix`), and
+ * answered ACSP; refused RJCT when no such send left through the SPI (AC03), it has not settled (AG03), or the
+ * returns would exceed its amount (AM09). Nothing is posted before the refusal, so claim and answer share one
+ * transaction; the sent Pix's lock serialises its returns.
+ */
+async function paymentReturn(ctx: AppContext, message: PaymentReturn): Promise<string> {
+  return ctx.db.tx(async (sql) => {
+    const sent = await lockSentThroughSpi(sql, message.originalEndToEndId);
+    const now = ctx.clock.forAccount(sent?.accountId).now();
+    const claim = { msgId: message.msgId, kind: 'pacs.004', refId: message.rtrId, receivedAt: now };
+    const earlier = await claimInbound(sql, { ...claim, accountId: sent?.accountId ?? null });
+    if (earlier) return earlier.answer ?? answerTo(message, now, { code: 'AM05', info: 'Mensagem em processamento.' });
+    const refusal = !sent
+      ? { code: 'AC03', info: `Nenhum Pix ${message.originalEndToEndId} enviado pelo SPI por esta instituição.` }
+      : sent.status !== 'REALIZADO'
+        ? { code: 'AG03', info: `O Pix ${message.originalEndToEndId} está ${sent.status}.` }
+        : (await returnedCents(sql, message.originalEndToEndId)) + message.amountCents > sent.amountCents
+          ? { code: 'AM09', info: 'As devoluções excedem o valor do Pix.' }
+          : undefined;
+    if (sent && !refusal) {
+      await lockCustomer(sql, sent.accountId);
+      await creditReturnedPix(
+        sql,
+        { accountId: sent.accountId, amountCents: message.amountCents, rtrId: message.rtrId },
+        now,
+      );
+      await recordInboundReturn(sql, message.msgId, message.originalEndToEndId, message.amountCents);
+    }
+    const xml = answerTo(message, now, refusal);
+    await setInboundAnswer(sql, message.msgId, xml);
+    return xml;
+  });
 }
 
 /** A copy whose first delivery has no committed answer (cannot be seen: the claim and its answer commit together). */

@@ -1,4 +1,4 @@
-/** Storage of the SPI boundary's messages (migration 028): the inbound record and the outbound queue. */
+/** Storage of the SPI boundary's messages (migrations 028, 030): the inbound record and the outbound queue. */
 import type { Sql } from '../platform/db/database.ts';
 
 export interface InboundClaim {
@@ -11,7 +11,8 @@ export interface InboundClaim {
 
 /**
  * Claims a message for processing in the caller's transaction. Undefined: claimed, decide it. Otherwise the
- * answer already given to the same MsgId, or to a pacs.008 with the same end-to-end id (a concurrent copy waits
+ * answer already given to the same MsgId, or to a pacs.008 with the same end-to-end id or a pacs.004 with the
+ * same RtrId (a concurrent copy waits
  * on the unique index until the first commits, then reads its answer).
  */
 export async function claimInbound(sql: Sql, claim: InboundClaim): Promise<{ answer: string | null } | undefined> {
@@ -22,7 +23,7 @@ export async function claimInbound(sql: Sql, claim: InboundClaim): Promise<{ ans
   );
   if (rows.length) return undefined;
   const existing = await sql.query<{ answer: string | null }>(
-    `select answer from spi_inbound where msg_id = $1 or (kind = 'pacs.008' and $2 = 'pacs.008' and ref_id = $3)
+    `select answer from spi_inbound where msg_id = $1 or (kind = $2 and kind <> 'pacs.002' and ref_id = $3)
      order by answer is null limit 1`,
     [claim.msgId, claim.kind, claim.refId],
   );
@@ -31,6 +32,38 @@ export async function claimInbound(sql: Sql, claim: InboundClaim): Promise<{ ans
 
 export async function setInboundAnswer(sql: Sql, msgId: string, answer: string): Promise<void> {
   await sql.query('update spi_inbound set answer = $2 where msg_id = $1', [msgId, answer]);
+}
+
+/** An accepted inbound pacs.004: the Pix it returns and the amount credited (what later returns add up to). */
+export async function recordInboundReturn(sql: Sql, msgId: string, endToEndId: string, cents: number): Promise<void> {
+  await sql.query('update spi_inbound set original_id = $2, amount_cents = $3 where msg_id = $1', [
+    msgId,
+    endToEndId,
+    cents,
+  ]);
+}
+
+export async function returnedCents(sql: Sql, endToEndId: string): Promise<number> {
+  const { rows } = await sql.query<{ total: string }>(
+    `select coalesce(sum(amount_cents), 0)::text as total from spi_inbound where kind = 'pacs.004' and original_id = $1`,
+    [endToEndId],
+  );
+  return Number(rows[0].total);
+}
+
+/** A Pix this node sent through the SPI (its pacs.008 was queued), locked: its returns are decided one at a time. */
+export async function lockSentThroughSpi(
+  sql: Sql,
+  endToEndId: string,
+): Promise<{ accountId: number; amountCents: number; status: string } | undefined> {
+  const { rows } = await sql.query<{ account_id: number; amount_cents: number; status: string }>(
+    `select s.account_id, s.amount_cents, s.status from sent_pix s
+      where s.end_to_end_id = $1 and exists (select 1 from spi_outbound o where o.sent_pix_id = s.id)
+      for update of s`,
+    [endToEndId],
+  );
+  const row = rows[0];
+  return row && { accountId: Number(row.account_id), amountCents: Number(row.amount_cents), status: row.status };
 }
 
 export interface OutboundRow {

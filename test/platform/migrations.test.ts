@@ -42,6 +42,7 @@ const APPLIED: [number, string, string][] = [
   [27, 'account_address', '9c64941f4024a1ec'],
   [28, 'spi_messages', '6c456cec6f578aa7'],
   [29, 'sandbox_faults', '172b19309f030e54'],
+  [30, 'spi_inbound_returns', '25674e0fbb24731a'],
 ];
 
 describe('migrations', () => {

@@ -2,7 +2,7 @@
  * The SPI boundary end to end (issue 27): a production-mode node with an SPI gateway, and the SPI simulator as a
  * separate process (`pixd spi-simulator`) speaking to it as the institution's gateway would. An inbound Pix pays a
  * charge; sends to an outside key leave as pacs.008 and settle on ACSP or come back on RJCT; a refund leaves as
- * pacs.004; a recurring charge settles on its payer's pacs.008; copies and late answers change nothing; every
+ * pacs.004, and so does an upheld MED infraction's return (FR01); a pacs.004 returning a send credits it once; a recurring charge settles on its payer's pacs.008; copies and late answers change nothing; every
  * message exchanged validates against the XSDs; the ledger verifies.
  */
 import { after, before, describe, it } from 'node:test';
@@ -11,9 +11,11 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { brasiliaDate, fromEpochDay, isBusinessDay, toEpochDay } from '../../src/platform/calendar.ts';
+import { openInfraction } from '../../src/pix/infractions/service.ts';
 import { changeRecStatus, ownRec } from '../../src/pix/rec/service.ts';
 import { payerOf } from '../../src/sandbox/rec.ts';
-import { parseSpiMessage, type SpiMessage } from '../../src/spi/messages.ts';
+import { RECEIVER_ISPB } from '../../src/platform/institution.ts';
+import { buildPaymentReturn, newMsgId, parseSpiMessage, type SpiMessage } from '../../src/spi/messages.ts';
 import { assertBalanceMatchesLines, assertLedgerBalanced } from '../helpers/ledger.ts';
 import { Receiver, webhookApi, type WebhookApi } from '../helpers/receiver.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
@@ -226,6 +228,66 @@ describe('SPI boundary: a production node and the SPI simulator process', () => 
     assert.equal(view.status, 'CONCLUIDA');
     assert.equal(view.tentativas[0].status, 'PAGA');
     assert.equal(await saldo(), '144.00');
+  });
+
+  it('an upheld MED infraction of a Pix that came through the SPI returns it as a pacs.004 FR01', async () => {
+    const e2e = (await api.call('GET', '/v2/cob/spiinbound0000000000000000001')).body.pix[0].endToEndId as string;
+    // The payer's institution opens it by a message outside this boundary: the service stands in.
+    const opened = await svc.service.ctx.db.tx((sql) =>
+      openInfraction(
+        sql,
+        { accountId: svc.demo.accountId, now: new Date(), publicUrl: '', chargeCreated: [] },
+        {
+          endToEndId: e2e,
+          motivo: 'golpe',
+        },
+      ),
+    );
+    const defesa = { analise: 'aceito', justificativa: 'Devolvemos.' };
+    const res = await api.call('POST', `/v2/gn/infracoes/${opened.idInfracao}/defesa`, defesa);
+    assert.equal(res.status, 201, res.text);
+    const med = await waitFor(async () => {
+      const pix = (await api.call('GET', `/v2/pix/${e2e}`)).body;
+      const found = pix.devolucoes.find((d: { natureza: string }) => d.natureza === 'MED_FRAUDE');
+      return found?.status === 'DEVOLVIDO' && found;
+    }, 'MED return DEVOLVIDO');
+    const back = parseSpiMessage(xmlOf('pacs.004', (m) => m.kind === 'pacs.004' && m.rtrId === med.rtrId)!);
+    assert.equal(back.kind === 'pacs.004' && `${back.reason} ${back.amountCents}`, 'FR01 9900');
+    assert.equal(await saldo(), '45.00');
+  });
+
+  it('a pacs.004 returning a sent Pix credits its sender once, and never past the Pix', async () => {
+    const sent = await sentStatus('spiacsp1');
+    const returnOf = (rtrId: string, amountCents: number, msgId = newMsgId('99999009')) => {
+      const at = new Date();
+      const [fromIspb, toIspb, originalEndToEndId] = ['99999009', RECEIVER_ISPB, sent.endToEndId];
+      return buildPaymentReturn({
+        msgId,
+        createdAt: at,
+        rtrId,
+        originalEndToEndId,
+        amountCents,
+        fromIspb,
+        toIspb,
+        reason: 'MD06',
+      });
+    };
+    const answerOf = (xml: string) => {
+      const m = parseSpiMessage(xml);
+      return m.kind === 'pacs.002' ? `${m.status}${m.reason ? ` ${m.reason.code}` : ''}` : m.kind;
+    };
+    const first = returnOf('D99999009202611271700RETURN00001', 200);
+    const credited = await simulator.command({ entregar: first });
+    assert.equal(`${credited.status} ${answerOf(credited.xml)}`, '200 ACSP', credited.xml);
+    assert.equal(await saldo(), '47.00');
+    // The same message again, and a copy with another MsgId: the first answer, no second credit.
+    assert.equal((await simulator.command({ entregar: first })).xml, credited.xml);
+    const copy = await simulator.command({ entregar: returnOf('D99999009202611271700RETURN00001', 200) });
+    assert.equal(copy.xml, credited.xml);
+    // 2.00 returned of 5.00: 3.01 more would pass the Pix.
+    const above = await simulator.command({ entregar: returnOf('D99999009202611271700RETURN00002', 301) });
+    assert.equal(answerOf(above.xml), 'RJCT AM09');
+    assert.equal(await saldo(), '47.00');
   });
 
   it('every message exchanged validates, and the ledger verifies', async () => {

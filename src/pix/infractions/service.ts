@@ -9,7 +9,8 @@
  *   ABERTA     -> ACEITA   no defence by `prazoFinalizacao`: decided upheld on the service clock (outbox job)
  *
  * A refund is a devolução of the received Pix (natureza MED_FRAUDE, status DEVOLVIDO) posted from the MED
- * block to `external:pix`, so the Pix's read and its webhook show it. Every transition locks the infraction
+ * block to `external:pix`, so the Pix's read and its webhook show it; of a Pix that came through the SPI it leaves
+ * as a pacs.004 (FR01) and stays EM_PROCESSAMENTO until that message's answer (src/spi/answers.ts). Every transition locks the infraction
  * row and then the account row (before any posting, as every money path does).
  */
 import type { Database, Sql } from '../../platform/db/database.ts';
@@ -34,6 +35,7 @@ import { paginacao } from '../shared/schemas.ts';
 import type { Caller } from '../shared/caller.ts';
 import { accountHolder } from '../send/store.ts';
 import { creditPixdPayer, lockRefundParties } from '../send/returns.ts';
+import { queuePaymentReturn } from '../../spi/outbound.ts';
 import type { DefenceRequest, InfractionListQuery, OpenRequest } from './schemas.ts';
 import {
   insertInfraction,
@@ -160,6 +162,13 @@ async function refundToPayer(sql: Sql, i: InfractionRow, now: Date): Promise<voi
     to: ledgerCode.externalPix,
     amountCents: i.blocked_cents,
   });
+  if (rows[0].origin === 'spi') {
+    // A Pix from another institution goes back through the SPI as a pacs.004 (FR01); its answer settles the
+    // devolução as it settles a refund's (src/spi/answers.ts).
+    const back = { refundId: refund.id, accountId: i.account_id, rtrId: refund.rtr_id, amountCents: i.blocked_cents };
+    await queuePaymentReturn(sql, { ...back, originalEndToEndId: i.end_to_end_id, reason: 'FR01' }, now);
+    return;
+  }
   await creditPixdPayer(
     sql,
     { receivedPixId: i.received_pix_id, amountCents: i.blocked_cents, rtrId: refund.rtr_id },

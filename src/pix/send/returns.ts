@@ -15,14 +15,26 @@ export async function creditPixdPayer(
 ): Promise<void> {
   const payer = await pixdPayerOf(sql, refund.receivedPixId);
   if (payer === undefined) return;
+  await creditReturnedPix(sql, { accountId: payer, amountCents: refund.amountCents, rtrId: refund.rtrId }, now);
+}
+
+/**
+ * Money returned on a Pix an account sent reaches it: from a receiver in this pixd (above) or, through the SPI,
+ * from another institution's pacs.004 (src/spi/returns.ts). The caller holds the account's lock.
+ */
+export async function creditReturnedPix(
+  sql: Sql,
+  back: { accountId: number; amountCents: number; rtrId: string },
+  now: Date,
+): Promise<void> {
   await transfer(sql, {
     kind: 'pix_devolucao_recebida',
-    reference: refund.rtrId,
-    accountId: payer,
+    reference: back.rtrId,
+    accountId: back.accountId,
     at: now,
     from: ledgerCode.externalPix,
-    to: ledgerCode.available(payer),
-    amountCents: refund.amountCents,
+    to: ledgerCode.available(back.accountId),
+    amountCents: back.amountCents,
   });
 }
 

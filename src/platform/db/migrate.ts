@@ -45,6 +45,7 @@ export const MIGRATION_FILES = [
   'accounts/migrations/027_account_address.sql',
   'spi/migrations/028_spi_messages.sql',
   'sandbox/migrations/029_sandbox_faults.sql',
+  'spi/migrations/030_spi_inbound_returns.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

@@ -6,9 +6,9 @@
 #     time (default 2: the files wait on the network and the database as much as they compute);
 #  2. files marked `// suite: serial` (kill -9, hanging receivers, Redis, dropped connections, short
 #     delivery timeouts a busy machine would miss, the headless browser) one at a time, alone.
-# Files marked `// suite: database-independent` (they open no database of pixd's: sources, pure functions,
-# the installed package whose own sandbox is always embedded) run only when DATABASE_URL is unset: on the
-# PostgreSQL pass they would repeat the embedded pass to the letter.
+# Files marked `// suite: database-independent` (their outcome does not depend on DATABASE_URL: sources, pure
+# functions, the embedded database's own faults, the installed package whose sandbox is always embedded) run
+# only when DATABASE_URL is unset: on the PostgreSQL pass they would repeat the embedded pass to the letter.
 # The exit status is the first pass's failure, else the second's.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,3 +1,4 @@
+// suite: database-independent
 /**
  * `pixd start` as a person meets it: the slow first-start steps told with their times, and failures they can
  * fix told in one line naming the fix, each through the real command in a child process.

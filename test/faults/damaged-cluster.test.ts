@@ -1,3 +1,4 @@
+// suite: database-independent
 /**
  * A damaged embedded database is refused at start, in one line naming what is wrong and the fix, through the
  * real command: a missing or garbled `global/pg_control` (PGlite itself aborts with `RuntimeError: Aborted()`

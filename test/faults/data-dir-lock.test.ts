@@ -1,3 +1,4 @@
+// suite: database-independent
 /**
  * One process per embedded data directory: a second server, or a CLI command that would open the database,
  * is refused with one line naming the holder's pid; a lock left by a killed server is taken over.

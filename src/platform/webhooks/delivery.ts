@@ -67,7 +67,8 @@ async function post(
   job: Pick<OutboxJob<unknown>, 'id' | 'attempt'>,
   delivery: Delivery,
 ): Promise<PostResult | { deferMs: number; reason: string }> {
-  const admission = deps.gate.admit(delivery.url);
+  const clock = deps.clock.forAccount(delivery.accountId);
+  const admission = deps.gate.admit(delivery.url, () => clock.nowMs());
   if ('deferMs' in admission) return admission;
   const result = await deps.transport.post(delivery.url, delivery.body, {
     clientCertificate: true,

@@ -7,7 +7,10 @@
  *   HTTP 5xx) is closed for a while, doubling while it keeps failing; its deliveries are put back until
  *   then, unsent and uncounted (no attempt recorded, their retry schedule untouched), and when the while
  *   is over one call at a time probes it until one succeeds.
- * What a node learns here stays on that node (wall time, memory): another node learns it from its own calls.
+ * What a node learns here stays on that node (memory): another node learns it from its own calls. Its times are
+ * the delivering account's clock, the one the retry schedules run on: wall time in production; in the sandbox,
+ * an account whose clock is moved forward to see its retries sees its destination reopen with them (a wall-time
+ * back-off would hold every retry the moved clock made due).
  */
 import { LIMITS } from '../limits.ts';
 import type { FailureKind } from './transport.ts';
@@ -43,10 +46,13 @@ export class DestinationGate {
     private readonly wallMs: () => number = Date.now,
   ) {}
 
-  admit(url: string): Admission {
+  admit(url: string, nowMs: () => number = this.wallMs): Admission {
     const origin = new URL(url).origin;
     let state = this.states.get(origin);
-    const now = this.wallMs();
+    const now = nowMs();
+    // A clock moved back (a sandbox clock reset) would leave the back-off closed for as long as it moved:
+    // one that began after `now` ends now, and the destination is probed.
+    if (state && state.closedUntilMs - state.backoffMs > now) state.closedUntilMs = now;
     // Spread over a further back-off: a destination's whole backlog coming due at one instant would be
     // claimed and put back at once, a burst of statements every other tenant's deliveries wait behind.
     const spread = (backoffMs: number) => Math.round(Math.random() * backoffMs);
@@ -81,7 +87,7 @@ export class DestinationGate {
         } else {
           held.failures++;
           // Calls already in flight when it closed fail too: they do not lengthen the back-off again.
-          const at = this.wallMs();
+          const at = nowMs();
           if (held.failures >= LIMITS.webhookDestinationFailuresBeforeBackoff && held.closedUntilMs <= at) {
             held.backoffMs = held.backoffMs ? Math.min(held.backoffMs * 2, BACKOFF.max) : BACKOFF.first;
             held.closedUntilMs = at + held.backoffMs;

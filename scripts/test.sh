@@ -9,6 +9,7 @@
 # Files marked `// suite: database-independent` (their outcome does not depend on DATABASE_URL: sources, pure
 # functions, the embedded database's own faults, the installed package whose sandbox is always embedded) run
 # only when DATABASE_URL is unset: on the PostgreSQL pass they would repeat the embedded pass to the letter.
+# The browser tests are marked so too: their subject is the pages (docs/architecture.md, Tests).
 # The exit status is the first pass's failure, else the second's.
 set -euo pipefail
 cd "$(dirname "$0")/.."

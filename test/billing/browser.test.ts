@@ -7,6 +7,7 @@
  * approval whose receipt replaces the form, on reload too, and after settlement; a friendly 404.
  */
 // suite: serial (a headless Chromium): run alone, after the concurrent files; see scripts/test.sh.
+// suite: database-independent (its subject is the pages in a browser; the storage under them is tested on both databases by the API and page tests)
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';

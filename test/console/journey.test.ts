@@ -6,6 +6,7 @@
  * charge. axe-core checks each page (no serious or critical violations).
  */
 // suite: serial (a headless Chromium): run alone, after the concurrent files; see scripts/test.sh.
+// suite: database-independent (its subject is the pages in a browser; the storage under them is tested on both databases by the API and page tests)
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, BrowserContext } from 'playwright-core';

@@ -9,6 +9,7 @@
  * widths) go to test/artifacts/ (docs/images/ holds the committed ones).
  */
 // suite: serial (a headless Chromium): run alone, after the concurrent files; see scripts/test.sh.
+// suite: database-independent (its subject is the pages in a browser; the storage under them is tested on both databases by the API and page tests)
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

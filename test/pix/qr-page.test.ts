@@ -5,6 +5,7 @@
  * and its dates; an expired charge and an unknown token are told in Portuguese (the latter a 404 page).
  */
 // suite: serial (a headless Chromium): run alone, after the concurrent files; see scripts/test.sh.
+// suite: database-independent (its subject is the pages in a browser; the storage under them is tested on both databases by the API and page tests)
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';

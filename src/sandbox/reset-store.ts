@@ -57,6 +57,9 @@ const REMOVED: readonly { table: string; where: string }[] = [
   { table: 'dict_refunds', where: 'account_id = $1' },
   { table: 'dict_entries', where: 'account_id = $1' },
   // Open Finance.
+  { table: 'of_pix_parcels', where: 'account_id = $1' },
+  { table: 'of_pix_payments', where: 'account_id = $1' },
+  { table: 'of_links', where: 'account_id = $1' },
   { table: 'of_payments', where: 'account_id = $1' },
   { table: 'of_enrolments', where: 'account_id = $1' },
   { table: 'of_config', where: 'account_id = $1' },

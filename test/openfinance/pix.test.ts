@@ -185,6 +185,22 @@ describe('Open Finance Pix payments: immediate, scheduled, recurring, biometric'
       { valor: '6.00' },
     );
     await consent(replaced.redirectURI);
+    const whole = await efi.ofStartRecurrencyPixPayment(
+      {},
+      {
+        pagador: pagador(),
+        pagamento: {
+          valor: '2.00',
+          recorrencia: { tipo: 'personalizada', datas: [dateIn(svc, 2), dateIn(svc, 1)] },
+        },
+      },
+    );
+    await consent(whole.redirectURI);
+    assert.equal(
+      (await efi.ofCancelRecurrencyPix({ identificadorPagamento: whole.identificadorPagamento })).status,
+      'cancelado',
+    );
+    const unused = await efi.ofStartPixPayment({}, { pagador: pagador(), pagamento: { valor: '1.00' } });
 
     await advanceTo(dateIn(svc, 2));
     const done = await waitFor(async () => {
@@ -211,7 +227,19 @@ describe('Open Finance Pix payments: immediate, scheduled, recurring, biometric'
       efi.ofCancelSchedulePix({ identificadorPagamento: scheduled.identificadorPagamento }),
       named('pagamento_nao_cancelavel'),
     );
-    assert.equal(await saldoCents(), before + 400 + 500 + 600);
+    assert.equal(await saldoCents(), before + 400 + 500 + 600, 'nothing of the cancelled ones');
+    const [wholeRead] = (
+      await efi.ofListRecurrencyPixPayment({ ...period(), identificador: whole.identificadorPagamento })
+    ).pagamentos;
+    assert.deepEqual(
+      [wholeRead.status, ...wholeRead.recorrencias.map((p) => p.status)],
+      ['cancelado', 'cancelado', 'cancelado'],
+    );
+    const expired = await waitFor(async () => {
+      const list = await efi.ofListPixPayment({ ...period(), identificador: unused.identificadorPagamento });
+      return list.pagamentos[0].status === 'expirado' && list.pagamentos[0];
+    }, 'the unused link expired');
+    assert.match((expired as { motivo?: string }).motivo!, /expirou/);
 
     const refund = await efi.ofDevolutionSchedulePix(
       { identificadorPagamento: scheduled.identificadorPagamento },

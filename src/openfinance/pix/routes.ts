@@ -29,6 +29,7 @@ import {
   PaymentParams,
   RecurringBody,
   RecurringList,
+  RecurringRefundAnswer,
   RecurringRefundBody,
   RefundAnswer,
   RefundBody,
@@ -145,7 +146,7 @@ export const ofPixRoutes =
           summary: 'Refund parcels of a recurring payment',
           params: PaymentParams,
           body: RecurringRefundBody,
-          response: { 200: { type: 'array', items: RefundAnswer } as never },
+          response: { 200: RecurringRefundAnswer },
         },
       },
       async (request) =>

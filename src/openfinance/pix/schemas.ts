@@ -199,6 +199,8 @@ export const RefundAnswer = Type.Object({
   status: Type.String(),
 });
 
+export const RecurringRefundAnswer = Type.Array(RefundAnswer);
+
 export const CancelAnswer = Type.Object({
   identificadorPagamento: Type.String(),
   status: Type.String(),

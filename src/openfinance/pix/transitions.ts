@@ -131,7 +131,10 @@ export async function authorise(sql: Sql, row: PixPaymentRow, now: Date, sandbox
   const authorised = await markAuthorised(sql, row.id, now);
   const participant = await findParticipant(sql, sandbox, row.body.pagador.idParticipante);
   if (row.replaces_parcel_id !== null) {
-    const replaced = (await findParcel(sql, { id: row.replaces_parcel_id }, true))!;
+    // Lock order: the payment, then its parcel (as settlement and cancellation lock them).
+    const peek = (await findParcel(sql, { id: row.replaces_parcel_id }))!;
+    const parent = (await findPixPayment(sql, { id: peek.payment_id }, true))!;
+    const replaced = (await findParcel(sql, { id: peek.id }, true))!;
     if (replaced.status !== 'agendado' && replaced.status !== 'rejeitado') {
       await movePixPayment(
         sql,
@@ -142,7 +145,6 @@ export async function authorise(sql: Sql, row: PixPaymentRow, now: Date, sandbox
       );
       return;
     }
-    const parent = (await findPixPayment(sql, { id: replaced.payment_id }, true))!;
     await moveParcel(sql, parent, replaced, 'substituido', `Substituída pelo pagamento ${row.identificador}.`, now);
   }
   for (const data of row.dates) {

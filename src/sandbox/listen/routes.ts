@@ -27,6 +27,22 @@ const ANSWER_MARGIN_MS = 500;
 const FORWARDED_HEADER = /^(content-type|user-agent|x-.*)$/;
 
 const SessionParams = Type.Object({ sessao: Type.String({ format: 'uuid' }) });
+/** Each line of the stream: the session first, then one delivery per line, and why it ended last. */
+const StreamLine = Type.Union([
+  Type.Object({
+    sessao: SessionParams.properties.sessao,
+    webhookUrl: Type.String({ format: 'uri' }),
+    chaves: Type.Array(Type.String()),
+    recorrencias: Type.Boolean({ description: 'Whether the recurrence and recurring-charge webhooks point here too.' }),
+  }),
+  Type.Object({
+    entrega: Type.Integer({ minimum: 1 }),
+    sufixo: Type.String({ description: 'Appended to --forward-to: /pix, /rec or /cobr.' }),
+    headers: Type.Record(Type.String(), Type.String()),
+    corpo: Type.String(),
+  }),
+  Type.Object({ fim: Type.String({ description: 'Why the server ended the stream.' }) }),
+]);
 
 export function listenRoutes(ctx: AppContext): { api: FastifyPluginAsync; webhook: FastifyPluginAsync } {
   const sessions = new ListenSessions();
@@ -47,6 +63,7 @@ export function listenRoutes(ctx: AppContext): { api: FastifyPluginAsync; webhoo
           summary:
             "Forward the account's webhooks to the caller (pixd listen): a stream of deliveries, one JSON object per line (sandbox)",
           body: Type.Object({ chave: Type.Optional(Type.String({ minLength: 1, maxLength: 77 })) }, strict),
+          response: { 200: { content: { 'application/x-ndjson': { schema: StreamLine } } } },
         },
       },
       async (request, reply) => {

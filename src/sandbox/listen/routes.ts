@@ -17,7 +17,9 @@ import { webhookSettings } from '../../platform/webhooks/settings.ts';
 import { TEST_NOTIFICATION } from '../../platform/webhooks/handshake.ts';
 import { callerOf } from '../../pix/shared/caller.ts';
 import { ListenSessions, type ForwardedDelivery } from './sessions.ts';
-import { registerSession } from './service.ts';
+import { registerSession, restoreOrphanedSessions, restoreSession } from './service.ts';
+import { renewSessions } from './store.ts';
+import { holderId } from '../../platform/processes.ts';
 
 const tags = ['Sandbox'];
 const strict = { additionalProperties: false } as const;
@@ -49,10 +51,25 @@ export function listenRoutes(ctx: AppContext): { api: FastifyPluginAsync; webhoo
   const deps = { db: ctx.db, transport: ctx.webhooks.transport };
   const serviceCertificate = certificateSha256(ctx.pki.webhookClient.certPem);
 
+  const holder = holderId();
+  const leaseEnd = () => new Date(Date.now() + LIMITS.listenSessionLeaseMs);
   const api: FastifyPluginAsync = async (base) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
+    // Every heartbeat: this node's sessions stay leased, and those whose node is gone get their registrations back.
+    const tend = async () => {
+      if (sessions.count > 0) await renewSessions(ctx.db, holder, leaseEnd());
+      const restored = await restoreOrphanedSessions(ctx.db, new Date());
+      if (restored) app.log.info({ sessions: restored }, 'listen: registrations of ended sessions put back');
+    };
+    const tendLogged = () => tend().catch((error) => app.log.error({ err: error }, 'listen: sessions not tended'));
+    // A node killed with sessions open left them behind: at its restart they end before anything is delivered.
+    await tendLogged();
+    const tending = setInterval(tendLogged, LIMITS.listenHeartbeatMs).unref();
     // The streams end before the server stops, and their registrations are put back while the database is open.
-    app.addHook('preClose', async () => sessions.endAll());
+    app.addHook('preClose', async () => {
+      clearInterval(tending);
+      await sessions.endAll();
+    });
     app.addHook('onClose', async () => sessions.restored());
 
     app.post(
@@ -80,7 +97,8 @@ export function listenRoutes(ctx: AppContext): { api: FastifyPluginAsync; webhoo
         const url = `${ctx.config.publicUrl}/sandbox/listen/${session.id}/webhook`;
         let registration: Awaited<ReturnType<typeof registerSession>>;
         try {
-          registration = await registerSession(deps, caller, url, request.body.chave);
+          const opening = { id: session.id, url, holder, aliveUntil: leaseEnd(), now: new Date() };
+          registration = await registerSession(deps, caller, opening, request.body.chave);
         } catch (error) {
           sessions.close(session);
           throw error;
@@ -101,9 +119,9 @@ export function listenRoutes(ctx: AppContext): { api: FastifyPluginAsync; webhoo
         const end = () =>
           (ended ??= (async () => {
             clearInterval(heartbeat);
-            const restoring = registration
-              .restore()
-              .catch((error) => request.log.error({ err: error }, 'listen: registrations not put back'));
+            const restoring = restoreSession(ctx.db, session.id).catch((error) =>
+              request.log.error({ err: error }, 'listen: registrations not put back'),
+            );
             sessions.close(session, restoring);
             await restoring;
           })());

@@ -181,6 +181,12 @@ export const LIMITS = {
   listenSessionsPerAccount: 4,
   /** A blank line down an idle `pixd listen` stream this often, so no proxy or client drops it as dead. */
   listenHeartbeatMs: 15_000,
+  /**
+   * How long a `pixd listen` session outlives its node's last renewal (renewed every heartbeat): after that any
+   * sandbox node puts back the registrations it replaced (a node killed on another host; this host's restart
+   * does it at once).
+   */
+  listenSessionLeaseMs: 60_000,
   /** What a `pixd listen` answer may carry of the local receiver's body (it is stored with the attempt's outcome). */
   listenAnswerBodyMaxChars: 4096,
   /** Spec: account-opening callbacks time out after 60 seconds. */

@@ -47,6 +47,7 @@ export const MIGRATION_FILES = [
   'sandbox/migrations/029_sandbox_faults.sql',
   'spi/migrations/030_spi_inbound_returns.sql',
   'openfinance/migrations/031_open_finance_pix.sql',
+  'sandbox/migrations/032_listen_sessions.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

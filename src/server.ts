@@ -43,6 +43,10 @@ import { reportRoutes } from './pix/reports/routes.ts';
 import { scheduleRoutes } from './pix/schedules/routes.ts';
 import { billingChargeRoutes } from './billing/charges/routes.ts';
 import { billingNotificationRoutes } from './billing/notifications/routes.ts';
+import { billingCardV2Routes } from './billing/card-v2/routes.ts';
+import { billingLinkRoutes, linkPageRoutes } from './billing/links/routes.ts';
+import { billingPlanRoutes } from './billing/plans/routes.ts';
+import { billingSubscriptionRoutes } from './billing/subscriptions/routes.ts';
 import { paymentTokenPublicRoutes, paymentTokenRoutes } from './billing/tokens/routes.ts';
 import { webRoutes } from './web/routes.ts';
 import { consoleRoutes } from './console/routes.ts';
@@ -352,10 +356,16 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       { format: 'billing', audience: 'billing' },
       billingChargeRoutes(ctx),
       billingNotificationRoutes(ctx),
+      billingPlanRoutes(ctx),
+      billingSubscriptionRoutes(ctx),
+      billingLinkRoutes(ctx),
+      billingCardV2Routes(ctx),
       paymentTokenRoutes(ctx),
     ),
   );
-  await app.register(family(ctx, { format: 'billing', pages: true }, paymentTokenPublicRoutes(ctx), webRoutes(ctx)));
+  await app.register(
+    family(ctx, { format: 'billing', pages: true }, paymentTokenPublicRoutes(ctx), webRoutes(ctx), linkPageRoutes(ctx)),
+  );
   // The web console (docs/console.md): its own sessions and HTML error pages; browsers open it on the pages listener.
   await app.register(family(ctx, { format: 'named', pages: true }, consoleRoutes(ctx)));
   return app;

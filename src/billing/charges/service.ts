@@ -62,7 +62,7 @@ async function checkPayees(sql: Sql, accountId: number, body: ChargeCreateInput)
  * fragment: the webhook registrations' rule): accepted, every delivery would fail for days without the integrator
  * learning why.
  */
-function checkNotificationUrl(url: string | null | undefined): void {
+export function checkNotificationUrl(url: string | null | undefined): void {
   if (!url) return;
   const parsed = checkWebhookUrl(url);
   if (isUrlProblem(parsed)) throw billingError(400, 'validation_error', `metadata.notification_url: ${parsed.detail}`);
@@ -129,7 +129,7 @@ export async function payCharge(
   card: CreditCardInput,
 ): Promise<ChargeRow> {
   const charge = await lockOwn(sql, caller, id);
-  requireStatus(charge, ['new'], 'Definir a forma de pagamento');
+  requireStatus(charge, ['new', 'link'], 'Definir a forma de pagamento');
   await setCardPayment(sql, charge, card, caller.now);
   return charge;
 }
@@ -152,7 +152,7 @@ export async function retryCharge(
 
 export async function cancelCharge(sql: Sql, caller: BillingCaller, id: number): Promise<void> {
   const charge = await lockOwn(sql, caller, id);
-  requireStatus(charge, ['new', 'waiting', 'unpaid'], 'O cancelamento');
+  requireStatus(charge, ['new', 'link', 'waiting', 'unpaid'], 'O cancelamento');
   await transition(sql, charge, charge.status, 'canceled', caller.now);
 }
 

@@ -10,7 +10,8 @@ import { insertHistory, updateCharge, type ChargeRow, type ChargeStatus } from '
 
 export const TRANSITIONS: Record<ChargeStatus | 'none', readonly ChargeStatus[]> = {
   none: ['new'],
-  new: ['waiting', 'canceled'],
+  new: ['waiting', 'link', 'canceled'],
+  link: ['waiting', 'canceled'],
   waiting: ['approved', 'unpaid', 'canceled'],
   approved: ['paid'],
   unpaid: ['waiting', 'canceled'],
@@ -22,6 +23,7 @@ export const TRANSITIONS: Record<ChargeStatus | 'none', readonly ChargeStatus[]>
 
 export const MESSAGES: Record<ChargeStatus, string> = {
   new: 'Cobrança criada.',
+  link: 'Link de pagamento criado.',
   waiting: 'Pagamento via cartão de crédito aguardando a resposta da operadora.',
   approved: 'Pagamento via cartão de crédito aprovado pela operadora; aguardando confirmação.',
   paid: 'Pagamento confirmado.',

@@ -109,6 +109,19 @@ export const KEPT_TABLES: Readonly<Record<string, string>> = {
 
 export const RESET_TABLES: readonly string[] = REMOVED.map((step) => step.table);
 
+/** A function takes at most 100 arguments: the counts object is built from slices of 50 tables, concatenated. */
+function countsObject(tables: string[]): string {
+  const slices = [];
+  for (let i = 0; i < tables.length; i += 50)
+    slices.push(
+      `jsonb_build_object(${tables
+        .slice(i, i + 50)
+        .map((table) => `'${table}', (select count(*) from "${table}")`)
+        .join(', ')})`,
+    );
+  return slices.join(' || ');
+}
+
 /**
  * One statement: every delete a data-modifying CTE, so the foreign keys are checked once at its end (parents
  * and children go together) and a reset costs one round trip whatever the number of tables. Every CTE sees
@@ -117,7 +130,7 @@ export const RESET_TABLES: readonly string[] = REMOVED.map((step) => step.table)
 const REMOVE_STATEMENT = [
   `with ${REMOVED.map(({ table, where }) => `"${table}" as (delete from ${table} where ${where} returning 1)`).join(',\n')},`,
   `restored_keys as (update pix_keys set removed_at = null where account_id = $1 and removed_at is not null and created_at <= $2 returning 1)`,
-  `select json_build_object(${REMOVED.map(({ table }) => `'${table}', (select count(*) from "${table}")`).join(', ')}) as removed`,
+  `select ${countsObject(REMOVED.map(({ table }) => table))} as removed`,
 ].join('\n');
 
 /** Deletes the account's rows; the number of rows removed per table (only those that held some). */

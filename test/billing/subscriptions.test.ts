@@ -128,6 +128,15 @@ describe('plans and subscriptions (sdk-node-apis-efi)', () => {
     const renewal: any = await efi.detailCharge({ id: chargesOf(d)[1].charge_id });
     assert.equal(renewal.data.payment.credit_card.mask.slice(-4), CARDS.approved.slice(-4));
     assert.equal(renewal.data.custom_id, 'assinatura-1b');
+    const { rows } = await svc.service.ctx.db.query<{ notification_token: string }>(
+      'select notification_token from billing_charges where id = $1',
+      [renewal.data.charge_id],
+    );
+    const events: any = await efi.getNotification({ token: rows[0].notification_token });
+    assert.deepEqual(
+      events.data.map((e: any) => [e.type, e.status.current, e.identifiers.subscription_id]),
+      ['new', 'waiting', 'approved', 'paid'].map((status) => ['subscription_charge', status, subId]),
+    );
 
     const cancelled = await detail(created.data.subscription_id);
     assert.equal(cancelled.status, 'canceled');

@@ -4,13 +4,15 @@ import { LIMITS } from '../../platform/limits.ts';
 import { billingError } from '../shared/errors.ts';
 import { brasiliaDate, brasiliaDateTime, DAY_MS } from '../../platform/calendar.ts';
 import { findCharge, historyOf, updateCharge } from '../charges/store.ts';
+import { findSubscription } from '../subscriptions/store.ts';
 
 export interface NotificationEvent {
   id: number;
-  type: 'charge';
+  /** `subscription_charge` for a charge of a subscription (its identifiers then name the subscription too). */
+  type: 'charge' | 'subscription_charge';
   custom_id: string | null;
   status: { current: string; previous: string | null };
-  identifiers: { charge_id: number };
+  identifiers: { charge_id: number; subscription_id?: number };
   created_at: string;
   received_by_bank_at?: string;
   value?: number;
@@ -38,12 +40,13 @@ export async function readNotification(
       );
       await updateCharge(sql, charge.id, {}, now);
     }
+    const subscription = charge.recurrent ? await findSubscription(sql, { chargeId: charge.id }) : undefined;
     return events.map((e) => ({
       id: e.event_id!,
-      type: 'charge' as const,
+      type: subscription ? ('subscription_charge' as const) : ('charge' as const),
       custom_id: charge.custom_id,
       status: { current: e.status!, previous: e.previous_status },
-      identifiers: { charge_id: charge.id },
+      identifiers: { charge_id: charge.id, ...(subscription && { subscription_id: subscription.id }) },
       created_at: brasiliaDateTime(e.created_at),
       ...(e.received_by_bank_at && { received_by_bank_at: brasiliaDate(e.received_by_bank_at) }),
       ...(e.value_cents !== null && { value: e.value_cents }),

@@ -16,7 +16,7 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { sdkFor } from '../helpers/sdk.ts';
 import { outboxIdle, waitFor } from '../helpers/wait.ts';
 import { assertLedgerBalanced } from '../helpers/ledger.ts';
-import { CARDS, customer, items, paymentToken } from './helpers.ts';
+import { billingApi, CARDS, customer, items, paymentToken } from './helpers.ts';
 import { brasiliaDate } from '../../src/platform/calendar.ts';
 
 const DAY = 86_400;
@@ -156,6 +156,50 @@ describe('plans and subscriptions (sdk-node-apis-efi)', () => {
     await assert.rejects(
       efi.cardPaymentRetry({ id: chargesOf(refused)[1].charge_id }, (await card()) as any),
       (e: any) => e.error === 'retry_recurrent',
+    );
+    await assertLedgerBalanced(svc.service.ctx.db);
+  });
+});
+
+describe('renewals of many subscriptions on one day (the benchmark, small: bench/scenarios/subscription-renewals.ts)', () => {
+  it('50 subscriptions renewing on the same date are each charged once when the clock passes midnight', async () => {
+    const party = await svc.newParty();
+    const api = billingApi(svc.anonymous, party);
+    const plan = (await api.ok('POST', '/v1/plan', { name: 'Mensal', interval: 1 })).data.plan_id;
+    const payment_token = await paymentToken(svc.anonymous, party.payeeCode, CARDS.approved, { reuse: true });
+    const n = 50;
+    for (let i = 0; i < n; i += 10)
+      await Promise.all(
+        Array.from({ length: 10 }, (_, j) =>
+          api.ok('POST', `/v1/plan/${plan}/subscription/one-step`, {
+            items: [{ name: `Assinatura ${i + j}`, value: 1990 }],
+            payment: { credit_card: { customer, payment_token } },
+          }),
+        ),
+      );
+    const res = await party.http.request('POST', '/sandbox/clock/advance', {
+      token: await party.token(),
+      body: { segundos: 31 * DAY },
+    });
+    assert.equal(res.status, 200, res.text);
+    const parcels = async () =>
+      (
+        await svc.service.ctx.db.query<{ parcel: number; n: number; subs: number; answered: number }>(
+          `select s.parcel, count(*)::int as n, count(distinct s.subscription_id)::int as subs,
+             count(*) filter (where c.status not in ('new', 'waiting'))::int as answered
+           from billing_subscription_charges s join billing_charges c on c.id = s.charge_id
+           where c.account_id = $1 group by s.parcel order by s.parcel`,
+          [party.accountId],
+        )
+      ).rows;
+    await waitFor(async () => (await parcels())[1]?.answered === n, 'every renewal answered');
+    await outboxIdle(svc);
+    assert.deepEqual(
+      (await parcels()).map((p) => [p.parcel, p.n, p.subs]),
+      [
+        [1, n, n],
+        [2, n, n],
+      ],
     );
     await assertLedgerBalanced(svc.service.ctx.db);
   });

@@ -52,7 +52,12 @@ function billingClient(service: RunningService) {
   return {
     async must(method: string, urlPath: string, body?: unknown): Promise<any> {
       token ??= (await send('POST', '/v1/authorize', { grant_type: 'client_credentials' }, basic)).body.access_token;
-      const res = await send(method, urlPath, body, `Bearer ${token}`);
+      let res = await send(method, urlPath, body, `Bearer ${token}`);
+      // A shared machine: a request past the server's deadline (503) or rate limited (429) wrote nothing; again.
+      while (res.status === 503 || res.status === 429) {
+        await sleep(50);
+        res = await send(method, urlPath, body, `Bearer ${token}`);
+      }
       if (res.status !== 200)
         throw new Error(`${method} ${urlPath}: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
       return res.body;

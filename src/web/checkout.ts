@@ -14,6 +14,7 @@ import { SANDBOX_APPROVED_EXAMPLES, SANDBOX_REFUSALS, grossTotal } from '../bill
 import { payCharge, retryCharge, type BillingCaller } from '../billing/charges/service.ts';
 import type { CreditCardInput } from '../billing/charges/schemas.ts';
 import { linkCardTerms } from '../billing/links/service.ts';
+import { firstChargePaidByLink } from '../billing/subscriptions/service.ts';
 
 /** Checkout tokens are 18 random bytes in base64url (24 characters); anything else is simply unknown. */
 const CHECKOUT_TOKEN = /^[A-Za-z0-9_-]{10,64}$/;
@@ -125,5 +126,6 @@ export async function checkoutPay(
     charge.status === 'unpaid'
       ? await retryCharge(sql, caller, charge.id, card)
       : await payCharge(sql, caller, charge.id, { ...card, ...(await linkCardTerms(sql, charge, caller.now)) });
+  await firstChargePaidByLink(sql, paid, caller.now);
   return paid.status;
 }

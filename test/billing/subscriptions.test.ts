@@ -5,7 +5,8 @@
  * subscription renewed three times by the account's clock (`/sandbox/clock/advance`, what `pixd clock advance`
  * calls), each renewal charged once with the stored card and settled; a cancelled one that renews no more; a
  * refused renewal card unpaid and not retryable; the ledger balanced. Payment links (createOneStepLink,
- * defineLinkPayMethod, updateChargeLink; the page's expiry on the account's clock) and createChargeCard
+ * defineLinkPayMethod, updateChargeLink; the page's expiry on the account's clock), createOneStepSubscriptionLink
+ * (its first charge paid through the page's checkout) and createChargeCard
  * (/v2/charge/card). The link paid in a browser: test/billing/browser.test.ts.
  */
 import { after, before, describe, it } from 'node:test';
@@ -237,6 +238,28 @@ describe('payment links and /v2/charge/card (sdk-node-apis-efi)', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     assert.equal(form.status, 400);
+
+    // A subscription link: the payer pays the first charge by card through the page; the subscription is active.
+    const plan: any = await efi.createPlan({}, { name: 'Pelo link', interval: 3 });
+    const subLink: any = await efi.createOneStepSubscriptionLink({ id: plan.data.plan_id }, {
+      items,
+      settings: { ...settings, expire_at: brasiliaDate(svc.clock.forAccount(svc.demo.accountId).now()) },
+    } as any);
+    assert.equal(subLink.data.status, 'new');
+    const chosen = await svc.anonymous.request('POST', `${new URL(subLink.data.payment_url).pathname}/choose`, {
+      rawBody: 'method=credit_card',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    assert.equal(chosen.status, 303);
+    const checkout = String(chosen.headers.location);
+    const pay = await svc.anonymous.request('POST', `${checkout}/pay`, {
+      body: { payment_token: await token(), customer, installments: 1 },
+    });
+    assert.equal(pay.status, 200, pay.text);
+    const active = await detail(subLink.data.subscription_id);
+    assert.equal(active.status, 'active');
+    assert.equal(active.payment_method, 'credit_card');
+    assert.match(active.next_execution, /^\d{4}-\d{2}-\d{2}$/);
 
     const v2: any = await efi.createChargeCard({}, {
       items,

@@ -12,6 +12,8 @@ import {
   SubscriptionDetail,
   SubscriptionHistoryEntry,
   SubscriptionIdParams,
+  SubscriptionLink,
+  SubscriptionLinkAnswer,
   SubscriptionMetadata,
   SubscriptionPaid,
   SubscriptionPayment,
@@ -26,6 +28,8 @@ import {
   createdView,
   lockOwnSubscription,
   oneStepSubscription,
+  oneStepSubscriptionLink,
+  subscriptionLinkView,
   paidView,
   paySubscription,
   subscriptionDetail,
@@ -79,6 +83,25 @@ export const billingSubscriptionRoutes =
           code: 200,
           data: paidView(await ctx.db.tx((sql) => oneStepSubscription(sql, c, request.params.id, request.body))),
         };
+      },
+    );
+
+    app.post(
+      '/v1/plan/:id/subscription/one-step/link',
+      {
+        config: write,
+        schema: {
+          tags,
+          summary: 'Subscribe through a payment link (the payer pays the first charge on its page)',
+          params: PlanIdParams,
+          body: SubscriptionLink,
+          response: { 200: SubscriptionLinkAnswer },
+        },
+      },
+      async (request) => {
+        const c = billingCallerOf(ctx, request);
+        const made = await ctx.db.tx((sql) => oneStepSubscriptionLink(sql, c, request.params.id, request.body));
+        return { code: 200, data: subscriptionLinkView(c, made) };
       },
     );
 

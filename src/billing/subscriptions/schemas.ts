@@ -2,6 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { LIMITS } from '../../platform/limits.ts';
 import { ChargeCreate, CreditCard, Item, Metadata, Shipping } from '../charges/schemas.ts';
+import { LinkSettings } from '../links/schemas.ts';
 
 const strict = { additionalProperties: false } as const;
 
@@ -24,6 +25,22 @@ export const OneStepSubscription = Type.Object(
   { ...ChargeCreate.properties, payment: SubscriptionPayment.properties.payment },
   strict,
 );
+export const SubscriptionLink = Type.Object({ ...ChargeCreate.properties, settings: LinkSettings }, strict);
+export const SubscriptionLinkAnswer = Type.Object({
+  code: Type.Integer(),
+  data: Type.Object({
+    subscription_id: Type.Integer(),
+    status: Type.String(),
+    custom_id: Type.Union([Type.String(), Type.Null()]),
+    charge: Type.Object({ id: Type.Integer(), status: Type.String(), total: Type.Integer(), parcel: Type.Integer() }),
+    payment_url: Type.String(),
+    payment_method: Type.String(),
+    conditional_discount_date: Type.Union([Type.String(), Type.Null()]),
+    request_delivery_address: Type.Boolean(),
+    expire_at: Type.String(),
+    created_at: Type.String(),
+  }),
+});
 export const SubscriptionUpdate = Type.Object(
   {
     plan_id: Type.Optional(Type.Integer({ minimum: 1 })),
@@ -121,6 +138,7 @@ export const SubscriptionUpdated = Envelope(
 );
 
 export type SubscriptionCreateInput = Static<typeof SubscriptionCreate>;
+export type SubscriptionLinkInput = Static<typeof SubscriptionLink>;
 export type SubscriptionPaymentInput = Static<typeof SubscriptionPayment>['payment'];
 export type OneStepSubscriptionInput = Static<typeof OneStepSubscription>;
 export type SubscriptionUpdateInput = Static<typeof SubscriptionUpdate>;

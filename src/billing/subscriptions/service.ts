@@ -11,6 +11,7 @@ import { chargeStoredCard, parcelDate, scheduleRenewal, subscriptionCharge } fro
 import type {
   OneStepSubscriptionInput,
   SubscriptionCreateInput,
+  SubscriptionLinkInput,
   SubscriptionMetadataInput,
   SubscriptionPaymentInput,
   SubscriptionUpdateInput,
@@ -27,6 +28,9 @@ import {
 } from './store.ts';
 import { lockCharge, type ChargeRow } from '../charges/store.ts';
 import { moveSubscription, recordCreation } from './transitions.ts';
+import { randomBytes } from 'node:crypto';
+import { defineLink, paymentUrl } from '../links/service.ts';
+import type { LinkRow } from '../links/store.ts';
 
 export const subscriptionNotFound = () =>
   billingError(404, 'subscription_not_found', 'Assinatura não encontrada para esta conta.');
@@ -89,27 +93,89 @@ export async function paySubscription(
       'invalid_subscription_status',
       `A forma de pagamento só pode ser definida numa assinatura new; ela está em ${subscription.status}.`,
     );
-  const plan = (await findPlanById(sql, subscription.plan_id))!;
   const [first] = await chargesOfSubscription(sql, subscription.id);
   const charge = (await lockCharge(sql, { id: first.charge_id }))!;
   const { trial_days, ...card } = payment.credit_card;
   await setCardPayment(sql, charge, card, caller.now, { answerNow: true });
   await answerCardPayment(sql, charge, caller.now, caller.faults);
-  subscription.first_execution = brasiliaDate(caller.now);
-  const next = await scheduleRenewal(sql, subscription, plan, 2, caller.now);
-  await moveSubscription(sql, subscription, 'active', caller.now, {
+  const plan = await activate(
+    sql,
+    subscription,
+    charge,
+    caller.now,
+    trial_days ? `Período de teste de ${trial_days} dias não aplicado: a primeira cobrança é imediata.` : undefined,
+  );
+  return { subscription, plan, charge };
+}
+
+/** new → active: the first charge's card kept for the renewals, the second parcel scheduled. */
+async function activate(
+  sql: Sql,
+  subscription: SubscriptionRow,
+  charge: ChargeRow,
+  now: Date,
+  message?: string,
+): Promise<PlanRow> {
+  const plan = (await findPlanById(sql, subscription.plan_id))!;
+  subscription.first_execution = brasiliaDate(now);
+  const next = await scheduleRenewal(sql, subscription, plan, 2, now);
+  await moveSubscription(sql, subscription, 'active', now, {
     changes: {
       payment: charge.payment,
       first_execution: subscription.first_execution,
       occurrences: 1,
       next_execution: next,
     },
-    ...(trial_days
-      ? { message: `Período de teste de ${trial_days} dias não aplicado: a primeira cobrança é imediata.` }
-      : {}),
+    ...(message && { message }),
   });
-  return { subscription, plan, charge };
+  return plan;
 }
+
+/**
+ * After the checkout set the card payment of a charge: when it is the first charge of a subscription made by a
+ * subscription link (still new), the subscription becomes active on that card.
+ */
+export async function firstChargePaidByLink(sql: Sql, charge: ChargeRow, now: Date): Promise<void> {
+  if (!charge.recurrent || charge.payment?.method !== 'credit_card') return;
+  const found = await findSubscription(sql, { chargeId: charge.id });
+  if (!found || found.status !== 'new' || !found.link_token) return;
+  await activate(
+    sql,
+    (await lockSubscription(sql, { id: found.id }))!,
+    charge,
+    now,
+    'Primeira cobrança paga pelo link.',
+  );
+}
+
+/** POST /v1/plan/:id/subscription/one-step/link: the subscription, its first charge and that charge's link. */
+export async function oneStepSubscriptionLink(
+  sql: Sql,
+  caller: BillingCaller,
+  planId: number,
+  body: SubscriptionLinkInput,
+) {
+  const { settings, ...rest } = body;
+  const made = await createSubscription(sql, caller, planId, rest, randomBytes(18).toString('base64url'));
+  const { link } = await defineLink(sql, caller, made.charge, settings);
+  return { ...made, link };
+}
+
+export const subscriptionLinkView = (
+  caller: BillingCaller,
+  { subscription, charge, link }: { subscription: SubscriptionRow; charge: ChargeRow; link: LinkRow },
+) => ({
+  subscription_id: subscription.id,
+  status: subscription.status,
+  custom_id: subscription.custom_id,
+  charge: { id: charge.id, status: charge.status, total: charge.total_cents, parcel: 1 },
+  payment_url: paymentUrl(caller.pagesUrl, link),
+  payment_method: link.payment_method,
+  conditional_discount_date: link.conditional_discount?.until_date ?? null,
+  request_delivery_address: link.request_delivery_address,
+  expire_at: link.expire_at,
+  created_at: brasiliaDateTime(subscription.created_at),
+});
 
 export const paidView = ({
   subscription,

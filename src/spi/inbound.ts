@@ -22,6 +22,7 @@ import { settleRecurringPayment } from '../pix/cobr/settlement.ts';
 import { creditReturnedPix } from '../pix/send/returns.ts';
 import { lockCustomer } from '../platform/ledger/ledger.ts';
 import { answerOutbound } from './answers.ts';
+import { creditCoalesced } from './credit.ts';
 import {
   buildMessageReject,
   buildStatusReport,
@@ -167,6 +168,8 @@ class Refused extends Error {
 }
 
 async function creditTransfer(ctx: AppContext, message: CreditTransfer) {
+  const credited = await creditCoalesced(ctx, message, (now) => answerTo(message, now));
+  if (credited !== undefined) return credited;
   const claim = (sql: Sql, accountId: number | null, at: Date) =>
     claimInbound(sql, { msgId: message.msgId, kind: 'pacs.008', refId: message.endToEndId, accountId, receivedAt: at });
   let refusal: { code: string; info: string };

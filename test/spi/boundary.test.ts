@@ -7,6 +7,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -14,10 +15,18 @@ import { brasiliaDate, fromEpochDay, isBusinessDay, toEpochDay } from '../../src
 import { openInfraction } from '../../src/pix/infractions/service.ts';
 import { changeRecStatus, ownRec } from '../../src/pix/rec/service.ts';
 import { payerOf } from '../../src/sandbox/rec.ts';
-import { RECEIVER_ISPB } from '../../src/platform/institution.ts';
-import { buildPaymentReturn, newMsgId, parseSpiMessage, type SpiMessage } from '../../src/spi/messages.ts';
+import { newEndToEndId, RECEIVER_ISPB } from '../../src/platform/institution.ts';
+import { spiGatewayFile } from '../../src/platform/bootstrap.ts';
+import {
+  buildCreditTransfer,
+  buildPaymentReturn,
+  newMsgId,
+  parseSpiMessage,
+  type SpiMessage,
+} from '../../src/spi/messages.ts';
 import { assertBalanceMatchesLines, assertLedgerBalanced } from '../helpers/ledger.ts';
 import { Receiver, webhookApi, type WebhookApi } from '../helpers/receiver.ts';
+import { HttpsClient } from '../helpers/https-client.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { recBody } from '../pix/rec-fixtures.ts';
@@ -288,6 +297,70 @@ describe('SPI boundary: a production node and the SPI simulator process', () => 
     const above = await simulator.command({ entregar: returnOf('D99999009202611271700RETURN00002', 301) });
     assert.equal(answerOf(above.xml), 'RJCT AM09');
     assert.equal(await saldo(), '47.00');
+  });
+
+  it('pacs.008 to keys, delivered at once: each credited once, copies answered alike, a changed key decided afresh', async () => {
+    const party = await svc.newParty();
+    const partyApi = webhookApi(party);
+    const [key] = party.chaves;
+    const pem = fs.readFileSync(spiGatewayFile(svc.config.dataDir), 'utf8');
+    const gateway = new HttpsClient(svc.baseUrl, svc.caPem, { certPem: pem, keyPem: pem });
+    const deliver = async (xml: string) => {
+      const res = await gateway.request('POST', '/spi/mensagens', {
+        rawBody: xml,
+        headers: { 'content-type': 'application/xml' },
+      });
+      assert.equal(res.status, 200, res.text);
+      const m = parseSpiMessage(res.text);
+      assert.equal(m.kind, 'pacs.002');
+      return {
+        xml: res.text,
+        status: m.kind === 'pacs.002' ? `${m.status}${m.reason ? ` ${m.reason.code}` : ''}` : '',
+      };
+    };
+    const pix = (cents: number) => {
+      const at = new Date();
+      return buildCreditTransfer({
+        msgId: newMsgId('99999009'),
+        createdAt: at,
+        endToEndId: newEndToEndId(at, '99999009'),
+        amountCents: cents,
+        acceptedAt: at,
+        debtor: { ispb: '99999009', nome: 'Pagadora', cpf: '11144477735', conta: '7', tipoConta: 'CACC' },
+        creditor: { ispb: RECEIVER_ISPB, chave: key },
+      });
+    };
+    const balance = async () => (await partyApi.call('GET', '/v2/gn/saldo/')).body.saldo as string;
+    // The account's first Pix opens its ledger account (the locked path); the rest may share statements.
+    assert.equal((await deliver(pix(100))).status, 'ACSP');
+    const original = pix(200);
+    const copy = original.replace(/<MsgId>M99999009\w{23}</, '<MsgId>M99999009COPYKEYCOPYKEYCOPYKEYCO<');
+    const others = [300, 400, 500, 600].map(pix);
+    const answers = await Promise.all([original, original, copy, copy, ...others].map(deliver));
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      Array(8).fill('ACSP'),
+    );
+    assert.ok(
+      answers.slice(1, 4).every((a) => a.xml === answers[0].xml),
+      'copies get the first answer',
+    );
+    assert.equal(await balance(), '21.00');
+    // The key's settings change after Pix were settled on it: the next is decided on the new settings.
+    const config = await partyApi.call('PUT', '/v2/gn/config', {
+      pix: {
+        receberSemChave: true,
+        chaves: {
+          [key]: {
+            recebimento: { txidObrigatorio: false, qrCodeEstatico: { recusarTodos: false }, recusarTipoPessoa: 'PF' },
+          },
+        },
+      },
+    });
+    assert.equal(config.status, 201, config.text);
+    assert.equal((await deliver(pix(700))).status, 'RJCT AG03');
+    assert.equal(await balance(), '21.00');
+    await assertBalanceMatchesLines(svc.service.ctx.db, party.accountId, '21.00');
   });
 
   it('every message exchanged validates, and the ledger verifies', async () => {

@@ -75,16 +75,26 @@ export interface ExternalInstitution {
 }
 
 /**
+ * The label of a Pix a simulated institution delivers (`received_pix.origin`): the simulation names its own
+ * (src/sandbox/), so no label of a simulation is spelled outside it; the core's own labels are plain strings of
+ * `PixOrigin` (src/pix/received/store.ts).
+ */
+export type SimulatedOrigin = string & { readonly simulatedOrigin: true };
+
+/**
  * The institution of the payer of a recurring charge or an Open Finance payment: what it does when a payment
  * falls due. Production (src/spi/payer.ts): a recurring charge awaits its payer's pacs.008 at the SPI boundary;
  * an Open Finance payment needs an Open Finance connector, which pixd does not have, and fails with a named
  * reason. The sandbox (src/sandbox/payer.ts) simulates a payer with the amount rules integrators know.
  */
 export interface PayerInstitution {
-  /** A recurring charge's attempt is due: paid now, refused (the catalog's reason), or paid later by a pacs.008. */
+  /**
+   * A recurring charge's attempt is due: paid now (the Pix labelled with the payer's origin), refused (the
+   * catalog's reason), or paid later by a pacs.008 (labelled 'spi' when it arrives).
+   */
   recurringAttemptDue(attempt: {
     amountCents: number;
-  }): { pays: true } | { refused: { codigo: string; descricao: string } } | { awaits: true };
+  }): { pays: true; origin: SimulatedOrigin } | { refused: { codigo: string; descricao: string } } | { awaits: true };
   /** An Open Finance payment is due: paid now, or refused (why). */
   openFinancePaymentDue(payment: { amountCents: number }): { pays: true } | { refused: string };
 }

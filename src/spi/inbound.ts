@@ -65,6 +65,10 @@ const REASON_OF_REFUSAL: Record<string, string> = {
 /** Any other refusal (the receiver's settings, a participant's confirmation this path cannot wait for). */
 const REASON_OTHER = 'AG03';
 
+/** A message addressed to another institution (its creditor's or instructed agent's ISPB): refused AC03. */
+const notHere = (ispb: string) =>
+  ispb === RECEIVER_ISPB ? undefined : { code: 'AC03', info: `O ISPB ${ispb} não é desta instituição.` };
+
 export async function receiveSpiMessage(ctx: AppContext, xml: string): Promise<InboundAnswer> {
   let message: ReturnType<typeof parseSpiMessage>;
   try {
@@ -112,9 +116,9 @@ function answerTo(message: CreditTransfer | PaymentReturn, at: Date, refusal?: {
 /**
  * A return of a Pix this node sent through the SPI (the receiver's institution gives back part or all of it):
  * credited to the sender once per RtrId, as a return from a receiver in this pixd is (`creditReturnedPix`), and
- * answered ACSP; refused RJCT when no such send left through the SPI (AC03), it has not settled (AG03), or the
- * returns would exceed its amount (AM09). Nothing is posted before the refusal, so claim and answer share one
- * transaction; the sent Pix's lock serialises its returns.
+ * answered ACSP; refused RJCT when it is addressed to another institution (its InstdAgt, AC03), no such send left
+ * through the SPI (AC03), it has not settled (AG03), or the returns would exceed its amount (AM09). Nothing is
+ * posted before the refusal, so claim and answer share one transaction; the sent Pix's lock serialises its returns.
  */
 async function paymentReturn(ctx: AppContext, message: PaymentReturn): Promise<string> {
   return ctx.db.tx(async (sql) => {
@@ -123,13 +127,15 @@ async function paymentReturn(ctx: AppContext, message: PaymentReturn): Promise<s
     const claim = { msgId: message.msgId, kind: 'pacs.004', refId: message.rtrId, receivedAt: now };
     const earlier = await claimInbound(sql, { ...claim, accountId: sent?.accountId ?? null });
     if (earlier) return earlier.answer ?? answerTo(message, now, { code: 'AM05', info: 'Mensagem em processamento.' });
-    const refusal = !sent
-      ? { code: 'AC03', info: `Nenhum Pix ${message.originalEndToEndId} enviado pelo SPI por esta instituição.` }
-      : sent.status !== 'REALIZADO'
-        ? { code: 'AG03', info: `O Pix ${message.originalEndToEndId} está ${sent.status}.` }
-        : (await returnedCents(sql, message.originalEndToEndId)) + message.amountCents > sent.amountCents
-          ? { code: 'AM09', info: 'As devoluções excedem o valor do Pix.' }
-          : undefined;
+    const refusal =
+      notHere(message.toIspb) ??
+      (!sent
+        ? { code: 'AC03', info: `Nenhum Pix ${message.originalEndToEndId} enviado pelo SPI por esta instituição.` }
+        : sent.status !== 'REALIZADO'
+          ? { code: 'AG03', info: `O Pix ${message.originalEndToEndId} está ${sent.status}.` }
+          : (await returnedCents(sql, message.originalEndToEndId)) + message.amountCents > sent.amountCents
+            ? { code: 'AM09', info: 'As devoluções excedem o valor do Pix.' }
+            : undefined);
     if (sent && !refusal) {
       await lockCustomer(sql, sent.accountId);
       await creditReturnedPix(
@@ -179,8 +185,8 @@ async function creditTransfer(ctx: AppContext, message: CreditTransfer) {
       const now = ctx.clock.forAccount(accountId).now();
       const earlier = await claim(sql, accountId ?? null, now);
       if (earlier) return earlier.answer ?? inProcess(message, now);
-      if (message.creditor.ispb !== undefined && message.creditor.ispb !== RECEIVER_ISPB)
-        throw new Refused({ code: 'AC03', info: `O ISPB ${message.creditor.ispb} não é desta instituição.` });
+      const elsewhere = message.creditor.ispb === undefined ? undefined : notHere(message.creditor.ispb);
+      if (elsewhere) throw new Refused(elsewhere);
       const payer = {
         nome: message.debtor.nome,
         ...(message.debtor.cpf ? { cpf: message.debtor.cpf } : { cnpj: message.debtor.cnpj }),

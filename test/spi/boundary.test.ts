@@ -267,9 +267,9 @@ describe('SPI boundary: a production node and the SPI simulator process', () => 
 
   it('a pacs.004 returning a sent Pix credits its sender once, and never past the Pix', async () => {
     const sent = await sentStatus('spiacsp1');
-    const returnOf = (rtrId: string, amountCents: number, msgId = newMsgId('99999009')) => {
+    const returnOf = (rtrId: string, amountCents: number, msgId = newMsgId('99999009'), toIspb = RECEIVER_ISPB) => {
       const at = new Date();
-      const [fromIspb, toIspb, originalEndToEndId] = ['99999009', RECEIVER_ISPB, sent.endToEndId];
+      const [fromIspb, originalEndToEndId] = ['99999009', sent.endToEndId];
       return buildPaymentReturn({
         msgId,
         createdAt: at,
@@ -296,6 +296,9 @@ describe('SPI boundary: a production node and the SPI simulator process', () => 
     // 2.00 returned of 5.00: 3.01 more would pass the Pix.
     const above = await simulator.command({ entregar: returnOf('D99999009202611271700RETURN00002', 301) });
     assert.equal(answerOf(above.xml), 'RJCT AM09');
+    // A return addressed to another institution (its InstdAgt) is not this node's to credit.
+    const elsewhere = returnOf('D99999009202611271700RETURN00003', 100, undefined, '12345678');
+    assert.equal(answerOf((await simulator.command({ entregar: elsewhere })).xml), 'RJCT AC03');
     assert.equal(await saldo(), '47.00');
   });
 

@@ -1,7 +1,9 @@
 /** Storage of received Pix and their refunds. */
 import type { Sql } from '../../platform/db/database.ts';
+import type { SimulatedOrigin } from '../../platform/extensions.ts';
 
-export type PixOrigin = 'sandbox_auto' | 'sandbox_pay' | 'participant' | 'pixd_transfer' | 'open_finance' | 'spi';
+/** Who delivered a received Pix: a participant, a transfer inside pixd, Open Finance, the SPI, or a simulation. */
+export type PixOrigin = 'participant' | 'pixd_transfer' | 'open_finance' | 'spi' | SimulatedOrigin;
 
 export interface ReceivedPixRow {
   id: number;

@@ -97,6 +97,21 @@ export interface PayerInstitution {
   }): { pays: true; origin: SimulatedOrigin } | { refused: { codigo: string; descricao: string } } | { awaits: true };
   /** An Open Finance payment is due: paid now, or refused (why). */
   openFinancePaymentDue(payment: { amountCents: number }): { pays: true } | { refused: string };
+  /**
+   * A Pix from this institution held for the receiving participant's confirmation was decided, in the deciding
+   * transaction (with the credit, on ACSP): the payer's side is answered (production: the pacs.002 of an inbound
+   * pacs.008, src/spi/held.ts). RJCT carries the reason: the participant's, the engine's, or the timeout's.
+   */
+  heldPixDecided(sql: Sql, decision: HeldPixDecision, now: Date): Promise<void>;
+}
+
+export interface HeldPixDecision {
+  endToEndId: string;
+  accountId: number;
+  /** Who delivered the Pix (`received_pix.origin`): only the payer's institution that delivered it answers. */
+  origin: string;
+  status: 'ACSP' | 'RJCT';
+  error: { code: string; reason: string } | null;
 }
 
 /** The webhook lanes as the application uses them (platform/webhooks/dispatcher.ts implements it). */

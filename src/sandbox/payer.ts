@@ -22,4 +22,6 @@ export const simulatedPayer: PayerInstitution = {
     amountCents <= SANDBOX_PAYER_PAYS_MAX_CENTS
       ? { pays: true }
       : { refused: 'Saldo insuficiente na conta do pagador (sandbox: valores acima de 10.00 são recusados).' },
+  // The fictitious payer pays in-process and reads the Pix's status like any caller (POST /sandbox/pix/pay).
+  heldPixDecided: async () => {},
 };

@@ -77,7 +77,7 @@ export async function lockSentThroughSpi(
 export interface OutboundRow {
   id: number;
   account_id: number;
-  kind: 'pacs.008' | 'pacs.004';
+  kind: 'pacs.008' | 'pacs.004' | 'pacs.002';
   msg_id: string;
   ref_id: string;
   sent_pix_id: number | null;
@@ -249,4 +249,13 @@ export async function writeInboundCredits(sql: Sql, list: InboundCredit[]): Prom
     woken ||= row.pending;
     return { id: Number(row.id), ...c.pix };
   });
+}
+
+/** The MsgId of the inbound pacs.008 that delivered a Pix (its claim), to answer it later. */
+export async function inboundCreditMsgId(sql: Sql, endToEndId: string): Promise<string | undefined> {
+  const { rows } = await sql.query<{ msg_id: string }>(
+    `select msg_id from spi_inbound where kind = 'pacs.008' and ref_id = $1`,
+    [endToEndId],
+  );
+  return rows[0]?.msg_id;
 }

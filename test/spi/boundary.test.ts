@@ -92,6 +92,7 @@ describe('SPI boundary: a production node and the SPI simulator process', () => 
   let simulator: SimulatorProcess;
   let api: WebhookApi;
   let chave: string;
+  let gateway: HttpsClient | undefined;
   const saldo = async () => (await api.call('GET', '/v2/gn/saldo/')).body.saldo as string;
   const sentStatus = async (idEnvio: string) => (await api.call('GET', `/v2/gn/pix/enviados/id-envio/${idEnvio}`)).body;
   const send = async (idEnvio: string, valor: string) => {
@@ -111,6 +112,34 @@ describe('SPI boundary: a production node and the SPI simulator process', () => 
       const m = readable(xml);
       return m?.kind === kind && match(m);
     });
+
+  /** The gateway's own delivery (the SPI gateway's certificate), for messages delivered at once. */
+  const deliverRaw = async (xml: string) => {
+    const pem = fs.readFileSync(spiGatewayFile(svc.config.dataDir), 'utf8');
+    gateway ??= new HttpsClient(svc.baseUrl, svc.caPem, { certPem: pem, keyPem: pem });
+    return gateway.request('POST', '/spi/mensagens', { rawBody: xml, headers: { 'content-type': 'application/xml' } });
+  };
+  const statusOf = (xml: string) => {
+    const m = parseSpiMessage(xml);
+    return m.kind === 'pacs.002' ? `${m.status}${m.reason ? ` ${m.reason.code}` : ''}` : m.kind;
+  };
+  const deliver = async (xml: string) => {
+    const res = await deliverRaw(xml);
+    assert.equal(res.status, 200, res.text);
+    return { xml: res.text, status: statusOf(res.text) };
+  };
+  const pixTo = (chaveTo: string, cents: number) => {
+    const at = new Date();
+    return buildCreditTransfer({
+      msgId: newMsgId('99999009'),
+      createdAt: at,
+      endToEndId: newEndToEndId(at, '99999009'),
+      amountCents: cents,
+      acceptedAt: at,
+      debtor: { ispb: '99999009', nome: 'Pagadora', cpf: '11144477735', conta: '7', tipoConta: 'CACC' },
+      creditor: { ispb: RECEIVER_ISPB, chave: chaveTo },
+    });
+  };
 
   before(async () => {
     svc = await startTestService({ PIXD_ENV: 'production', PIXD_SPI_GATEWAY: 'on', PIXD_WEBHOOK_ALLOW: '127.0.0.0/8' });
@@ -306,33 +335,7 @@ describe('SPI boundary: a production node and the SPI simulator process', () => 
     const party = await svc.newParty();
     const partyApi = webhookApi(party);
     const [key] = party.chaves;
-    const pem = fs.readFileSync(spiGatewayFile(svc.config.dataDir), 'utf8');
-    const gateway = new HttpsClient(svc.baseUrl, svc.caPem, { certPem: pem, keyPem: pem });
-    const deliver = async (xml: string) => {
-      const res = await gateway.request('POST', '/spi/mensagens', {
-        rawBody: xml,
-        headers: { 'content-type': 'application/xml' },
-      });
-      assert.equal(res.status, 200, res.text);
-      const m = parseSpiMessage(res.text);
-      assert.equal(m.kind, 'pacs.002');
-      return {
-        xml: res.text,
-        status: m.kind === 'pacs.002' ? `${m.status}${m.reason ? ` ${m.reason.code}` : ''}` : '',
-      };
-    };
-    const pix = (cents: number) => {
-      const at = new Date();
-      return buildCreditTransfer({
-        msgId: newMsgId('99999009'),
-        createdAt: at,
-        endToEndId: newEndToEndId(at, '99999009'),
-        amountCents: cents,
-        acceptedAt: at,
-        debtor: { ispb: '99999009', nome: 'Pagadora', cpf: '11144477735', conta: '7', tipoConta: 'CACC' },
-        creditor: { ispb: RECEIVER_ISPB, chave: key },
-      });
-    };
+    const pix = (cents: number) => pixTo(key, cents);
     const balance = async () => (await partyApi.call('GET', '/v2/gn/saldo/')).body.saldo as string;
     // The account's first Pix opens its ledger account (the locked path); the rest may share statements.
     assert.equal((await deliver(pix(100))).status, 'ACSP');
@@ -364,6 +367,61 @@ describe('SPI boundary: a production node and the SPI simulator process', () => 
     assert.equal((await deliver(pix(700))).status, 'RJCT AG03');
     assert.equal(await balance(), '21.00');
     await assertBalanceMatchesLines(svc.service.ctx.db, party.accountId, '21.00');
+  });
+
+  it('a pacs.008 to a key whose participant must confirm: 202, then its pacs.002 leaves on the queue when decided', async () => {
+    const participant = await svc.newParty({ nome: 'Banco Indireto SA', participant: true });
+    const papi = webhookApi(participant);
+    const { rows } = await svc.service.ctx.db.query<{ participant_ispb: string }>(
+      'select participant_ispb from accounts where id = $1',
+      [participant.accountId],
+    );
+    const key = '+5511988887777';
+    const entry = await papi.call('POST', '/dict/entries', {
+      entry: {
+        account: {
+          accountNumber: '1234567',
+          accountType: 'cacc',
+          branch: '0001',
+          openingDate: '2020-01-15T12:00:00.000Z',
+          participant: rows[0].participant_ispb,
+        },
+        key,
+        keyType: 'phone',
+        owner: { name: 'Fulana de Tal', taxIdNumber: '11144477735', type: 'natural_person' },
+      },
+      reason: 'user_requested',
+      requestId: '2b7c4b9e-8a51-4c4e-9a43-3f7a1f7b2d11',
+    });
+    assert.equal(entry.status, 201, entry.text);
+    const e2eOf = (xml: string) => (parseSpiMessage(xml) as { endToEndId: string }).endToEndId;
+    const queuedAnswer = (e2e: string) =>
+      waitFor(
+        async () => xmlOf('pacs.002', (m) => m.kind === 'pacs.002' && m.originalId === e2e),
+        `the pacs.002 of ${e2e} pulled from the queue`,
+      );
+    const balance = async () => (await papi.call('GET', '/v2/gn/saldo/')).body.saldo as string;
+    const confirm = async (endToEndId: string, decision: object) => {
+      const res = await papi.call('POST', '/v1/pix/confirm', { pix: [{ endToEndId, ...decision }] });
+      assert.equal(res.status, 200, res.text);
+    };
+    // Accepted by the participant: credited, and answered ACSP through the queue; a copy then gets that answer.
+    const accepted = pixTo(key, 1500);
+    const held = await deliverRaw(accepted);
+    assert.equal(`${held.status} ${held.text}`, '202 ');
+    assert.equal((await deliverRaw(accepted)).status, 202, 'a copy while it waits');
+    await confirm(e2eOf(accepted), { status: 'ACSP' });
+    const acsp = await queuedAnswer(e2eOf(accepted));
+    assert.equal(statusOf(acsp), 'ACSP');
+    assert.equal((await deliver(accepted)).xml, acsp);
+    assert.equal(await balance(), '15.00');
+    // Refused by the participant: answered RJCT with its code, nothing credited.
+    const refused = pixTo(key, 2500);
+    assert.equal((await deliverRaw(refused)).status, 202);
+    await confirm(e2eOf(refused), { status: 'RJCT', error: { code: 'AC06', reason: 'Conta bloqueada.' } });
+    assert.equal(statusOf(await queuedAnswer(e2eOf(refused))), 'RJCT AC06');
+    assert.equal(await balance(), '15.00');
+    await assertBalanceMatchesLines(svc.service.ctx.db, participant.accountId, '15.00');
   });
 
   it('every message exchanged validates, and the ledger verifies', async () => {

@@ -32,6 +32,12 @@ const creditWriterFor = perDatabase(
     }),
 );
 
+/** The payer as the engine records it: the debtor's name and document. */
+export const payerOf = ({ debtor }: CreditTransfer) => ({
+  nome: debtor.nome,
+  ...(debtor.cpf ? { cpf: debtor.cpf } : { cnpj: debtor.cnpj }),
+});
+
 /** The message credited and its answer (built by `answerAt` at the credit's instant), or undefined (above). */
 export async function creditCoalesced(
   ctx: AppContext,
@@ -46,10 +52,7 @@ export async function creditCoalesced(
   const incoming = {
     target: { kind: 'key', chave } as const,
     amountCents: message.amountCents,
-    payer: {
-      nome: message.debtor.nome,
-      ...(message.debtor.cpf ? { cpf: message.debtor.cpf } : { cnpj: message.debtor.cnpj }),
-    },
+    payer: payerOf(message),
     ...(message.infoPagador && { infoPagador: message.infoPagador }),
     origin: 'spi' as const,
     endToEndId: message.endToEndId,

@@ -24,7 +24,7 @@ import { settleRecurringPayment } from '../pix/cobr/settlement.ts';
 import { creditReturnedPix } from '../pix/send/returns.ts';
 import { lockCustomer } from '../platform/ledger/ledger.ts';
 import { answerOutbound } from './answers.ts';
-import { creditCoalesced } from './credit.ts';
+import { creditCoalesced, payerOf } from './credit.ts';
 import { catalogReason } from './held.ts';
 import {
   buildMessageReject,
@@ -160,7 +160,8 @@ class Refused extends Error {
   }
 }
 
-async function creditTransfer(ctx: AppContext, message: CreditTransfer) {
+/** The pacs.002 answering a pacs.008, or undefined: held for the receiving participant, answered later (held.ts). */
+async function creditTransfer(ctx: AppContext, message: CreditTransfer): Promise<string | undefined> {
   const credited = await creditCoalesced(ctx, message, (now) => answerTo(message, now));
   if (credited !== undefined) return credited;
   const claim = (sql: Sql, accountId: number | null, at: Date) =>
@@ -174,10 +175,7 @@ async function creditTransfer(ctx: AppContext, message: CreditTransfer) {
       if (earlier) return earlier.answer ?? undefined;
       const elsewhere = message.creditor.ispb === undefined ? undefined : notHere(message.creditor.ispb);
       if (elsewhere) throw new Refused(elsewhere);
-      const payer = {
-        nome: message.debtor.nome,
-        ...(message.debtor.cpf ? { cpf: message.debtor.cpf } : { cnpj: message.debtor.cnpj }),
-      };
+      const payer = payerOf(message);
       // Automatic Pix: the recurrence's charge settles on its payer's pacs.008.
       if (message.idRec) {
         const { idRec, txid, endToEndId, amountCents } = message;

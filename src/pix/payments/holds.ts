@@ -123,7 +123,10 @@ export async function holdPix(
   };
 }
 
-/** Decides a WAITING Pix. False when it was not WAITING (decided meanwhile: the first decision stands). */
+/**
+ * Decides a WAITING Pix and tells its payer's institution in the same transaction (`heldPixDecided`: the SPI
+ * boundary answers the pacs.008 that delivered it). False when it was not WAITING (the first decision stands).
+ */
 export async function decideConfirmation(
   sql: Sql,
   payer: PayerInstitution,

@@ -17,6 +17,7 @@ import { changeRecStatus, ownRec } from '../../src/pix/rec/service.ts';
 import { payerOf } from '../../src/sandbox/rec.ts';
 import { newEndToEndId, RECEIVER_ISPB } from '../../src/platform/institution.ts';
 import { spiGatewayFile } from '../../src/platform/bootstrap.ts';
+import { LIMITS } from '../../src/platform/limits.ts';
 import {
   buildCreditTransfer,
   buildPaymentReturn,
@@ -420,6 +421,11 @@ describe('SPI boundary: a production node and the SPI simulator process', () => 
     assert.equal((await deliverRaw(refused)).status, 202);
     await confirm(e2eOf(refused), { status: 'RJCT', error: { code: 'AC06', reason: 'Conta bloqueada.' } });
     assert.equal(statusOf(await queuedAnswer(e2eOf(refused))), 'RJCT AC06');
+    // Not decided in time: answered RJCT AB03 when the participant's minute has passed.
+    const late = pixTo(key, 3500);
+    assert.equal((await deliverRaw(late)).status, 202);
+    svc.advance(LIMITS.participantConfirmationTimeoutSeconds + 1);
+    assert.equal(statusOf(await queuedAnswer(e2eOf(late))), 'RJCT AB03');
     assert.equal(await balance(), '15.00');
     await assertBalanceMatchesLines(svc.service.ctx.db, participant.accountId, '15.00');
   });

@@ -55,6 +55,8 @@ const REMOVED: readonly { table: string; where: string }[] = [
   // Money out.
   { table: 'sent_pix', where: 'account_id = $1' },
   { table: 'pix_schedules', where: 'account_id = $1' },
+  // The directory's key-lookup buckets: full again.
+  { table: 'key_lookup_buckets', where: 'account_id = $1' },
   // Directory operations of a participant.
   { table: 'dict_refunds', where: 'account_id = $1' },
   { table: 'dict_entries', where: 'account_id = $1' },

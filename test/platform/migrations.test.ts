@@ -44,6 +44,7 @@ const APPLIED: [number, string, string][] = [
   [29, 'sandbox_faults', '172b19309f030e54'],
   [30, 'spi_inbound_returns', '25674e0fbb24731a'],
   [31, 'listen_sessions', '67f63e69fe4a911e'],
+  [32, 'key_lookup_buckets', '5a4eeadc1490b3f3'],
 ];
 
 describe('migrations', () => {

@@ -37,6 +37,7 @@ export interface RefundRow {
 
 const PIX_COLUMNS = `id, end_to_end_id, account_id, charge_id, txid, chave, amount_cents, received_at, pagador_cpf, pagador_cnpj,
   pagador_nome, info_pagador, components, origin`;
+const columnsOf = (alias: string) => PIX_COLUMNS.replace(/(\w+)/g, `${alias}.$1`);
 const REFUND_COLUMNS =
   'id, received_pix_id, account_id, refund_id, rtr_id, amount_cents, status, natureza, descricao, requested_at, settled_at, motivo';
 
@@ -73,6 +74,20 @@ export async function findReceivedPix(
   const { rows } = await sql.query<ReceivedPixRow>(
     `select ${PIX_COLUMNS} from received_pix where account_id = $1 and end_to_end_id = $2${forUpdate ? ' for update' : ''}`,
     [accountId, endToEndId],
+  );
+  return rows[0];
+}
+
+/** The Pix that paid the account's charge `txid` (by the charge's unique key, then its one payment). */
+export async function findReceivedPixByTxid(
+  sql: Sql,
+  accountId: number,
+  txid: string,
+): Promise<ReceivedPixRow | undefined> {
+  const { rows } = await sql.query<ReceivedPixRow>(
+    `select ${columnsOf('p')} from charges c join received_pix p on p.charge_id = c.id
+     where c.account_id = $1 and c.txid = $2`,
+    [accountId, txid],
   );
   return rows[0];
 }

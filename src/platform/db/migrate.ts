@@ -47,6 +47,7 @@ export const MIGRATION_FILES = [
   'sandbox/migrations/029_sandbox_faults.sql',
   'spi/migrations/030_spi_inbound_returns.sql',
   'sandbox/migrations/031_listen_sessions.sql',
+  'pix/lookups/migrations/032_key_lookup_buckets.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

@@ -73,6 +73,7 @@ const API_DESCRIPTION = [
 ].join('\n');
 import { sendRoutes, sentPixRoutes } from './pix/send/routes.ts';
 import { receiptRoutes } from './pix/receipts/routes.ts';
+import { splitRefundRoutes } from './pix/split/refund-routes.ts';
 import { infractionRoutes } from './pix/infractions/routes.ts';
 import { dictRoutes } from './pix/dict/routes.ts';
 import { ofConfigRoutes } from './openfinance/config/routes.ts';
@@ -297,7 +298,13 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(family(ctx, { format: 'wrapper', audience: 'pix' }, dictRoutes(ctx)));
   // Money out (docs/sending.md): the send answers named errors, its reads problem objects (as the SDK documents).
   await app.register(
-    family(ctx, { format: 'named', audience: 'pix' }, sendRoutes(ctx), providerRefundRoutes(ctx, [splitRefundGuard])),
+    family(
+      ctx,
+      { format: 'named', audience: 'pix' },
+      sendRoutes(ctx),
+      providerRefundRoutes(ctx, [splitRefundGuard]),
+      splitRefundRoutes(ctx),
+    ),
   );
   await app.register(
     family(ctx, { format: 'problem', audience: 'pix' }, sentPixRoutes(ctx), receiptRoutes(ctx), infractionRoutes(ctx)),

@@ -27,6 +27,7 @@ const REMOVED: readonly { table: string; where: string }[] = [
   { table: 'spi_outbound', where: 'account_id = $1' },
   { table: 'spi_inbound', where: 'account_id = $1' },
   // Received Pix and what hangs on them.
+  { table: 'split_refund_shares', where: 'refund_id in (select id from refunds where account_id = $1)' },
   { table: 'refunds', where: 'account_id = $1' },
   { table: 'infractions', where: 'account_id = $1' },
   {

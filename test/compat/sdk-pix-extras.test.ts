@@ -2,7 +2,8 @@
  * The rest of the Pix methods of the official Node SDK (issue 32, "Pix (4)"), through the SDK over HTTPS:
  * same-owner sends (`pixSendSameOwnership`) reach only an account of the payer's document; the key-lookup
  * buckets (`pixKeysBucket`) follow the DICT's counting rules and an empty bucket refuses the send's lookup;
- * receipts (`pixGetReceipt`) are PDFs that pdftotext reads back.
+ * receipts (`pixGetReceipt`) are PDFs that pdftotext reads back; split refunds (`pixSplitDevolution`) take each
+ * beneficiary's part back in proportion to the division, exactly in total, and never below zero.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,14 +18,15 @@ import { cobBody, startTestService, type Party, type TestService } from '../help
 import { Receiver } from '../helpers/receiver.ts';
 import { sdkFor } from '../helpers/sdk.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { assertLedgerBalanced } from '../helpers/ledger.ts';
+import { assertBalanceMatchesLines, assertLedgerBalanced } from '../helpers/ledger.ts';
+import { configBody, newBeneficiary } from '../pix/split-fixtures.ts';
 
 let sequence = 0;
 const newIdEnvio = () => `extra${Date.now().toString(36)}${sequence++}`;
 /** A person's CPF (valid check digits): a person's buckets hold 100 tokens. */
 const PERSON_CPF = '52998224725';
 
-describe('official Node SDK: same-owner sends, key-lookup buckets, receipts', () => {
+describe('official Node SDK: same-owner sends, key-lookup buckets, receipts, split refunds', () => {
   let svc: TestService;
   let restore: () => void;
   let receiver: Receiver;
@@ -167,5 +169,72 @@ describe('official Node SDK: same-owner sends, key-lookup buckets, receipts', ()
     });
     assert.equal(advanced.status, 200, advanced.text);
     assert.equal((await p.pixKeysBucket()).baldeB.fichasDisponiveis, 2);
+  });
+
+  it('refunds a split Pix: each beneficiary gives back its part as the split gave it, and none goes below zero', async () => {
+    const receiverParty = await svc.newParty({ nome: 'Marketplace Ltda' });
+    const [x, y] = await Promise.all([newBeneficiary(svc), newBeneficiary(svc)]);
+    const token = await receiverParty.token();
+    const call = async (method: string, route: string, body?: unknown, party: Party = receiverParty) => {
+      const res = await party.http.request(method, route, {
+        token: party === receiverParty ? token : await party.token(),
+        body,
+      });
+      assert.ok(res.status < 300, `${method} ${route}: ${res.status} ${res.text}`);
+      return res.body;
+    };
+    const config = await call(
+      'POST',
+      '/v2/gn/split/config',
+      configBody('porcentagem', '60.00', [
+        [x, '15.00'],
+        [y, '25.00'],
+      ]),
+    );
+    const paidSplitPix = async (valor: string) => {
+      const cob = await call('POST', '/v2/cob', cobBody(receiverParty.chaves[0], valor));
+      await call('PUT', `/v2/gn/split/cob/${cob.txid}/vinculo/${config.id}`);
+      return (await call('POST', '/sandbox/pix/pay', { txid: cob.txid })).endToEndId as string;
+    };
+    const efi = sdkOf(receiverParty, 'marketplace');
+    const saldos = async () =>
+      Promise.all(
+        [receiverParty, x.party, y.party].map(
+          async (party) => (await call('GET', '/v2/gn/saldo/', undefined, party)).saldo,
+        ),
+      );
+    const settled = (e2eid: string, id: string) =>
+      waitFor(async () => {
+        const refund = await call('GET', `/v2/pix/${e2eid}/devolucao/${id}`);
+        return refund.status !== 'EM_PROCESSAMENTO' && refund;
+      }, `refund ${id} settled`);
+
+    // 100.01 divided 60/15/25 by largest remainder: 60.01, 15.00, 25.00.
+    const first = await paidSplitPix('100.01');
+    assert.deepEqual(await saldos(), ['60.01', '15.00', '25.00']);
+    // The SDK names the parameter e2eId (the path says :e2eid): pixd takes it as the SDK sends it.
+    const partial = await efi.pixSplitDevolution({ e2eId: first, id: 'parcial1' }, { valor: '10.00' });
+    assert.equal(partial.valor, '10.00');
+    assert.equal((await settled(first, 'parcial1')).status, 'DEVOLVIDO');
+    assert.deepEqual(await saldos(), ['54.01', '13.50', '22.50'], '10.00 taken back as 6.00, 1.50, 2.50');
+    await efi.pixSplitDevolution({ e2eId: first, id: 'resto1' }, { valor: '90.01' });
+    assert.equal((await settled(first, 'resto1')).status, 'DEVOLVIDO');
+    assert.deepEqual(await saldos(), ['0.00', '0.00', '0.00'], 'the whole division taken back, exactly');
+    const over = await refusal(efi.pixSplitDevolution({ e2eId: first, id: 'acima1' }, { valor: '0.01' }));
+    assert.ok(over.nome, 'refused by name');
+    const sql = svc.service.ctx.db;
+    for (const [party, saldo] of [receiverParty, x.party, y.party].map(
+      (p, i) => [p, ['0.00', '0.00', '0.00'][i]] as const,
+    ))
+      await assertBalanceMatchesLines(sql, party.accountId, saldo);
+
+    // A beneficiary who no longer holds its part (most of it blocked): the refund is not made, and nothing moves.
+    const second = await paidSplitPix('50.00');
+    await call('POST', '/sandbox/saldo/bloqueios', { tipo: 'judicial', valor: '7.00' }, x.party);
+    assert.deepEqual(await saldos(), ['30.00', '0.50', '12.50']);
+    await efi.pixSplitDevolution({ e2eId: second, id: 'bloqueado2' }, { valor: '50.00' });
+    assert.equal((await settled(second, 'bloqueado2')).status, 'NAO_REALIZADO');
+    assert.deepEqual(await saldos(), ['30.00', '0.50', '12.50']);
+    await assertLedgerBalanced(sql);
   });
 });

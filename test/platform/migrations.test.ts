@@ -45,6 +45,7 @@ const APPLIED: [number, string, string][] = [
   [30, 'spi_inbound_returns', '25674e0fbb24731a'],
   [31, 'listen_sessions', '67f63e69fe4a911e'],
   [32, 'key_lookup_buckets', '5a4eeadc1490b3f3'],
+  [33, 'split_refund_shares', '71038d3480740cb4'],
 ];
 
 describe('migrations', () => {

@@ -48,6 +48,7 @@ export const MIGRATION_FILES = [
   'spi/migrations/030_spi_inbound_returns.sql',
   'sandbox/migrations/031_listen_sessions.sql',
   'pix/lookups/migrations/032_key_lookup_buckets.sql',
+  'pix/split/migrations/033_split_refund_shares.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

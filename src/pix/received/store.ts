@@ -1,5 +1,6 @@
 /** Storage of received Pix and their refunds. */
 import type { Sql } from '../../platform/db/database.ts';
+import { qualifiedColumns } from '../../platform/db/columns.ts';
 
 export type PixOrigin = 'sandbox_auto' | 'sandbox_pay' | 'participant' | 'pixd_transfer' | 'open_finance' | 'spi';
 
@@ -37,7 +38,7 @@ export interface RefundRow {
 
 const PIX_COLUMNS = `id, end_to_end_id, account_id, charge_id, txid, chave, amount_cents, received_at, pagador_cpf, pagador_cnpj,
   pagador_nome, info_pagador, components, origin`;
-const columnsOf = (alias: string) => PIX_COLUMNS.replace(/(\w+)/g, `${alias}.$1`);
+const columnsOf = (alias: string) => qualifiedColumns(PIX_COLUMNS, alias);
 const REFUND_COLUMNS =
   'id, received_pix_id, account_id, refund_id, rtr_id, amount_cents, status, natureza, descricao, requested_at, settled_at, motivo';
 

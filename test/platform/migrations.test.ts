@@ -43,9 +43,10 @@ const APPLIED: [number, string, string][] = [
   [28, 'spi_messages', '6c456cec6f578aa7'],
   [29, 'sandbox_faults', '172b19309f030e54'],
   [30, 'spi_inbound_returns', '25674e0fbb24731a'],
-  [31, 'listen_sessions', '67f63e69fe4a911e'],
-  [32, 'key_lookup_buckets', '5a4eeadc1490b3f3'],
-  [33, 'split_refund_shares', '71038d3480740cb4'],
+  [31, 'open_finance_pix', 'c80c8ed91e3f5a0f'],
+  [32, 'listen_sessions', '67f63e69fe4a911e'],
+  [33, 'key_lookup_buckets', '5a4eeadc1490b3f3'],
+  [34, 'split_refund_shares', '71038d3480740cb4'],
 ];
 
 describe('migrations', () => {

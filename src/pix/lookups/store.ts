@@ -1,4 +1,4 @@
-/** Storage of the key-lookup buckets (migration 032). */
+/** Storage of the key-lookup buckets (migration 033). */
 import type { Sql } from '../../platform/db/database.ts';
 
 export type BucketName = 'A' | 'B';

@@ -46,9 +46,10 @@ export const MIGRATION_FILES = [
   'spi/migrations/028_spi_messages.sql',
   'sandbox/migrations/029_sandbox_faults.sql',
   'spi/migrations/030_spi_inbound_returns.sql',
-  'sandbox/migrations/031_listen_sessions.sql',
-  'pix/lookups/migrations/032_key_lookup_buckets.sql',
-  'pix/split/migrations/033_split_refund_shares.sql',
+  'openfinance/migrations/031_open_finance_pix.sql',
+  'sandbox/migrations/032_listen_sessions.sql',
+  'pix/lookups/migrations/033_key_lookup_buckets.sql',
+  'pix/split/migrations/034_split_refund_shares.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

@@ -1,4 +1,4 @@
-/** Storage of `pixd listen` sessions and of the registrations each replaced (migration 031). */
+/** Storage of `pixd listen` sessions and of the registrations each replaced (migration 032). */
 import type { Sql } from '../../platform/db/database.ts';
 
 /** A registration as it was before the session replaced it; `before` null: there was none. */

@@ -131,6 +131,18 @@ export const LIMITS = {
   pageSizeMax: 1000,
   /** Sent Pix (src/pix/send): idEnvio is 1 to 35 letters and digits (Efí), infoPagador at most 140 characters. */
   idEnvioMaxChars: 35,
+  /**
+   * Key lookups during sends (the Central Bank's DICT API, "Limitação de requisições", policies
+   * ENTRIES_READ_USER_ANTISCAN and _V2): a bucket per key family and end user, of 100 tokens for a person (CPF) and
+   * 1,000 for a company (CNPJ), refilled by 2 every 60 s; a key found takes 1, a key not found 20, a payment sent
+   * gives 1 back; an empty bucket refuses the lookup.
+   */
+  keyLookupBucketPersonTokens: 100,
+  keyLookupBucketCompanyTokens: 1000,
+  keyLookupRefillTokens: 2,
+  keyLookupRefillPeriodSeconds: 60,
+  keyLookupFoundCost: 1,
+  keyLookupNotFoundCost: 20,
   infoPagadorMaxChars: 140,
   /**
    * Sandbox rules of a Pix sent to another institution (the simulated one), as integrators know them: up to

@@ -49,6 +49,8 @@ export const MIGRATION_FILES = [
   'openfinance/migrations/031_open_finance_pix.sql',
   'sandbox/migrations/032_listen_sessions.sql',
   'spi/migrations/033_spi_outbound_status_reports.sql',
+  'pix/lookups/migrations/034_key_lookup_buckets.sql',
+  'pix/split/migrations/035_split_refund_shares.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

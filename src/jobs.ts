@@ -6,6 +6,7 @@
  */
 import { REFUND_TOPIC } from './billing/charges/refunds.ts';
 import { CARD_TOPICS } from './billing/charges/payment.ts';
+import { BOLETO_TOPICS } from './billing/boletos/jobs.ts';
 import { NOTIFICATION_TOPIC } from './billing/notifications/delivery.ts';
 import { OPENING_TOPIC } from './opening/events.ts';
 import { OF_CALLBACK_TOPIC } from './openfinance/events.ts';
@@ -36,6 +37,8 @@ export const JOB_TOPICS: readonly AnyTopic<AppContext>[] = [
   SCHEDULE_TOPICS.send,
   CARD_TOPICS.authorize,
   CARD_TOPICS.settle,
+  BOLETO_TOPICS.expire,
+  BOLETO_TOPICS.credit,
   REFUND_TOPIC,
   SEND_SETTLE_TOPIC,
   INFRACTION_DEADLINE_TOPIC,

@@ -42,6 +42,7 @@ import { onlyPagesThere } from './platform/pages.ts';
 import { reportRoutes } from './pix/reports/routes.ts';
 import { scheduleRoutes } from './pix/schedules/routes.ts';
 import { billingChargeRoutes } from './billing/charges/routes.ts';
+import { boletoPageRoutes, boletoRoutes } from './billing/boletos/routes.ts';
 import { billingNotificationRoutes } from './billing/notifications/routes.ts';
 import { paymentTokenPublicRoutes, paymentTokenRoutes } from './billing/tokens/routes.ts';
 import { webRoutes } from './web/routes.ts';
@@ -347,11 +348,20 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       ctx,
       { format: 'billing', audience: 'billing' },
       billingChargeRoutes(ctx),
+      boletoRoutes(ctx),
       billingNotificationRoutes(ctx),
       paymentTokenRoutes(ctx),
     ),
   );
-  await app.register(family(ctx, { format: 'billing', pages: true }, paymentTokenPublicRoutes(ctx), webRoutes(ctx)));
+  await app.register(
+    family(
+      ctx,
+      { format: 'billing', pages: true },
+      paymentTokenPublicRoutes(ctx),
+      webRoutes(ctx),
+      boletoPageRoutes(ctx),
+    ),
+  );
   // The web console (docs/console.md): its own sessions and HTML error pages; browsers open it on the pages listener.
   await app.register(family(ctx, { format: 'named', pages: true }, consoleRoutes(ctx)));
   return app;

@@ -37,6 +37,28 @@ ${pager(before ? `/console/charges?kind=${CARD_KIND}` : undefined, older)}`
   return html`${tabs}${body}`;
 }
 
+type Detail = Awaited<ReturnType<typeof chargeDetail>>;
+
+function paymentText(c: Detail): string {
+  const p = c.payment;
+  if (!p) return '—';
+  if ('credit_card' in p && p.credit_card)
+    return `${p.credit_card.brand} ${p.credit_card.mask} em ${p.credit_card.installments}x`;
+  return 'carnet' in p && p.carnet ? `carnê, parcela ${p.carnet.parcel}` : 'boleto';
+}
+
+/** A boleto's (or carnê parcel's) barcode, linha digitável, PDF and Pix QR: what its payer is handed. */
+function boletoSection(c: Detail): Html | string {
+  const p = c.payment;
+  const b = p && ('banking_billet' in p ? p.banking_billet : 'carnet' in p ? p.carnet : undefined);
+  if (!b) return '';
+  return html`<section aria-labelledby="boleto"><h2 id="boleto">Boleto</h2>
+<dl><dt>Vencimento</dt><dd>${b.expire_at}</dd><dt>Linha digitável</dt><dd><code>${b.barcode}</code></dd>
+<dt>Código de barras</dt><dd><code>${b.barcode_digits}</code></dd>
+<dt>PDF</dt><dd><a href="${b.pdf.charge}">${b.pdf.charge}</a></dd>
+<dt>Pix</dt><dd>${b.pix ? html`<img src="${b.pix.qrcode_image}" alt="QR Code Pix do boleto" width="160" height="160"><br><code>${b.pix.qrcode}</code>` : 'sem QR (a conta não tinha chave Pix)'}</dd></dl></section>`;
+}
+
 export async function cardDetailPage(ctx: AppContext, caller: Caller, id: string): Promise<Html> {
   // Not a number, or another account's: the API's own 404.
   const c = await chargeDetail(ctx.db, { ...caller, pagesUrl: ctx.pages.url }, /^\d{1,18}$/.test(id) ? Number(id) : 0);
@@ -53,8 +75,9 @@ export async function cardDetailPage(ctx: AppContext, caller: Caller, id: string
   return html`<section aria-labelledby="summary"><h2 id="summary">Resumo</h2>
 <dl><dt>charge_id</dt><dd>${c.charge_id}</dd><dt>Status</dt><dd>${badge(c.status)}${c.reason ? html` <span class="muted">${c.reason}</span>` : ''}</dd>
 <dt>Total</dt><dd>${brl(c.total)}</dd><dt>Criada</dt><dd>${c.created_at} (Brasília)</dd>
-<dt>Pagamento</dt><dd>${c.payment ? `${c.payment.credit_card.brand} ${c.payment.credit_card.mask} em ${c.payment.credit_card.installments}x` : '—'}</dd>
-<dt>Devolvido</dt><dd>${brl(c.refunded)}</dd><dt>URL de notificação</dt><dd>${c.notification_url ? html`<code>${c.notification_url}</code>` : 'nenhuma'}</dd></dl></section>
+<dt>Pagamento</dt><dd>${paymentText(c)}</dd>
+${'refunded' in c ? html`<dt>Devolvido</dt><dd>${brl(c.refunded ?? 0)}</dd>` : ''}<dt>URL de notificação</dt><dd>${c.notification_url ? html`<code>${c.notification_url}</code>` : 'nenhuma'}</dd></dl></section>
+${boletoSection(c)}
 <section aria-labelledby="items"><h2 id="items">Itens</h2><ul>${(
     c.items as { name: string; value: number; amount?: number }[]
   ).map((i) => html`<li>${i.amount ?? 1} × ${i.name} · ${brl(i.value)}</li>`)}</ul></section>

@@ -9,6 +9,7 @@ import { refusalText, type ConsoleTools } from '../console/kit.ts';
 import { csrfField, html, when, brl } from '../console/render.ts';
 import { AMOUNT_PATTERN } from '../platform/money.ts';
 import { sandboxPay } from './pay.ts';
+import { sandboxPayBoleto } from './boleto-pay.ts';
 import { openInfraction } from '../pix/infractions/service.ts';
 import { OpenRequest } from '../pix/infractions/schemas.ts';
 import { settleNow } from '../billing/charges/service.ts';
@@ -32,10 +33,11 @@ export const sandboxConsoleTools: ConsoleTools = {
 <div class="rules"><p>Regras de valor do sandbox:</p><ul>
 <li>Cobranças de ${brl(SANDBOX_AUTOPAY.minCents)} a ${brl(SANDBOX_AUTOPAY.maxCents)} são pagas sozinhas um instante depois de criadas.</li>
 <li>Acima disso ficam ATIVA até você pagar aqui. Sem valor informado, paga-se o que a cobrança pede (com juros, multa e descontos da cobrança com vencimento).</li>
-<li>Um BR Code estático com valor fixo só aceita esse valor; uma cobrança só aceita outro valor se permitir alteração.</li></ul>
+<li>Um BR Code estático com valor fixo só aceita esse valor; uma cobrança só aceita outro valor se permitir alteração.</li>
+<li>Um boleto (código de barras ou linha digitável) é pago pelo valor do dia e creditado no dia útil seguinte, pelo relógio da conta que o emitiu; o QR Pix dele é pago na hora.</li></ul>
 <p class="muted">Pagador: ${FICTITIOUS_PAYER.nome}, CPF ${FICTITIOUS_PAYER.cpf}.</p></div>
 <form method="post" action="${PAGE}/pay" class="stack">${csrfField(session)}
-<label for="target">txid da cobrança ou BR Code (Pix Copia e Cola)</label>
+<label for="target">txid da cobrança, BR Code (Pix Copia e Cola) ou linha digitável do boleto</label>
 <textarea id="target" name="target" rows="3" required></textarea>
 <label for="valor">Valor (opcional, ex.: 12.34)</label>
 <input id="valor" name="valor" pattern="${AMOUNT_PATTERN}" inputmode="decimal">
@@ -69,6 +71,14 @@ ${await faultSection(kit, session, PAGE)}`;
         const target = String(form.target ?? '').trim();
         const isBrCode = target.startsWith('000201');
         try {
+          // A boleto's barcode or linha digitável: paid as a bank would, credited the next business day.
+          if (/^\d{44}$|^\d{47}$/.test(target.replace(/[\s.]/g, ''))) {
+            const paid = await ctx.db.tx((sql) => sandboxPayBoleto(sql, ctx.clock, { codigo: target }));
+            return kit.done(reply, session, PAGE, {
+              kind: 'ok',
+              text: `Boleto pago: R$ ${paid.valor} a ${paid.beneficiario.nome}; crédito em ${paid.creditoEm}.`,
+            });
+          }
           const pix = await ctx.db.tx((sql) =>
             sandboxPay(sql, session.current, ctx.clock, {
               ...(isBrCode ? { pixCopiaECola: target } : { txid: target }),

@@ -35,6 +35,8 @@ const REMOVED: readonly { table: string; where: string }[] = [
   { table: 'split_distributions', where: 'received_pix_id in (select id from received_pix where account_id = $1)' },
   { table: 'pix_confirmations', where: 'account_id = $1' },
   { table: 'received_pix', where: 'account_id = $1' },
+  // A boleto names its Pix charge (cobv): it goes first.
+  { table: 'billing_boletos', where: 'account_id = $1' },
   // Charges, their batches and locations, and the split configurations they link to.
   { table: 'split_links', where: 'charge_id in (select id from charges where account_id = $1)' },
   { table: 'cobv_batch_items', where: 'account_id = $1' },
@@ -60,9 +62,11 @@ const REMOVED: readonly { table: string; where: string }[] = [
   { table: 'of_payments', where: 'account_id = $1' },
   { table: 'of_enrolments', where: 'account_id = $1' },
   { table: 'of_config', where: 'account_id = $1' },
-  // Card billing.
+  // Billing: e-mails, boletos (before their Pix charges and charges), carnês (parcels before the carnê row).
+  { table: 'mail_outbox', where: 'account_id = $1' },
   { table: 'billing_history', where: 'charge_id in (select id from billing_charges where account_id = $1)' },
   { table: 'billing_refunds', where: 'charge_id in (select id from billing_charges where account_id = $1)' },
+  { table: 'billing_charges', where: 'account_id = $1 and carnet_id is not null' },
   { table: 'billing_charges', where: 'account_id = $1' },
   { table: 'billing_payment_tokens', where: 'account_id = $1' },
   { table: 'billing_metadata_updates', where: 'account_id = $1' },

@@ -7,6 +7,8 @@
  *   customer:<id>:sending (sent Pix held while in processing, src/pix/send)
  *   external:pix  (the rest of the Pix system: money that came from or went to other institutions)
  *   external:card (the card acquirer: card payments come from it, card refunds go back to it)
+ *   external:boleto (boleto compensation: a boleto paid by barcode is credited from it on the next business day;
+ *                 a payer paying a bill from its balance here pays into it)
  *   revenue:fees  (what the institution earns)
  */
 import type { Sql } from '../db/database.ts';
@@ -22,6 +24,7 @@ export const ledgerCode = {
   sending: (accountId: number) => `customer:${accountId}:sending`,
   externalPix: 'external:pix',
   externalCard: 'external:card',
+  externalBoleto: 'external:boleto',
   fees: 'revenue:fees',
 } as const;
 

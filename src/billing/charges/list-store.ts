@@ -1,0 +1,67 @@
+/** SQL of GET /v1/charges: the account's charges of one type in a date range, with the list's filters. */
+import type { Sql } from '../../platform/db/database.ts';
+import type { ChargeRow } from './store.ts';
+
+export interface ChargeListFilter {
+  accountId: number;
+  type: 'billet' | 'card' | 'carnet' | 'subscription';
+  /** Which date the range is on: creation, payment, or the boleto's due date (expired). */
+  dateOf: 'creation' | 'payment' | 'expired';
+  /** Instants (creation, payment) or dates (expired), start inclusive, end exclusive. */
+  from: Date;
+  to: Date;
+  fromDate: string;
+  toDate: string;
+  status?: string;
+  document?: string;
+  customId?: string;
+  valueCents?: number;
+  limit: number;
+  offset: number;
+}
+
+export type ListedCharge = Pick<
+  ChargeRow,
+  'id' | 'status' | 'total_cents' | 'custom_id' | 'created_at' | 'paid_at' | 'payment' | 'parcel' | 'carnet_id'
+> & { boleto_id: number | null };
+
+const TYPE_WHERE: Record<ChargeListFilter['type'], string> = {
+  card: `c.carnet_id is null and c.payment->>'method' = 'credit_card'`,
+  billet: `c.carnet_id is null and c.payment->>'method' = 'banking_billet'`,
+  carnet: 'c.carnet_id is not null',
+  // pixd has no subscriptions: nothing matches.
+  subscription: 'false',
+};
+
+const DATE_WHERE: Record<ChargeListFilter['dateOf'], string> = {
+  creation: 'c.created_at >= $2 and c.created_at < $3',
+  payment: 'c.paid_at >= $2 and c.paid_at < $3',
+  expired: 'b.due_date >= $4::date and b.due_date < $5::date',
+};
+
+export async function listChargesPage(sql: Sql, f: ChargeListFilter): Promise<ListedCharge[]> {
+  const { rows } = await sql.query<ListedCharge>(
+    `select c.id, c.status, c.total_cents, c.custom_id, c.created_at, c.paid_at, c.payment, c.parcel, c.carnet_id,
+       b.charge_id as boleto_id
+     from billing_charges c left join billing_boletos b on b.charge_id = c.id
+     where c.account_id = $1 and c.kind = 'charge' and ${TYPE_WHERE[f.type]} and ${DATE_WHERE[f.dateOf]}
+       and ($6::text is null or c.status = $6)
+       and ($7::text is null or c.payment->'customer'->>'cpf' = $7 or c.payment->'customer'->'juridical_person'->>'cnpj' = $7)
+       and ($8::text is null or c.custom_id = $8) and ($9::bigint is null or c.total_cents = $9)
+     order by c.id limit $10 offset $11`,
+    [
+      f.accountId,
+      f.from,
+      f.to,
+      f.fromDate,
+      f.toDate,
+      f.status ?? null,
+      f.document ?? null,
+      f.customId ?? null,
+      f.valueCents ?? null,
+      f.limit,
+      f.offset,
+    ],
+  );
+  return rows;
+}

@@ -43,6 +43,7 @@ import { reportRoutes } from './pix/reports/routes.ts';
 import { scheduleRoutes } from './pix/schedules/routes.ts';
 import { billingChargeRoutes } from './billing/charges/routes.ts';
 import { boletoPageRoutes, boletoRoutes } from './billing/boletos/routes.ts';
+import { carnetPageRoutes, carnetRoutes } from './billing/carnets/routes.ts';
 import { billingNotificationRoutes } from './billing/notifications/routes.ts';
 import { paymentTokenPublicRoutes, paymentTokenRoutes } from './billing/tokens/routes.ts';
 import { webRoutes } from './web/routes.ts';
@@ -349,6 +350,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       { format: 'billing', audience: 'billing' },
       billingChargeRoutes(ctx),
       boletoRoutes(ctx),
+      carnetRoutes(ctx),
       billingNotificationRoutes(ctx),
       paymentTokenRoutes(ctx),
     ),
@@ -360,6 +362,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       paymentTokenPublicRoutes(ctx),
       webRoutes(ctx),
       boletoPageRoutes(ctx),
+      carnetPageRoutes(ctx),
     ),
   );
   // The web console (docs/console.md): its own sessions and HTML error pages; browsers open it on the pages listener.

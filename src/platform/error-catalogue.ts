@@ -52,7 +52,7 @@ export const ERROR_CATALOGUE = {
     PixConsultaInvalida: { status: 400, title: 'Consulta inválida.' },
     PixDevolucaoInvalida: { status: 400, title: 'Devolução inválida.' },
     PixRecusado: { status: 400, title: 'Pix recusado.' },
-    BoletoRecusado: { status: 400, title: 'Boleto recusado.' },
+    BoletoRecusado: { status: 400 },
     PixEnvioInvalido: { status: [400, 404, 409, 422, 504] },
     PagamentoInvalido: { status: 400, title: 'Pagamento inválido.' },
     WebhookOperacaoInvalida: { status: 400, title: 'Webhook inválido.' },
@@ -189,7 +189,6 @@ export const ERROR_CATALOGUE = {
     not_banking_billet: { status: 400 },
     carnet_not_found: { status: 404 },
     parcel_not_found: { status: 404 },
-    boleto_not_found: { status: 404 },
     mail_not_configured: { status: 503 },
   },
   oauth: {

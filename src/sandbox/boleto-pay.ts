@@ -13,16 +13,17 @@ import { formatAmount } from '../platform/money.ts';
 import { BoletoPaymentRefused, findByBarcode, payBoleto } from '../billing/boletos/service.ts';
 import { FICTITIOUS_PAYER } from './settlement.ts';
 
-const refused = (reason: string, detail: string) => invalid('BoletoRecusado', detail, [{ property: 'codigo', reason }]);
+const refused = (reason: string, detail: string) =>
+  invalid('BoletoRecusado', detail, [{ property: 'codBarras', reason }]);
 
 export async function sandboxPayBoleto(
   sql: Sql,
   clock: Clock,
-  body: { codigo: string; pagador?: { nome: string; cpf?: string; cnpj?: string } },
+  body: { codBarras: string; pagador?: { nome: string; cpf?: string; cnpj?: string } },
 ) {
   let barcode: string;
   try {
-    const bill = parseBill(body.codigo, brasiliaDate(clock.forAccount(undefined).now()));
+    const bill = parseBill(body.codBarras, brasiliaDate(clock.forAccount(undefined).now()));
     if (bill.kind !== 'bank')
       throw refused('arrecadacao', 'O pagador fictício paga boletos bancários, não contas de arrecadação.');
     barcode = bill.barcode;

@@ -73,7 +73,7 @@ ${await faultSection(kit, session, PAGE)}`;
         try {
           // A boleto's barcode or linha digitável: paid as a bank would, credited the next business day.
           if (/^\d{44}$|^\d{47}$/.test(target.replace(/[\s.]/g, ''))) {
-            const paid = await ctx.db.tx((sql) => sandboxPayBoleto(sql, ctx.clock, { codigo: target }));
+            const paid = await ctx.db.tx((sql) => sandboxPayBoleto(sql, ctx.clock, { codBarras: target }));
             return kit.done(reply, session, PAGE, {
               kind: 'ok',
               text: `Boleto pago: R$ ${paid.valor} a ${paid.beneficiario.nome}; crédito em ${paid.creditoEm}.`,

@@ -66,7 +66,6 @@ const REMOVED: readonly { table: string; where: string }[] = [
   { table: 'mail_outbox', where: 'account_id = $1' },
   { table: 'billing_history', where: 'charge_id in (select id from billing_charges where account_id = $1)' },
   { table: 'billing_refunds', where: 'charge_id in (select id from billing_charges where account_id = $1)' },
-  { table: 'billing_charges', where: 'account_id = $1 and carnet_id is not null' },
   { table: 'billing_charges', where: 'account_id = $1' },
   { table: 'billing_payment_tokens', where: 'account_id = $1' },
   { table: 'billing_metadata_updates', where: 'account_id = $1' },

@@ -166,7 +166,7 @@ export const sandboxRoutes =
             'Pay a pixd boleto by barcode or linha digitável as a fictitious payer (credited the next business day)',
           body: Type.Object(
             {
-              codigo: Type.String({
+              codBarras: Type.String({
                 minLength: 44,
                 maxLength: 60,
                 description: 'Barcode (44) or linha digitável (47)',

@@ -80,7 +80,7 @@ export async function checkoutView(
     merchant: account.nome,
     items: charge.items.map((i) => ({ name: i.name, value: i.value, amount: i.amount ?? 1 })),
     shipping,
-    discount: p?.discount_cents ?? 0,
+    discount: p && 'discount_cents' in p ? p.discount_cents : 0,
     total: charge.total_cents,
     refusal:
       charge.status === 'unpaid' ? (REFUSAL_FOR_SHOPPER.get(charge.refusal_reason ?? '') ?? REFUSAL_FALLBACK) : null,

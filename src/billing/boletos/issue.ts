@@ -19,7 +19,7 @@ import type { BankingBilletInput } from './schemas.ts';
 import { discountCents, dueTerms, termsOf } from './terms.ts';
 import { barcodeOf } from './barcode.ts';
 import { BOLETO_TOPICS, enqueueBoletoJob, expiryAt } from './jobs.ts';
-import { boletoPixKey, insertBoleto, type BoletoRow } from './store.ts';
+import { boletoPixKey, insertBoleto, pixChargeIdOf, type BoletoRow } from './store.ts';
 
 const invalid = (property: string, why: string) =>
   billingError(400, 'validation_error', `payment.banking_billet.${property}: ${why}`);
@@ -67,11 +67,7 @@ async function issuePixCharge(
       ...(boleto.message && { solicitacaoPagador: boleto.message }),
     },
   );
-  const { rows } = await sql.query<{ id: number }>('select id from charges where account_id = $1 and txid = $2', [
-    caller.accountId,
-    txid,
-  ]);
-  return { id: Number(rows[0].id), txid, qrcode: view.pixCopiaECola! };
+  return { id: await pixChargeIdOf(sql, caller.accountId, txid), txid, qrcode: view.pixCopiaECola! };
 }
 
 export function checkDueDate(caller: BillingCaller, expireAt: string, property: string): void {

@@ -6,6 +6,7 @@
 import type { Sql } from '../../platform/db/database.ts';
 import { lockCharge } from '../charges/store.ts';
 import { transition } from '../charges/transitions.ts';
+import { boletoChargeOfPix } from './store.ts';
 
 export async function boletoPaidByPix(
   sql: Sql,
@@ -13,12 +14,9 @@ export async function boletoPaidByPix(
   pix: { amount_cents: number; received_at: Date },
   now: Date,
 ): Promise<void> {
-  const { rows } = await sql.query<{ charge_id: number }>(
-    'select charge_id from billing_boletos where pix_charge_id = $1',
-    [pixChargeId],
-  );
-  if (!rows[0]) return;
-  const charge = await lockCharge(sql, { id: Number(rows[0].charge_id) });
+  const chargeId = await boletoChargeOfPix(sql, pixChargeId);
+  if (chargeId === undefined) return;
+  const charge = await lockCharge(sql, { id: chargeId });
   // Only an ATIVA Pix charge is paid, and every other end of the boleto withdraws it first: waiting or unpaid here.
   if (!charge || !['waiting', 'unpaid'].includes(charge.status)) return;
   await transition(sql, charge, charge.status, 'paid', now, {

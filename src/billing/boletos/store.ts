@@ -137,3 +137,21 @@ export async function boletoPixKey(sql: Sql, accountId: number): Promise<string 
   );
   return rows[0]?.chave;
 }
+
+/** The id of the account's Pix charge `txid` (a boleto's QR, just created). */
+export async function pixChargeIdOf(sql: Sql, accountId: number, txid: string): Promise<number> {
+  const { rows } = await sql.query<{ id: number }>('select id from charges where account_id = $1 and txid = $2', [
+    accountId,
+    txid,
+  ]);
+  return Number(rows[0].id);
+}
+
+/** The billing charge whose boleto prints the Pix charge `pixChargeId` as its QR, if any. */
+export async function boletoChargeOfPix(sql: Sql, pixChargeId: number): Promise<number | undefined> {
+  const { rows } = await sql.query<{ charge_id: number }>(
+    'select charge_id from billing_boletos where pix_charge_id = $1',
+    [pixChargeId],
+  );
+  return rows[0] && Number(rows[0].charge_id);
+}

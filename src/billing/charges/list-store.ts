@@ -7,11 +7,9 @@ export interface ChargeListFilter {
   type: 'billet' | 'card' | 'carnet' | 'subscription';
   /** Which date the range is on: creation, payment, or the boleto's due date (expired). */
   dateOf: 'creation' | 'payment' | 'expired';
-  /** Instants (creation, payment) or dates (expired), start inclusive, end exclusive. */
-  from: Date;
-  to: Date;
-  fromDate: string;
-  toDate: string;
+  /** Instants (creation, payment) or dates YYYY-MM-DD (expired), start inclusive, end exclusive. */
+  from: Date | string;
+  to: Date | string;
   status?: string;
   document?: string;
   customId?: string;
@@ -34,9 +32,9 @@ const TYPE_WHERE: Record<ChargeListFilter['type'], string> = {
 };
 
 const DATE_WHERE: Record<ChargeListFilter['dateOf'], string> = {
-  creation: 'c.created_at >= $2 and c.created_at < $3',
-  payment: 'c.paid_at >= $2 and c.paid_at < $3',
-  expired: 'b.due_date >= $4::date and b.due_date < $5::date',
+  creation: 'c.created_at >= $2::timestamptz and c.created_at < $3::timestamptz',
+  payment: 'c.paid_at >= $2::timestamptz and c.paid_at < $3::timestamptz',
+  expired: 'b.due_date >= $2::date and b.due_date < $3::date',
 };
 
 export async function listChargesPage(sql: Sql, f: ChargeListFilter): Promise<ListedCharge[]> {
@@ -45,16 +43,14 @@ export async function listChargesPage(sql: Sql, f: ChargeListFilter): Promise<Li
        b.charge_id as boleto_id
      from billing_charges c left join billing_boletos b on b.charge_id = c.id
      where c.account_id = $1 and c.kind = 'charge' and ${TYPE_WHERE[f.type]} and ${DATE_WHERE[f.dateOf]}
-       and ($6::text is null or c.status = $6)
-       and ($7::text is null or c.payment->'customer'->>'cpf' = $7 or c.payment->'customer'->'juridical_person'->>'cnpj' = $7)
-       and ($8::text is null or c.custom_id = $8) and ($9::bigint is null or c.total_cents = $9)
-     order by c.id limit $10 offset $11`,
+       and ($4::text is null or c.status = $4)
+       and ($5::text is null or c.payment->'customer'->>'cpf' = $5 or c.payment->'customer'->'juridical_person'->>'cnpj' = $5)
+       and ($6::text is null or c.custom_id = $6) and ($7::bigint is null or c.total_cents = $7)
+     order by c.id limit $8 offset $9`,
     [
       f.accountId,
       f.from,
       f.to,
-      f.fromDate,
-      f.toDate,
       f.status ?? null,
       f.document ?? null,
       f.customId ?? null,

@@ -21,14 +21,13 @@ export async function listCharges(sql: Sql, caller: BillingCaller, q: ChargeList
       `end_date: no máximo ${LIMITS.billingChargeListRangeMaxDays} dias após begin_date.`,
     );
   const limit = q.limit ?? LIMITS.billingChargeListLimitDefault;
+  const dateOf = q.date_of ?? 'creation';
   const rows = await listChargesPage(sql, {
     accountId: caller.accountId,
     type: q.charge_type,
-    dateOf: q.date_of ?? 'creation',
-    from: brasiliaDayStart(q.begin_date),
-    to: brasiliaDayStart(fromEpochDay(end + 1)),
-    fromDate: q.begin_date,
-    toDate: fromEpochDay(end + 1),
+    dateOf,
+    from: dateOf === 'expired' ? q.begin_date : brasiliaDayStart(q.begin_date),
+    to: dateOf === 'expired' ? fromEpochDay(end + 1) : brasiliaDayStart(fromEpochDay(end + 1)),
     status: q.status,
     document: q.customer_document,
     customId: q.custom_id,
@@ -41,7 +40,7 @@ export async function listCharges(sql: Sql, caller: BillingCaller, q: ChargeList
     rows.filter((r) => r.boleto_id !== null).map((r) => Number(r.id)),
   );
   return rows.map((c) => {
-    const customer = (c.payment?.customer ?? {}) as Record<string, any>;
+    const customer = (c.payment && 'customer' in c.payment ? c.payment.customer : {}) as Record<string, any>;
     const boleto = boletos.get(Number(c.id));
     const billet = boleto && {
       barcode: formattedLine(boleto.barcode),

@@ -58,7 +58,7 @@ export const AnyPayment = Type.Object(
   {
     payment: Type.Object(
       { credit_card: Type.Optional(CreditCard), banking_billet: Type.Optional(BankingBillet) },
-      { ...strict, minProperties: 1, maxProperties: 1 },
+      { ...strict, description: 'Exactly one of credit_card and banking_billet.' },
     ),
   },
   strict,

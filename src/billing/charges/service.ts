@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Database, Sql } from '../../platform/db/database.ts';
 import type { BillingCaller } from '../shared/caller.ts';
 import { LIMITS } from '../../platform/limits.ts';
-import { billingError, chargeNotFound } from '../shared/errors.ts';
+import { billingError, carnetNotFound, chargeNotFound } from '../shared/errors.ts';
 import { brasiliaDateTime } from '../../platform/calendar.ts';
 import { continueAfterUrlChange } from '../notifications/delivery.ts';
 import { checkWebhookUrl, isUrlProblem } from '../../platform/webhooks/urls.ts';
@@ -22,6 +22,7 @@ import {
   lockCharge,
   refundsOf,
   updateCharge,
+  type CardPaymentRecord,
   type ChargeRow,
 } from './store.ts';
 import { answerCardPayment, confirmCardPayment, grossTotal, setCardPayment } from './payment.ts';
@@ -33,9 +34,15 @@ export type { BillingCaller } from '../shared/caller.ts';
 const checkoutUrl = (caller: BillingCaller, charge: ChargeRow) =>
   `${caller.pagesUrl}/checkout/${charge.checkout_token}`;
 
-async function lockOwn(sql: Sql, caller: BillingCaller, id: number): Promise<ChargeRow> {
-  const charge = await lockCharge(sql, { id, accountId: caller.accountId });
-  if (!charge) throw chargeNotFound();
+/** The caller's charge (or carnê, with kind 'carnet'), locked; 404 in the kind's words otherwise. */
+export async function lockOwn(
+  sql: Sql,
+  caller: BillingCaller,
+  id: number,
+  kind: ChargeRow['kind'] = 'charge',
+): Promise<ChargeRow> {
+  const charge = await lockCharge(sql, { id, accountId: caller.accountId, kind });
+  if (!charge) throw kind === 'carnet' ? carnetNotFound() : chargeNotFound();
   return charge;
 }
 
@@ -60,7 +67,7 @@ async function checkPayees(sql: Sql, accountId: number, body: ChargeCreateInput)
  * fragment: the webhook registrations' rule): accepted, every delivery would fail for days without the integrator
  * learning why.
  */
-function checkNotificationUrl(url: string | null | undefined): void {
+export function checkNotificationUrl(url: string | null | undefined): void {
   if (!url) return;
   const parsed = checkWebhookUrl(url);
   if (isUrlProblem(parsed)) throw billingError(400, 'validation_error', `metadata.notification_url: ${parsed.detail}`);
@@ -107,7 +114,8 @@ export async function paymentView(sql: Sql, caller: BillingCaller, c: ChargeRow)
     const boleto = await findBoleto(sql, { chargeId: c.id });
     return { ...base, payment: 'banking_billet', ...(await boletoFields(caller, boleto!)) };
   }
-  const card = c.payment!;
+  // A charge (not a carnê) without a boleto is a card charge.
+  const card = c.payment as CardPaymentRecord;
   return {
     ...base,
     installments: card.installments,
@@ -117,12 +125,19 @@ export async function paymentView(sql: Sql, caller: BillingCaller, c: ChargeRow)
   };
 }
 
+/** Exactly one payment method (the schema lists both as optional). */
+function checkOneMethod(payment: AnyPaymentInput): void {
+  if (!payment.credit_card === !payment.banking_billet)
+    throw billingError(400, 'validation_error', 'payment: informe exatamente um de credit_card e banking_billet.');
+}
+
 /**
  * One step: created and its payment set in one transaction. A card is answered at once (approved, or unpaid
  * with the refusal); a boleto is issued (waiting).
  */
 export async function oneStepCharge(sql: Sql, caller: BillingCaller, body: OneStepInput): Promise<ChargeRow> {
   const { payment, ...charge } = body;
+  checkOneMethod(payment);
   const created = await createCharge(sql, caller, charge);
   if (payment.banking_billet) {
     await issueBoleto(sql, caller, created, payment.banking_billet);
@@ -140,6 +155,7 @@ export async function payCharge(
   id: number,
   payment: AnyPaymentInput,
 ): Promise<ChargeRow> {
+  checkOneMethod(payment);
   const charge = await lockOwn(sql, caller, id);
   requireStatus(charge, ['new'], 'Definir a forma de pagamento');
   if (payment.banking_billet) await issueBoleto(sql, caller, charge, payment.banking_billet);
@@ -180,8 +196,14 @@ export async function settleCharge(sql: Sql, caller: BillingCaller, id: number):
 }
 
 /** POST /v1/charge/:id/history: the integrator's own line in the history (no status change, no notification). */
-export async function addHistory(sql: Sql, caller: BillingCaller, id: number, description: string): Promise<void> {
-  const charge = await lockOwn(sql, caller, id);
+export async function addHistory(
+  sql: Sql,
+  caller: BillingCaller,
+  id: number,
+  description: string,
+  kind: ChargeRow['kind'] = 'charge',
+): Promise<void> {
+  const charge = await lockOwn(sql, caller, id, kind);
   await insertHistory(sql, charge.id, { message: description }, caller.now);
 }
 
@@ -200,9 +222,10 @@ export async function updateMetadata(
   caller: BillingCaller,
   id: number,
   metadata: MetadataInput,
+  kind: ChargeRow['kind'] = 'charge',
 ): Promise<void> {
   checkNotificationUrl(metadata.notification_url);
-  const charge = await lockOwn(sql, caller, id);
+  const charge = await lockOwn(sql, caller, id, kind);
   const urlChanges = metadata.notification_url !== undefined && metadata.notification_url !== charge.notification_url;
   if (urlChanges) {
     await lockCustomer(sql, caller.accountId);
@@ -269,6 +292,7 @@ export async function chargeDetail(sql: Sql, caller: BillingCaller, id: number) 
       },
     };
   }
+  const card = p as CardPaymentRecord | null;
   return {
     charge_id: c.id,
     total: c.total_cents,
@@ -281,19 +305,19 @@ export async function chargeDetail(sql: Sql, caller: BillingCaller, id: number) 
     items: c.items,
     shippings: c.shippings,
     history: history.map((h) => ({ message: h.message, created_at: brasiliaDateTime(h.created_at) })),
-    payment: p && {
+    payment: card && {
       method: 'credit_card',
       paid_at: c.paid_at && brasiliaDateTime(c.paid_at),
-      message: p.message,
+      message: card.message,
       credit_card: {
-        mask: p.card_mask,
-        brand: p.brand,
-        installments: p.installments,
-        installment_value: p.installment_value,
-        customer: p.customer,
-        juridical_person: p.juridical_person,
-        billing_address: p.billing_address,
-        discount: p.discount_cents,
+        mask: card.card_mask,
+        brand: card.brand,
+        installments: card.installments,
+        installment_value: card.installment_value,
+        customer: card.customer,
+        juridical_person: card.juridical_person,
+        billing_address: card.billing_address,
+        discount: card.discount_cents,
       },
     },
     refunds: refunds.map((r) => ({

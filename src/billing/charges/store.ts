@@ -17,6 +17,13 @@ export type ChargeStatus =
   | 'active'
   | 'finished';
 
+/** A carnê's own record (its row's `payment`): how it was asked for. */
+export interface CarnetRecord {
+  method: 'carnet';
+  repeats: number;
+  split_items: boolean;
+}
+
 /** A boleto's payment record (src/billing/boletos): what it was issued with beyond its boleto row. */
 export interface BoletoPaymentRecord {
   method: 'banking_billet';
@@ -56,7 +63,7 @@ export interface ChargeRow {
   checkout_token: string;
   marketplace: boolean;
   recurrent: boolean;
-  payment: CardPaymentRecord | BoletoPaymentRecord | null;
+  payment: CardPaymentRecord | BoletoPaymentRecord | CarnetRecord | null;
   /** 'carnet': the carnê itself (src/billing/carnets); its parcels are charges with `carnet_id`. */
   kind: 'charge' | 'carnet';
   carnet_id: number | null;

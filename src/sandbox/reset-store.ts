@@ -15,6 +15,8 @@ import { ACCOUNT_JOBS } from '../platform/outbox/jobs.ts';
 const REMOVED: readonly { table: string; where: string }[] = [
   // Work after the response: its jobs and their delivery records, before what they are about.
   { table: 'webhook_attempts', where: 'account_id = $1' },
+  // A pixd listen stream outlives a reset, but the registrations it would put back are gone with the reset.
+  { table: 'listen_sessions', where: 'account_id = $1' },
   ACCOUNT_JOBS,
   { table: 'report_chunks', where: 'report_id in (select id from reports where account_id = $1)' },
   { table: 'reports', where: 'account_id = $1' },
@@ -59,6 +61,9 @@ const REMOVED: readonly { table: string; where: string }[] = [
   { table: 'dict_refunds', where: 'account_id = $1' },
   { table: 'dict_entries', where: 'account_id = $1' },
   // Open Finance.
+  { table: 'of_pix_parcels', where: 'account_id = $1' },
+  { table: 'of_pix_payments', where: 'account_id = $1' },
+  { table: 'of_links', where: 'account_id = $1' },
   { table: 'of_payments', where: 'account_id = $1' },
   { table: 'of_enrolments', where: 'account_id = $1' },
   { table: 'of_config', where: 'account_id = $1' },

@@ -46,7 +46,8 @@ export const MIGRATION_FILES = [
   'spi/migrations/028_spi_messages.sql',
   'sandbox/migrations/029_sandbox_faults.sql',
   'spi/migrations/030_spi_inbound_returns.sql',
-  'billing/migrations/031_boletos_carnets.sql',
+  'openfinance/migrations/031_open_finance_pix.sql',
+  'sandbox/migrations/032_listen_sessions.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

@@ -11,6 +11,7 @@ import { OPENING_TOPIC } from './opening/events.ts';
 import { OF_CALLBACK_TOPIC } from './openfinance/events.ts';
 import { CONSENT_EXPIRY_TOPIC, ENROLMENT_END_TOPIC } from './openfinance/enrolments/transitions.ts';
 import { PAYMENT_SETTLE_TOPIC } from './openfinance/payments/settlement.ts';
+import { BILL_SETTLE_TOPIC, BILL_WEBHOOK_TOPIC } from './billing/bills/settlement.ts';
 import { COBR_TOPICS } from './pix/cobr/settlement.ts';
 import { LOTECOBV_TOPIC } from './pix/lotecobv/process.ts';
 import { SOLICREC_TOPICS } from './pix/solicrec/service.ts';
@@ -48,6 +49,7 @@ export const JOB_TOPICS: readonly AnyTopic<AppContext>[] = [
   CONSENT_EXPIRY_TOPIC,
   ENROLMENT_END_TOPIC,
   PAYMENT_SETTLE_TOPIC,
+  BILL_SETTLE_TOPIC,
   ATTEMPT_RETENTION_TOPIC,
   SPI_TIMEOUT_TOPIC,
 ];
@@ -58,6 +60,7 @@ export const DELIVERY_TOPICS: readonly AnyTopic<DeliveryDeps>[] = [
   OPENING_TOPIC,
   NOTIFICATION_TOPIC,
   OF_CALLBACK_TOPIC,
+  BILL_WEBHOOK_TOPIC,
 ];
 
 export function registerJobs(ctx: AppContext): void {

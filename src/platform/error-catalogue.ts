@@ -149,6 +149,14 @@ export const ERROR_CATALOGUE = {
     pagamento_nao_encontrado: { status: 404 },
     pagamento_periodo_ocupado: { status: 422 },
     pagamento_nao_cancelavel: { status: 422 },
+    // Paying bills (docs/bill-payments.md).
+    codigo_barras_invalido: { status: 400 },
+    valor_divergente: { status: 422 },
+    boleto_nao_pagavel: { status: 422 },
+    valor_nao_suportado: { status: 422 },
+    pagamento_duplicado: { status: 409 },
+    pagamento_recusado: { status: 422 },
+    webhook_nao_encontrado: { status: 404 },
   },
   wrapper: {
     'Validation Error': { status: FRAMEWORK_4XX },

@@ -53,6 +53,8 @@ const REMOVED: readonly { table: string; where: string }[] = [
   // Money out.
   { table: 'sent_pix', where: 'account_id = $1' },
   { table: 'pix_schedules', where: 'account_id = $1' },
+  { table: 'bill_payments', where: 'account_id = $1' },
+  { table: 'bill_payment_webhooks', where: 'account_id = $1' },
   // Directory operations of a participant.
   { table: 'dict_refunds', where: 'account_id = $1' },
   { table: 'dict_entries', where: 'account_id = $1' },

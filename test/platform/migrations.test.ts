@@ -43,6 +43,7 @@ const APPLIED: [number, string, string][] = [
   [28, 'spi_messages', '6c456cec6f578aa7'],
   [29, 'sandbox_faults', '172b19309f030e54'],
   [30, 'spi_inbound_returns', '25674e0fbb24731a'],
+  [31, 'bill_payments', '536d87fddc7c2e93'],
 ];
 
 describe('migrations', () => {

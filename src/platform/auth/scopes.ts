@@ -48,6 +48,12 @@ export const SCOPES = [
   'gn.opb.automatic.consent.read',
   'gn.opb.automatic.payment.write',
   'gn.opb.automatic.payment.read',
+  /** Paying bills (docs/bill-payments.md): read a barcode, pay one and read payments, the webhook. */
+  'gn.barcode.read',
+  'gn.barcode.pay.write',
+  'gn.barcode.pay.read',
+  'payment.webhook.write',
+  'payment.webhook.read',
   'devolutionRequest.ind.write',
   'keys.ind.write',
   'pix.ind.write',

@@ -11,6 +11,8 @@ import { OPENING_TOPIC } from './opening/events.ts';
 import { OF_CALLBACK_TOPIC } from './openfinance/events.ts';
 import { CONSENT_EXPIRY_TOPIC, ENROLMENT_END_TOPIC } from './openfinance/enrolments/transitions.ts';
 import { PAYMENT_SETTLE_TOPIC } from './openfinance/payments/settlement.ts';
+import { PARCEL_SETTLE_TOPIC, PIX_CONSENT_EXPIRY_TOPIC } from './openfinance/pix/transitions.ts';
+import { LINK_CONSENT_EXPIRY_TOPIC } from './openfinance/links/consent.ts';
 import { BILL_SETTLE_TOPIC, BILL_WEBHOOK_TOPIC } from './billing/bills/settlement.ts';
 import { COBR_TOPICS } from './pix/cobr/settlement.ts';
 import { LOTECOBV_TOPIC } from './pix/lotecobv/process.ts';
@@ -49,6 +51,9 @@ export const JOB_TOPICS: readonly AnyTopic<AppContext>[] = [
   CONSENT_EXPIRY_TOPIC,
   ENROLMENT_END_TOPIC,
   PAYMENT_SETTLE_TOPIC,
+  PARCEL_SETTLE_TOPIC,
+  PIX_CONSENT_EXPIRY_TOPIC,
+  LINK_CONSENT_EXPIRY_TOPIC,
   BILL_SETTLE_TOPIC,
   ATTEMPT_RETENTION_TOPIC,
   SPI_TIMEOUT_TOPIC,

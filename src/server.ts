@@ -78,6 +78,8 @@ import { participantRoutes } from './openfinance/participants/routes.ts';
 import { enrolmentRoutes } from './openfinance/enrolments/routes.ts';
 import { ofPaymentRoutes } from './openfinance/payments/routes.ts';
 import { consentRoutes } from './openfinance/consent/routes.ts';
+import { ofPixRoutes } from './openfinance/pix/routes.ts';
+import { ofLinkRoutes } from './openfinance/links/routes.ts';
 import { billPaymentRoutes } from './billing/bills/routes.ts';
 import { withDeadline } from './platform/db/deadline.ts';
 
@@ -307,6 +309,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       participantRoutes(ctx),
       enrolmentRoutes(ctx),
       ofPaymentRoutes(ctx),
+      ofPixRoutes(ctx),
+      ofLinkRoutes(ctx),
     ),
   );
   await app.register(family(ctx, { format: 'named', pages: true }, consentRoutes(ctx)));

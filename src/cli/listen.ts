@@ -5,6 +5,7 @@
  * is src/sandbox/listen/; docs/webhooks.md tells the whole story.
  */
 import { callbackUrl } from '../platform/webhooks/urls.ts';
+import { LIMITS } from '../platform/limits.ts';
 import type { ApiClient } from './api-client.ts';
 import { CliError } from './operator-client.ts';
 
@@ -104,7 +105,10 @@ export async function listen(
     (error: unknown) => (error instanceof CliError && !sessao ? Promise.reject(error) : error),
   );
   await Promise.allSettled(answers);
-  if (lost) throw new CliError(`pixd listen stopped: the connection to pixd was lost (${describe(lost)})`);
+  if (lost)
+    throw new CliError(
+      `pixd listen stopped: the connection to pixd was lost (${describe(lost)}); pixd puts the webhooks back where they were once it sees the session gone (a killed node at its restart, another node within ${LIMITS.listenSessionLeaseMs / 1000} s)`,
+    );
   throw new CliError(
     `pixd listen stopped: ${reason ?? 'the server closed the stream'}; the webhooks point where they did before`,
   );

@@ -34,7 +34,28 @@ export type OfCallbackBody =
       status: PaymentStatus;
       motivo?: string;
       data: string;
-    };
+    }
+  | {
+      /** An Open Finance Pix payment (docs/open-finance-pix.md): the payment, or one of its parcels. */
+      tipo: 'pagamento';
+      identificadorPagamento: string;
+      idProprio?: string;
+      endToEndId?: string;
+      valor: string;
+      status: string;
+      motivo?: string;
+      data: string;
+    }
+  | {
+      tipo: 'devolucao';
+      identificadorPagamento: string;
+      endToEndId: string;
+      identificadorDevolucao: string;
+      valor: string;
+      status: string;
+      data: string;
+    }
+  | { tipo: 'vinculo'; identificadorVinculo: string; status: string; motivo?: string; data: string };
 
 export interface OfCallbackPayload {
   accountId: number;
@@ -46,11 +67,19 @@ export const OF_CALLBACK_TOPIC = defineTopic<OfCallbackPayload, DeliveryDeps>({
   handler: (deps) => callbackHandler(deps),
 });
 
-/** In the transaction of the status change; ordered per enrolment so a receiver sees changes in order. */
+/** What a callback is about: its changes are delivered in order. */
+const subjectOf = (body: OfCallbackBody) =>
+  'identificadorAdesao' in body
+    ? body.identificadorAdesao
+    : 'identificadorPagamento' in body
+      ? body.identificadorPagamento
+      : body.identificadorVinculo;
+
+/** In the transaction of the status change; ordered per enrolment, payment or link so a receiver sees changes in order. */
 export function enqueueOfCallback(sql: Sql, accountId: number, body: OfCallbackBody, now: Date) {
   return enqueue(sql, {
     topic: OF_CALLBACK_TOPIC,
-    orderingKey: `of:${body.identificadorAdesao}`,
+    orderingKey: `of:${subjectOf(body)}`,
     payload: { accountId, body },
     accountId,
     availableAt: now,

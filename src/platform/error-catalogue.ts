@@ -149,6 +149,13 @@ export const ERROR_CATALOGUE = {
     pagamento_nao_encontrado: { status: 404 },
     pagamento_periodo_ocupado: { status: 422 },
     pagamento_nao_cancelavel: { status: 422 },
+    pagamento_nao_devolvivel: { status: 422 },
+    pagamento_limite_excedido: { status: 422 },
+    parcela_nao_substituivel: { status: 422 },
+    vinculo_invalido: { status: 400 },
+    vinculo_nao_encontrado: { status: 404 },
+    vinculo_nao_autorizado: { status: 422 },
+    vinculo_nao_revogavel: { status: 422 },
     // Paying bills (docs/bill-payments.md).
     codigo_barras_invalido: { status: 400 },
     valor_divergente: { status: 422 },

@@ -17,6 +17,19 @@ export const LIMITS = {
   ofEnrolmentsPerPage: 100,
   /** Payments listed at most in one read of GET /v1/pagamentos-automaticos/pix. */
   ofPaymentsListedMax: 1000,
+  /** Open Finance Pix payments (docs/open-finance-pix.md): a scheduled Pix is dated from tomorrow to this many days ahead. */
+  ofScheduleMaxDays: 365,
+  /** Parcels of one recurring Open Finance Pix (quantidade, or the dates of a personalised recurrence). */
+  ofRecurringParcelsMax: 60,
+  /** The last parcel of a recurring Open Finance Pix is at most this many days ahead. */
+  ofRecurringHorizonDays: 730,
+  /** Payments per page of the Open Finance Pix lists (`quantidade`): the default and the most. */
+  ofPixPaymentsPerPage: 100,
+  /** A biometric link (vínculo): valid this many days from its authorisation. */
+  ofLinkValidityDays: 365,
+  /** A biometric link's limits, shown to the payer on the page and enforced on each payment (sandbox values). */
+  ofLinkTransactionLimitCents: 50_000,
+  ofLinkDailyLimitCents: 100_000,
   /** The HMAC key of Open Finance callbacks (webhookSecurity.hash). */
   ofHmacKeyMaxChars: 256,
   tokenLifetimeSeconds: 3600,
@@ -168,6 +181,12 @@ export const LIMITS = {
   listenSessionsPerAccount: 4,
   /** A blank line down an idle `pixd listen` stream this often, so no proxy or client drops it as dead. */
   listenHeartbeatMs: 15_000,
+  /**
+   * How long a `pixd listen` session outlives its node's last renewal (renewed every heartbeat): after that any
+   * sandbox node puts back the registrations it replaced (a node killed on another host; this host's restart
+   * does it at once).
+   */
+  listenSessionLeaseMs: 60_000,
   /** What a `pixd listen` answer may carry of the local receiver's body (it is stored with the attempt's outcome). */
   listenAnswerBodyMaxChars: 4096,
   /** Spec: account-opening callbacks time out after 60 seconds. */

@@ -219,12 +219,25 @@ function withExample(schema: unknown, written?: unknown) {
 const describesBody = (schema: unknown) =>
   ['type', 'anyOf', 'oneOf', 'allOf'].some((keyword) => keyword in (schema as object));
 
-/** Every declared 2xx body, with an example @fastify/swagger shows as the response's `example`. */
+/**
+ * Every declared 2xx body, with an example @fastify/swagger shows as the response's `example`; a body of
+ * another media type than JSON (the NDJSON stream of POST /sandbox/listen) is declared under `content`.
+ */
 function successExamples(response: Schema['response']) {
+  const withExamples = (schema: unknown) => {
+    if (describesBody(schema)) return withExample(schema);
+    const { content, ...rest } = schema as { content?: Record<string, { schema: unknown }> };
+    if (!content) return schema;
+    const media = Object.entries(content).map(([type, { schema: body }]) => [
+      type,
+      { schema: body, example: exampleOf(body as Record<string, unknown>) },
+    ]);
+    return { ...rest, content: Object.fromEntries(media) };
+  };
   return Object.fromEntries(
     Object.entries(response ?? {}).map(([status, schema]) => [
       status,
-      status.startsWith('2') && describesBody(schema) ? withExample(schema) : schema,
+      status.startsWith('2') ? withExamples(schema) : schema,
     ]),
   );
 }

@@ -15,6 +15,8 @@ import { ACCOUNT_JOBS } from '../platform/outbox/jobs.ts';
 const REMOVED: readonly { table: string; where: string }[] = [
   // Work after the response: its jobs and their delivery records, before what they are about.
   { table: 'webhook_attempts', where: 'account_id = $1' },
+  // A pixd listen stream outlives a reset, but the registrations it would put back are gone with the reset.
+  { table: 'listen_sessions', where: 'account_id = $1' },
   ACCOUNT_JOBS,
   { table: 'report_chunks', where: 'report_id in (select id from reports where account_id = $1)' },
   { table: 'reports', where: 'account_id = $1' },
@@ -59,6 +61,9 @@ const REMOVED: readonly { table: string; where: string }[] = [
   { table: 'dict_refunds', where: 'account_id = $1' },
   { table: 'dict_entries', where: 'account_id = $1' },
   // Open Finance.
+  { table: 'of_pix_parcels', where: 'account_id = $1' },
+  { table: 'of_pix_payments', where: 'account_id = $1' },
+  { table: 'of_links', where: 'account_id = $1' },
   { table: 'of_payments', where: 'account_id = $1' },
   { table: 'of_enrolments', where: 'account_id = $1' },
   { table: 'of_config', where: 'account_id = $1' },
@@ -95,6 +100,20 @@ export const KEPT_TABLES: Readonly<Record<string, string>> = {
 
 export const RESET_TABLES: readonly string[] = REMOVED.map((step) => step.table);
 
+/** A function takes at most 100 arguments in PostgreSQL: the counts object is built 40 tables at a time. */
+const TABLES_PER_OBJECT = 40;
+function countsObject(tables: string[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < tables.length; i += TABLES_PER_OBJECT)
+    parts.push(
+      `jsonb_build_object(${tables
+        .slice(i, i + TABLES_PER_OBJECT)
+        .map((table) => `'${table}', (select count(*) from "${table}")`)
+        .join(', ')})`,
+    );
+  return parts.join(' || ');
+}
+
 /**
  * One statement: every delete a data-modifying CTE, so the foreign keys are checked once at its end (parents
  * and children go together) and a reset costs one round trip whatever the number of tables. Every CTE sees
@@ -103,7 +122,7 @@ export const RESET_TABLES: readonly string[] = REMOVED.map((step) => step.table)
 const REMOVE_STATEMENT = [
   `with ${REMOVED.map(({ table, where }) => `"${table}" as (delete from ${table} where ${where} returning 1)`).join(',\n')},`,
   `restored_keys as (update pix_keys set removed_at = null where account_id = $1 and removed_at is not null and created_at <= $2 returning 1)`,
-  `select json_build_object(${REMOVED.map(({ table }) => `'${table}', (select count(*) from "${table}")`).join(', ')}) as removed`,
+  `select ${countsObject(REMOVED.map(({ table }) => table))} as removed`,
 ].join('\n');
 
 /** Deletes the account's rows; the number of rows removed per table (only those that held some). */

@@ -16,6 +16,8 @@ import { scheduleSandboxRoutes } from '../pix/schedules/creation-routes.ts';
 import { resetAccount } from './reset.ts';
 import { faultBook } from './faults/book.ts';
 
+const BlockKind = Type.Union([Type.Literal('judicial'), Type.Literal('med')]);
+
 const ClockView = Type.Object({ agora: Type.String({ format: 'date-time' }), deslocamentoSegundos: Type.Number() });
 const ResetView = Type.Object({
   conta: Type.String(),
@@ -162,10 +164,8 @@ export const sandboxRoutes =
         schema: {
           tags,
           summary: 'Block part of the available balance (sandbox): judicial or MED',
-          body: Type.Object(
-            { tipo: Type.Union([Type.Literal('judicial'), Type.Literal('med')]), valor: Amount },
-            { additionalProperties: false },
-          ),
+          body: Type.Object({ tipo: BlockKind, valor: Amount }, { additionalProperties: false }),
+          response: { 201: Type.Object({ tipo: BlockKind, valor: Amount }) },
         },
       },
       async (request, reply) => {

@@ -5,7 +5,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { AppContext } from '../platform/context.ts';
 import { LIMITS } from '../platform/limits.ts';
 import { randomAlphanumeric } from '../platform/ids.ts';
@@ -28,6 +28,38 @@ const WEBHOOK_TOPIC_LIST = [...Object.values(WEBHOOK_TOPICS), OPENING_TOPIC, OF_
 );
 
 const Emitted = Type.Object({ topico: Type.String(), entrega: Type.Integer(), corpo: Type.Unknown() });
+
+const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const DateTime = Type.String({ format: 'date-time' });
+/** The first bytes of a body kept with an attempt, and its whole size. */
+const KeptBody = nullable(Type.Object({ corpo: Type.String(), bytes: Type.Integer({ minimum: 0 }) }));
+/** One delivery as recentDeliveries (its DeliveryState values) (src/platform/webhooks/inspection.ts) reads it. */
+const Delivery = Type.Object({
+  id: Type.Integer(),
+  topico: Type.String({ description: 'The webhook topic (webhook.pix, webhook.rec, …).' }),
+  assunto: nullable(Type.String({ description: 'The Pix (endToEndId), recurrence, charge or account it is about.' })),
+  situacao: Type.Union([
+    Type.Literal('pendente'),
+    Type.Literal('entregue'),
+    Type.Literal('falhou'),
+    Type.Literal('nao_enviado'),
+  ]),
+  criacao: DateTime,
+  proximaTentativa: nullable(DateTime),
+  ultimoErro: nullable(Type.String()),
+  tentativas: Type.Array(
+    Type.Object({
+      numero: Type.Integer({ minimum: 1 }),
+      horario: DateTime,
+      url: Type.String(),
+      statusHttp: nullable(Type.Integer()),
+      latenciaMs: Type.Integer({ minimum: 0 }),
+      erro: nullable(Type.String()),
+      enviado: KeptBody,
+      resposta: KeptBody,
+    }),
+  ),
+});
 
 export const sandboxWebhookRoutes =
   (ctx: AppContext): FastifyPluginAsync =>
@@ -120,6 +152,7 @@ export const sandboxWebhookRoutes =
             },
             strict,
           ),
+          response: { 200: Type.Object({ entregas: Type.Array(Delivery) }) },
         },
       },
       async (request) => {

@@ -1,7 +1,8 @@
 /**
  * `pixd listen --forward-to` as a child process against a running sandbox: webhooks that pixd delivers
  * reach a plain-HTTP receiver on loopback, its answers become the deliveries' outcomes, and the account's
- * registrations are put back when the command stops.
+ * registrations are put back when the command stops, when the server stops, and when the server is killed
+ * (by the restarted node).
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,9 +11,13 @@ import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { Receiver, webhookApi, type WebhookApi } from '../helpers/receiver.ts';
-import { startTestService, type TestService } from '../helpers/service.ts';
+import fs from 'node:fs';
+import os from 'node:os';
+import { Receiver, trustTestCa, webhookApi, type WebhookApi } from '../helpers/receiver.ts';
+import { freePort, startTestService, type TestService } from '../helpers/service.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { demoClient, killNode, startChildNode } from '../helpers/child-node.ts';
+import { seededData } from '../../src/testing/template.ts';
 
 interface LocalCall {
   path: string;
@@ -43,13 +48,32 @@ async function localReceiver() {
   };
 }
 
+/** `pixd listen` with `args` (the account), its printed lines, stderr, and once it says it forwards. */
+async function startListen(forwardTo: string, args: string[]) {
+  const child = spawn(process.execPath, [path.resolve('bin/pixd.js'), 'listen', '--forward-to', forwardTo, ...args], {
+    env: { ...process.env, LOG_LEVEL: 'silent' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  createInterface({ input: child.stdout! }).on('line', (line) => lines.push(line));
+  const output = { child, lines, stderr: '' };
+  child.stderr!.on('data', (chunk) => (output.stderr += chunk));
+  await waitFor(
+    async () =>
+      lines.some((line) => line.startsWith('forwarding ')) ||
+      (child.exitCode !== null && Promise.reject(new Error(output.stderr))),
+    'pixd listen ready',
+  );
+  return output;
+}
+
 describe('pixd listen', () => {
   let svc: TestService;
   let receiver: Receiver;
   let api: WebhookApi;
   let local: Awaited<ReturnType<typeof localReceiver>>;
   let child: ChildProcess;
-  const printed: string[] = [];
+  let printed: string[] = [];
   const chave = () => svc.demo.chaves[0];
 
   before(async () => {
@@ -59,20 +83,9 @@ describe('pixd listen', () => {
     api = webhookApi(svc.demo);
     // What the account had before: listen must put it back.
     await api.registerPix(`${receiver.url}/before`);
-    child = spawn(
-      process.execPath,
-      [path.resolve('bin/pixd.js'), 'listen', '--forward-to', local.url, '--data-dir', svc.data.dataDir],
-      { env: { ...process.env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    createInterface({ input: child.stdout! }).on('line', (line) => printed.push(line));
-    let stderr = '';
-    child.stderr!.on('data', (chunk) => (stderr += chunk));
-    await waitFor(
-      async () =>
-        printed.some((line) => line.startsWith('forwarding ')) ||
-        (child.exitCode !== null && Promise.reject(new Error(stderr))),
-      'pixd listen ready',
-    );
+    const listening = await startListen(local.url, ['--data-dir', svc.data.dataDir]);
+    child = listening.child;
+    printed = listening.lines;
   });
   after(async () => {
     if (child.exitCode === null) child.kill('SIGKILL');
@@ -148,25 +161,67 @@ describe('pixd listen', () => {
   });
 
   it('says why it stopped and exits non-zero when the server stops, the registrations put back', async () => {
-    child = spawn(
-      process.execPath,
-      [path.resolve('bin/pixd.js'), 'listen', '--forward-to', local.url, '--data-dir', svc.data.dataDir],
-      { env: { ...process.env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    const lines: string[] = [];
-    createInterface({ input: child.stdout! }).on('line', (line) => lines.push(line));
-    let stderr = '';
-    child.stderr!.on('data', (chunk) => (stderr += chunk));
-    await waitFor(async () => lines.some((line) => line.startsWith('forwarding ')), 'second pixd listen ready');
+    const listening = await startListen(local.url, ['--data-dir', svc.data.dataDir]);
+    child = listening.child;
     const exited = once(child, 'exit');
     await svc.close({ keepData: true });
     const [code] = await exited;
     assert.notEqual(code, 0, 'a stream the user did not end is a failure');
-    assert.match(stderr, /pixd listen stopped: .*(encerrado|shutting down|stopping)/i);
+    assert.match(listening.stderr, /pixd listen stopped: .*(encerrado|shutting down|stopping)/i);
     svc = await startTestService({}, { reuse: svc.data });
     api = webhookApi(svc.demo);
     const read = await api.call('GET', `/v2/webhook/${encodeURIComponent(chave())}`);
     assert.equal(read.body.webhookUrl, `${receiver.url}/before`, 'the key webhook put back');
     assert.equal((await api.call('GET', '/v2/webhookrec')).status, 404, 'the recurrence webhook removed');
+  });
+});
+
+describe('pixd listen when the server is killed', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pixd-listen-kill-'));
+  const cleanups: (() => Promise<unknown> | void)[] = [() => fs.rmSync(dataDir, { recursive: true, force: true })];
+  after(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  });
+
+  it('exits non-zero saying so, and the restarted node puts the registrations back', async () => {
+    const port = String(await freePort());
+    const seeded = await seededData(`https://127.0.0.1:${port}`, { adminUrl: process.env.DATABASE_URL, dataDir });
+    cleanups.push(() => seeded.discard());
+    const env = {
+      PIXD_DATA_DIR: dataDir,
+      PORT: port,
+      ...(seeded.databaseUrl && { DATABASE_URL: seeded.databaseUrl }),
+      PIXD_TEST_WEBHOOK_SETTINGS: JSON.stringify({ extraCaPem: trustTestCa().certPem }),
+    };
+    const first = await startChildNode(env);
+    cleanups.push(() => killNode(first));
+    const party = (baseUrl: string) => {
+      const client = demoClient(first.credentialsPath, baseUrl);
+      cleanups.push(() => client.http.close());
+      return { client, api: webhookApi(client) };
+    };
+    const { client, api } = party(first.baseUrl);
+    const receiver = await Receiver.start({ clientCaPem: client.caPem });
+    cleanups.push(() => receiver.close());
+    await api.registerPix(`${receiver.url}/before`);
+    const listening = await startListen('http://127.0.0.1:9/unused', ['--credentials', first.credentialsPath]);
+    cleanups.push(() => void listening.child.kill('SIGKILL'));
+    const keyWebhook = `/v2/webhook/${encodeURIComponent(client.chaves[0])}`;
+    assert.match((await api.call('GET', keyWebhook)).body.webhookUrl, /\/sandbox\/listen\//);
+
+    const exited = once(listening.child, 'exit');
+    await killNode(first);
+    const [code] = await exited;
+    assert.notEqual(code, 0, 'the server going away is a failure');
+    assert.match(listening.stderr, /pixd listen stopped: the connection to pixd was lost/);
+
+    const second = await startChildNode(env);
+    cleanups.push(() => killNode(second));
+    const { api: again } = party(second.baseUrl);
+    assert.equal((await again.call('GET', keyWebhook)).body.webhookUrl, `${receiver.url}/before`, 'put back');
+    assert.equal((await again.call('GET', '/v2/webhookrec')).status, 404, 'the recurrence webhook removed');
+    const pix = await again.payNewCharge('23.00');
+    const [call] = await receiver.waitForCalls(1, '/before/pix');
+    assert.equal(call.body.pix[0].endToEndId, pix.endToEndId, 'delivered to the original address');
   });
 });

@@ -5,8 +5,10 @@
  * on a local page standing for the application's `redirectURL` with the outcome in the query; the enrolment
  * reads `autorizado`, a payment is created, the account's clock is moved to its date, it settles `aceito`
  * through the payment engine (balance and GET /v2/pix agree) and the callbacks reach a local mutual-TLS
- * receiver. Another payer declines; another link expires unused. Screenshots of the pages (desktop and phone
- * widths) go to test/artifacts/ (docs/images/ holds the committed ones).
+ * receiver. Another payer declines; another link expires unused. The same pages serve an Open Finance Pix
+ * payment (docs/open-finance-pix.md): a recurring one's page lists its dates, an immediate one is approved and
+ * the browser returns with `identificadorPagamento` (its money is test/openfinance/pix.test.ts's). Screenshots
+ * of the pages (desktop and phone widths) go to test/artifacts/ (docs/images/ holds the committed ones).
  */
 // suite: serial (a headless Chromium): run alone, after the concurrent files; see scripts/test.sh.
 // suite: database-independent (its subject is the pages in a browser; the storage under them is tested on both databases by the API and page tests)
@@ -201,5 +203,52 @@ describe('automatic payments: SDK enrolment, consent in a browser, payment, call
     const page = await openConsent(created.redirectURI);
     assert.match((await page.textContent('main'))!, /expirou/);
     await page.context().close();
+  });
+
+  it('Open Finance Pix: the same pages show a recurrence’s dates; an immediate payment approved in the browser is paid', async () => {
+    const efi = sdkFor(svc);
+    const pagador = { idParticipante: participante, cpf: PAYER_CPF };
+    const recurring = await efi.ofStartRecurrencyPixPayment(
+      {},
+      {
+        pagador,
+        pagamento: {
+          valor: '25.00',
+          recorrencia: {
+            tipo: 'mensal',
+            dataInicio: dateIn(svc, 1),
+            quantidade: 3,
+            diaDoMes: 10,
+            descricao: 'Mensalidade',
+          },
+        },
+      },
+    );
+    const shown = await openConsent(recurring.redirectURI, PHONE);
+    const text = (await shown.textContent('main'))!;
+    assert.match(text, /Pix Recorrente/);
+    assert.match(text, /R\$ 25,00 em cada pagamento/);
+    assert.match(text, /3 pagamentos: \d{2}\/\d{2}\/\d{4}, /, 'the dates, one by one');
+    assert.ok((await shown.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)) <= 0);
+    await shown.screenshot({ path: new URL('of-pix-consent-phone.png', ARTIFACTS).pathname, fullPage: true });
+    await shown.context().close();
+
+    const started = await efi.ofStartPixPayment({}, { pagador, pagamento: { valor: '7.50', infoPagador: 'Pedido 7' } });
+    const page = await openConsent(started.redirectURI);
+    assert.match((await page.textContent('main'))!, /Pagamento Pix[\s\S]*R\$ 7,50[\s\S]*Agora/);
+    await page.screenshot({ path: new URL('of-pix-consent-desktop.png', ARTIFACTS).pathname, fullPage: true });
+    await login(page, 'Autorizar');
+    await page.waitForURL((url) => url.href.startsWith(redirect.url));
+    assert.equal(new URL(page.url()).searchParams.get('identificadorPagamento'), started.identificadorPagamento);
+    await page.context().close();
+    const today = dateIn(svc, 0);
+    await waitFor(async () => {
+      const list = await efi.ofListPixPayment({
+        inicio: today,
+        fim: today,
+        identificador: started.identificadorPagamento,
+      });
+      return list.pagamentos[0]?.status === 'aceito';
+    }, 'the payment paid');
   });
 });

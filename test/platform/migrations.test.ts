@@ -43,7 +43,9 @@ const APPLIED: [number, string, string][] = [
   [28, 'spi_messages', '6c456cec6f578aa7'],
   [29, 'sandbox_faults', '172b19309f030e54'],
   [30, 'spi_inbound_returns', '25674e0fbb24731a'],
-  [31, 'bill_payments', '536d87fddc7c2e93'],
+  [31, 'open_finance_pix', 'c80c8ed91e3f5a0f'],
+  [32, 'listen_sessions', '67f63e69fe4a911e'],
+  [33, 'bill_payments', '536d87fddc7c2e93'],
 ];
 
 describe('migrations', () => {

@@ -13,15 +13,11 @@ import { requestAjv } from '../../src/platform/validators.ts';
 import { isValidCnpj, isValidCpf } from '../../src/platform/documents.ts';
 
 const UNDECLARED = [
-  'PUT /v2/gn/split/cob/{txid}/vinculo/{splitConfigId}',
   'GET /qr/v2/{token}',
   'GET /qr/v2/cobv/{token}',
   'GET /qr/v2/rec/{token}',
   'GET /.well-known/jwks.json',
   'GET /qr/visualizar/{token}',
-  'POST /sandbox/saldo/bloqueios',
-  'GET /sandbox/webhooks/entregas',
-  'POST /sandbox/listen',
   'GET /web/payment-token.mjs',
   'GET /web/payment-token.js',
   'GET /checkout/{token}',

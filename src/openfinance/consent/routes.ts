@@ -1,14 +1,18 @@
 /**
  * The consent pages, public (no token, no client certificate: the listener asks for one but does not require
  * it): GET shows the page, POST (a plain form) decides, GET /retorno sends the browser to the application.
- * Answers are HTML, including refusals: a person reads them, not a program.
+ * Answers are HTML, including refusals: a person reads them, not a program. One set of pages serves every
+ * kind of consent (journey.ts): enrolments, Pix payments and biometric links.
  */
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
-import { CONSENT_PATH } from '../enrolments/service.ts';
+import { linkConsent } from '../links/consent.ts';
+import { pixPaymentConsent } from '../pix/consent.ts';
+import { CONSENT_PATH, decideConsent, findConsent, returnAddress, type Decision } from './journey.ts';
 import { closedPage, consentPage, notFoundPage } from './page.ts';
-import { consentView, decideConsent, returnAddress, type Decision } from './service.ts';
+import { enrolmentConsent } from './service.ts';
 
+const KINDS = [enrolmentConsent, pixPaymentConsent, linkConsent];
 const RETURN_PATH = '/open-finance/retorno';
 const TOKEN = /^[0-9a-f]{48}$/;
 const html = (reply: FastifyReply, status: number, body: string) =>
@@ -30,10 +34,12 @@ export const consentRoutes =
 
     app.get<TokenRequest>(`${CONSENT_PATH}/:token`, { schema }, async (request, reply) => {
       const { token } = request.params;
-      const view = TOKEN.test(token) ? await ctx.db.tx((sql) => consentView(sql, token, now, sandbox)) : undefined;
-      if (!view) return html(reply, 404, notFoundPage());
-      if (view.enrolment.status !== 'pendente') return html(reply, 410, closedPage(view));
-      return html(reply, 200, consentPage(view, `${CONSENT_PATH}/${token}`));
+      const subject = TOKEN.test(token)
+        ? await ctx.db.tx((sql) => findConsent(sql, KINDS, token, now, sandbox))
+        : undefined;
+      if (!subject) return html(reply, 404, notFoundPage());
+      if (!subject.pending) return html(reply, 410, closedPage(subject.page));
+      return html(reply, 200, consentPage(subject.page, `${CONSENT_PATH}/${token}`));
     });
 
     app.post<TokenRequest & { Body: Record<string, unknown> | undefined }>(
@@ -46,25 +52,21 @@ export const consentRoutes =
         const text = (name: string) => (typeof body[name] === 'string' ? (body[name] as string).slice(0, 64) : '');
         const decisao: Decision = text('decisao') === 'recusar' ? 'recusar' : 'autorizar';
         const outcome = await ctx.db.tx((sql) =>
-          decideConsent(
-            sql,
-            token,
-            { login: text('login'), senha: text('senha'), decisao },
-            now,
-            ctx.config.publicUrl,
+          decideConsent(sql, KINDS, token, { login: text('login'), senha: text('senha'), decisao }, now, {
+            publicUrl: ctx.config.publicUrl,
             sandbox,
-          ),
+          }),
         );
         if (!outcome) return html(reply, 404, notFoundPage());
         if (outcome.decided) return reply.status(303).header('location', `${RETURN_PATH}/${token}`).send();
-        if (outcome.view.enrolment.status !== 'pendente') return html(reply, 410, closedPage(outcome.view));
-        return html(reply, 401, consentPage(outcome.view, `${CONSENT_PATH}/${token}`));
+        if (!outcome.subject.pending) return html(reply, 410, closedPage(outcome.subject.page));
+        return html(reply, 401, consentPage(outcome.subject.page, `${CONSENT_PATH}/${token}`));
       },
     );
 
     app.get<TokenRequest>(`${RETURN_PATH}/:token`, { schema }, async (request, reply) => {
       const { token } = request.params;
-      const target = TOKEN.test(token) ? await returnAddress(ctx.db, token) : undefined;
+      const target = TOKEN.test(token) ? await ctx.db.tx((sql) => returnAddress(sql, KINDS, token)) : undefined;
       if (target) return reply.status(303).header('location', target).send();
       // Not decided yet (or unknown): back to the page, which says which.
       return reply.status(303).header('location', `${CONSENT_PATH}/${token}`).send();

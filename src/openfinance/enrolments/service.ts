@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Sql } from '../../platform/db/database.ts';
 import { isValidCnpj, isValidCpf } from '../../platform/documents.ts';
-import { randomHex } from '../../platform/ids.ts';
+import { consentUri, newConsentLink } from '../consent/journey.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { parseAmount } from '../../platform/money.ts';
 import { findAccount } from '../../accounts/store.ts';
@@ -29,7 +29,6 @@ import { enqueueConsentExpiry, expireIfDue, moveEnrolment } from './transitions.
 
 const INVALID = 'adesao_invalida';
 export const ENROLMENT_ID_PREFIX = 'urn:pixd:';
-export const CONSENT_PATH = '/open-finance/consentimento';
 
 export const enrolmentNotFound = (identificador: string) =>
   ofError(404, 'adesao_nao_encontrada', `Adesão ${identificador} não encontrada.`);
@@ -89,7 +88,7 @@ async function checkRules(sql: Sql, caller: Caller, body: EnrolmentBody, sandbox
 
 const createdAnswer = (caller: Caller, row: EnrolmentRow) => ({
   identificadorAdesao: row.identificador,
-  redirectURI: `${caller.publicUrl}${CONSENT_PATH}/${row.consent_token}`,
+  redirectURI: consentUri(caller.publicUrl, row.consent_token),
 });
 
 /**
@@ -121,8 +120,7 @@ export async function createEnrolment(
     body,
     id_proprio: body.assinatura.idProprio ?? null,
     documento: (body.pagador.cpf ?? body.pagador.cnpj)!,
-    consent_token: randomHex(24),
-    consent_expires_at: new Date(caller.now.getTime() + LIMITS.ofConsentLinkTtlSeconds * 1000),
+    ...newConsentLink(caller.now),
     idempotency_key: idempotencyKey ?? null,
     created_at: caller.now,
   });

@@ -5,9 +5,9 @@
  */
 import type { Clock } from '../../platform/clock.ts';
 import type { Database, Sql } from '../../platform/db/database.ts';
-import { LIMITS } from '../../platform/limits.ts';
 import { brasiliaDayStart, fromEpochDay, toEpochDay } from '../../platform/calendar.ts';
 import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
+import { EXPIRED_LINK_REASON } from '../consent/journey.ts';
 import { enqueueOfCallback } from '../events.ts';
 import type { EnrolmentStatus } from '../shared.ts';
 import { setEnrolmentStatus, findEnrolment, type EnrolmentRow } from './store.ts';
@@ -83,8 +83,6 @@ export async function moveEnrolment(
   );
   return moved;
 }
-
-export const EXPIRED_LINK_REASON = `O link de consentimento não foi usado em ${LIMITS.ofConsentLinkTtlSeconds / 60} minutos e expirou.`;
 
 /** A link past its deadline whose job has not run yet is expired all the same: the clock decides. */
 export async function expireIfDue(sql: Sql, row: EnrolmentRow, now: Date): Promise<EnrolmentRow> {

@@ -15,9 +15,8 @@ import type { AppContext } from '../../platform/context.ts';
 import type { PayerInstitution } from '../../platform/extensions.ts';
 import { formatAmount } from '../../platform/money.ts';
 import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
-import { receivePix } from '../../pix/payments/engine.ts';
-import { PaymentRefused } from '../../pix/payments/refusal.ts';
 import { enqueueOfCallback } from '../events.ts';
+import { PayerRefused, receiveFromPayer, settleOrRefuse } from '../settle.ts';
 import { findEnrolment, type EnrolmentRow } from '../enrolments/store.ts';
 import type { PaymentStatus } from '../shared.ts';
 import { findPayment, setPaymentStatus, type PaymentRow } from './store.ts';
@@ -77,49 +76,34 @@ export async function movePayment(
   return moved;
 }
 
-class Refused extends Error {}
-
 function settleHandler(db: Database, clock: Clock, payerInstitution: PayerInstitution) {
   return async (job: OutboxJob<SettleJob>): Promise<JobOutcome> => {
-    try {
-      await db.tx(async (sql) => {
+    await settleOrRefuse(
+      db,
+      async (sql) => {
         const row = await findPayment(sql, { id: job.payload.paymentId }, true);
         if (row?.status !== 'pendente') return;
         const enrolment = (await findEnrolment(sql, { id: row.enrolment_id }))!;
         const now = clock.forAccount(row.account_id).now();
         if (enrolment.status !== 'autorizado')
-          throw new Refused(`A adesão está ${enrolment.status}: o pagamento não foi feito.`);
-        const decision = payerInstitution.openFinancePaymentDue({ amountCents: row.amount_cents });
-        if ('refused' in decision) throw new Refused(decision.refused);
+          throw new PayerRefused(`A adesão está ${enrolment.status}: o pagamento não foi feito.`);
         const { pagador, favorecido } = enrolment.body;
-        await receivePix(sql, now, {
-          target: { kind: 'account', conta: favorecido.contaBanco.conta },
+        await receiveFromPayer(sql, now, payerInstitution, {
+          conta: favorecido.contaBanco.conta,
           amountCents: row.amount_cents,
-          payer: {
-            nome: pagador.nome ?? 'Pagador',
-            ...(pagador.cpf && { cpf: pagador.cpf }),
-            ...(pagador.cnpj && { cnpj: pagador.cnpj }),
-          },
-          ...(row.info_pagador !== null && { infoPagador: row.info_pagador }),
-          origin: 'open_finance',
+          payer: pagador,
+          infoPagador: row.info_pagador,
           endToEndId: row.end_to_end_id,
         });
         await movePayment(sql, enrolment, row, 'aceito', null, now);
-      });
-    } catch (error) {
-      if (error instanceof Refused || error instanceof PaymentRefused)
-        await refuse(db, clock, job.payload, error.message);
-      else throw error;
-    }
+      },
+      async (sql, motivo) => {
+        const row = await findPayment(sql, { id: job.payload.paymentId }, true);
+        if (row?.status !== 'pendente') return;
+        const enrolment = (await findEnrolment(sql, { id: row.enrolment_id }))!;
+        await movePayment(sql, enrolment, row, 'rejeitado', motivo, clock.forAccount(row.account_id).now());
+      },
+    );
     return { done: true };
   };
-}
-
-async function refuse(db: Database, clock: Clock, job: SettleJob, motivo: string) {
-  await db.tx(async (sql) => {
-    const row = await findPayment(sql, { id: job.paymentId }, true);
-    if (row?.status !== 'pendente') return;
-    const enrolment = (await findEnrolment(sql, { id: row.enrolment_id }))!;
-    await movePayment(sql, enrolment, row, 'rejeitado', motivo.slice(0, 400), clock.forAccount(row.account_id).now());
-  });
 }

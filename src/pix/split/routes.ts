@@ -4,6 +4,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { callerOf } from '../shared/caller.ts';
 import { RevisaoQuery, TxidParams } from '../shared/schemas.ts';
@@ -92,13 +93,18 @@ export const splitRoutes =
       '/v2/gn/split/cob/:txid/vinculo/:splitConfigId',
       {
         config: link,
-        schema: { tags, summary: 'Link a split configuration to an active immediate charge', params: LinkParams },
+        schema: {
+          tags,
+          summary: 'Link a split configuration to an active immediate charge',
+          params: LinkParams,
+          response: { 204: Type.Null() },
+        },
       },
       async (request, reply) => {
         await ctx.db.tx((sql) =>
           linkConfig(sql, callerOf(ctx, request), 'cob', request.params.txid, request.params.splitConfigId),
         );
-        return reply.status(204).send();
+        return reply.status(204).send(null);
       },
     );
 

@@ -48,6 +48,11 @@ export const SCOPES = [
   'gn.opb.automatic.consent.read',
   'gn.opb.automatic.payment.write',
   'gn.opb.automatic.payment.read',
+  /** Open Finance Pix payments (immediate, scheduled, recurring, biometric) and biometric links. */
+  'gn.opb.payment.pix.send',
+  'gn.opb.payment.pix.read',
+  'gn.opb.payment.pix.refund',
+  'gn.opb.payment.pix.cancel',
   /** Paying bills (docs/bill-payments.md): read a barcode, pay one and read payments, the webhook. */
   'gn.barcode.read',
   'gn.barcode.pay.write',

@@ -46,7 +46,9 @@ export const MIGRATION_FILES = [
   'spi/migrations/028_spi_messages.sql',
   'sandbox/migrations/029_sandbox_faults.sql',
   'spi/migrations/030_spi_inbound_returns.sql',
-  'billing/bills/migrations/031_bill_payments.sql',
+  'openfinance/migrations/031_open_finance_pix.sql',
+  'sandbox/migrations/032_listen_sessions.sql',
+  'billing/bills/migrations/033_bill_payments.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

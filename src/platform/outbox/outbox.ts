@@ -10,13 +10,11 @@
  * is ever claimable.
 
  */
-import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import { LIMITS } from '../limits.ts';
 import { FAIR_CLAIM_WINDOW, readyJobs } from './claim.ts';
-import { processAlive } from '../processes.ts';
+import { THIS_HOST_HOLDERS, heldByDeadProcess, holderId } from '../processes.ts';
 import {
   type AnyTopic,
   type JobHandler,
@@ -92,12 +90,9 @@ export const OUTBOX_DEFAULTS = {
   leaseMs: LIMITS.outboxLeaseMs,
 } as const;
 
-/** `host:pid:random`: who holds a claim, and whether that process still lives. */
-const NODE_HOST = hostname();
-
 export class OutboxWorker {
   private readonly handlers = new Map<string, JobHandler>();
-  private readonly nodeId = `${NODE_HOST}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  private readonly nodeId = holderId();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = true;
@@ -164,14 +159,9 @@ export class OutboxWorker {
   private async releaseClaimsOfDeadProcesses(): Promise<void> {
     const { rows } = await this.db.query<{ locked_by: string }>(
       `select distinct locked_by from outbox where done_at is null and locked_until > $1 and locked_by like $2`,
-      [new Date(this.options.wallMs()), `${NODE_HOST.replace(/[\\%_]/g, '\\$&')}:%`],
+      [new Date(this.options.wallMs()), THIS_HOST_HOLDERS],
     );
-    const dead = rows
-      .map((r) => r.locked_by)
-      .filter((holder) => {
-        const pid = Number(holder.split(':').at(-2));
-        return Number.isSafeInteger(pid) && pid > 0 && !processAlive(pid);
-      });
+    const dead = rows.map((r) => r.locked_by).filter(heldByDeadProcess);
     if (dead.length)
       await this.db.query('update outbox set locked_until = null where done_at is null and locked_by = any($1)', [
         dead,

@@ -17,7 +17,9 @@ import { webhookSettings } from '../../platform/webhooks/settings.ts';
 import { TEST_NOTIFICATION } from '../../platform/webhooks/handshake.ts';
 import { callerOf } from '../../pix/shared/caller.ts';
 import { ListenSessions, type ForwardedDelivery } from './sessions.ts';
-import { registerSession } from './service.ts';
+import { registerSession, restoreOrphanedSessions, restoreSession } from './service.ts';
+import { renewSessions } from './store.ts';
+import { holderId } from '../../platform/processes.ts';
 
 const tags = ['Sandbox'];
 const strict = { additionalProperties: false } as const;
@@ -27,16 +29,47 @@ const ANSWER_MARGIN_MS = 500;
 const FORWARDED_HEADER = /^(content-type|user-agent|x-.*)$/;
 
 const SessionParams = Type.Object({ sessao: Type.String({ format: 'uuid' }) });
+/** Each line of the stream: the session first, then one delivery per line, and why it ended last. */
+const StreamLine = Type.Union([
+  Type.Object({
+    sessao: SessionParams.properties.sessao,
+    webhookUrl: Type.String({ format: 'uri' }),
+    chaves: Type.Array(Type.String()),
+    recorrencias: Type.Boolean({ description: 'Whether the recurrence and recurring-charge webhooks point here too.' }),
+  }),
+  Type.Object({
+    entrega: Type.Integer({ minimum: 1 }),
+    sufixo: Type.String({ description: 'Appended to --forward-to: /pix, /rec or /cobr.' }),
+    headers: Type.Record(Type.String(), Type.String()),
+    corpo: Type.String(),
+  }),
+  Type.Object({ fim: Type.String({ description: 'Why the server ended the stream.' }) }),
+]);
 
 export function listenRoutes(ctx: AppContext): { api: FastifyPluginAsync; webhook: FastifyPluginAsync } {
   const sessions = new ListenSessions();
   const deps = { db: ctx.db, transport: ctx.webhooks.transport };
   const serviceCertificate = certificateSha256(ctx.pki.webhookClient.certPem);
 
+  const holder = holderId();
+  const leaseEnd = () => new Date(Date.now() + LIMITS.listenSessionLeaseMs);
   const api: FastifyPluginAsync = async (base) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
+    // Every heartbeat: this node's sessions stay leased, and those whose node is gone get their registrations back.
+    const tend = async () => {
+      if (sessions.count > 0) await renewSessions(ctx.db, holder, leaseEnd());
+      const restored = await restoreOrphanedSessions(ctx.db, new Date());
+      if (restored) app.log.info({ sessions: restored }, 'listen: registrations of ended sessions put back');
+    };
+    const tendLogged = () => tend().catch((error) => app.log.error({ err: error }, 'listen: sessions not tended'));
+    // A node killed with sessions open left them behind: at its restart they end before anything is delivered.
+    await tendLogged();
+    const tending = setInterval(tendLogged, LIMITS.listenHeartbeatMs).unref();
     // The streams end before the server stops, and their registrations are put back while the database is open.
-    app.addHook('preClose', async () => sessions.endAll());
+    app.addHook('preClose', async () => {
+      clearInterval(tending);
+      await sessions.endAll();
+    });
     app.addHook('onClose', async () => sessions.restored());
 
     app.post(
@@ -47,6 +80,7 @@ export function listenRoutes(ctx: AppContext): { api: FastifyPluginAsync; webhoo
           summary:
             "Forward the account's webhooks to the caller (pixd listen): a stream of deliveries, one JSON object per line (sandbox)",
           body: Type.Object({ chave: Type.Optional(Type.String({ minLength: 1, maxLength: 77 })) }, strict),
+          response: { 200: { content: { 'application/x-ndjson': { schema: StreamLine } } } },
         },
       },
       async (request, reply) => {
@@ -63,7 +97,8 @@ export function listenRoutes(ctx: AppContext): { api: FastifyPluginAsync; webhoo
         const url = `${ctx.config.publicUrl}/sandbox/listen/${session.id}/webhook`;
         let registration: Awaited<ReturnType<typeof registerSession>>;
         try {
-          registration = await registerSession(deps, caller, url, request.body.chave);
+          const opening = { id: session.id, url, holder, aliveUntil: leaseEnd(), now: new Date() };
+          registration = await registerSession(deps, caller, opening, request.body.chave);
         } catch (error) {
           sessions.close(session);
           throw error;
@@ -84,9 +119,9 @@ export function listenRoutes(ctx: AppContext): { api: FastifyPluginAsync; webhoo
         const end = () =>
           (ended ??= (async () => {
             clearInterval(heartbeat);
-            const restoring = registration
-              .restore()
-              .catch((error) => request.log.error({ err: error }, 'listen: registrations not put back'));
+            const restoring = restoreSession(ctx.db, session.id).catch((error) =>
+              request.log.error({ err: error }, 'listen: registrations not put back'),
+            );
             sessions.close(session, restoring);
             await restoring;
           })());

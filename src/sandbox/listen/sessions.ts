@@ -2,7 +2,7 @@
  * `pixd listen` sessions (docs/webhooks.md, "Forwarding to localhost"): a CLI holds a stream open to this
  * node; webhooks registered at the session's address arrive here as ordinary deliveries, go down the
  * stream, and wait for the CLI to say how its local receiver answered. A session lives in this node's
- * memory for as long as its stream.
+ * memory for as long as its stream; what it replaced is in the database (service.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { LIMITS } from '../../platform/limits.ts';
@@ -85,6 +85,10 @@ export class ListenSessions {
     const session = new ListenSession(accountId, send);
     this.sessions.set(session.id, session);
     return session;
+  }
+
+  get count(): number {
+    return this.sessions.size;
   }
 
   get(id: string): ListenSession | undefined {

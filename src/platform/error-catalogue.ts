@@ -157,6 +157,14 @@ export const ERROR_CATALOGUE = {
     vinculo_nao_encontrado: { status: 404 },
     vinculo_nao_autorizado: { status: 422 },
     vinculo_nao_revogavel: { status: 422 },
+    // Paying bills (docs/bill-payments.md).
+    codigo_barras_invalido: { status: 400 },
+    valor_divergente: { status: 422 },
+    boleto_nao_pagavel: { status: 422 },
+    valor_nao_suportado: { status: 422 },
+    pagamento_duplicado: { status: 409 },
+    pagamento_recusado: { status: 422 },
+    webhook_nao_encontrado: { status: 404 },
   },
   wrapper: {
     'Validation Error': { status: FRAMEWORK_4XX },

@@ -419,6 +419,13 @@ export const LIMITS = {
   /** Console webhook page: deliveries shown, and request/response text shown before it is cut. */
   consoleDeliveriesShown: 50,
   consoleBodyShownMaxChars: 2_000,
+  /**
+   * Paying bills (docs/bill-payments.md): a payment's `descricao`; how far ahead a payment can be scheduled
+   * (dataPagamento); the widest period GET /v1/resumo summarises.
+   */
+  billPaymentDescriptionMaxChars: 140,
+  billPaymentScheduleMaxDays: 365,
+  billPaymentSummaryRangeMaxDays: 366,
   /** SPI boundary (docs/spi.md): the largest message accepted (a pacs.008 is about 2 KiB). */
   spiMessageMaxBytes: 64 * 1024,
   /** Outbound SPI messages handed to the gateway per pull. */

@@ -57,6 +57,8 @@ const REMOVED: readonly { table: string; where: string }[] = [
   // Money out.
   { table: 'sent_pix', where: 'account_id = $1' },
   { table: 'pix_schedules', where: 'account_id = $1' },
+  { table: 'bill_payments', where: 'account_id = $1' },
+  { table: 'bill_payment_webhooks', where: 'account_id = $1' },
   // Directory operations of a participant.
   { table: 'dict_refunds', where: 'account_id = $1' },
   { table: 'dict_entries', where: 'account_id = $1' },
@@ -101,6 +103,20 @@ export const KEPT_TABLES: Readonly<Record<string, string>> = {
 
 export const RESET_TABLES: readonly string[] = REMOVED.map((step) => step.table);
 
+/** A function takes at most 100 arguments in PostgreSQL: the counts object is built 40 tables at a time. */
+const TABLES_PER_OBJECT = 40;
+function countsObject(tables: string[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < tables.length; i += TABLES_PER_OBJECT)
+    parts.push(
+      `jsonb_build_object(${tables
+        .slice(i, i + TABLES_PER_OBJECT)
+        .map((table) => `'${table}', (select count(*) from "${table}")`)
+        .join(', ')})`,
+    );
+  return parts.join(' || ');
+}
+
 /**
  * One statement: every delete a data-modifying CTE, so the foreign keys are checked once at its end (parents
  * and children go together) and a reset costs one round trip whatever the number of tables. Every CTE sees
@@ -109,7 +125,7 @@ export const RESET_TABLES: readonly string[] = REMOVED.map((step) => step.table)
 const REMOVE_STATEMENT = [
   `with ${REMOVED.map(({ table, where }) => `"${table}" as (delete from ${table} where ${where} returning 1)`).join(',\n')},`,
   `restored_keys as (update pix_keys set removed_at = null where account_id = $1 and removed_at is not null and created_at <= $2 returning 1)`,
-  `select json_build_object(${REMOVED.map(({ table }) => `'${table}', (select count(*) from "${table}")`).join(', ')}) as removed`,
+  `select ${countsObject(REMOVED.map(({ table }) => table))} as removed`,
 ].join('\n');
 
 /** Deletes the account's rows; the number of rows removed per table (only those that held some). */

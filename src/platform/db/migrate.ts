@@ -48,6 +48,7 @@ export const MIGRATION_FILES = [
   'spi/migrations/030_spi_inbound_returns.sql',
   'openfinance/migrations/031_open_finance_pix.sql',
   'sandbox/migrations/032_listen_sessions.sql',
+  'billing/bills/migrations/033_bill_payments.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

@@ -46,6 +46,7 @@ const APPLIED: [number, string, string][] = [
   [31, 'open_finance_pix', 'c80c8ed91e3f5a0f'],
   [32, 'listen_sessions', '67f63e69fe4a911e'],
   [33, 'bill_payments', '536d87fddc7c2e93'],
+  [34, 'boletos_carnets', 'd628b441f977919b'],
 ];
 
 describe('migrations', () => {

@@ -49,6 +49,7 @@ export const MIGRATION_FILES = [
   'openfinance/migrations/031_open_finance_pix.sql',
   'sandbox/migrations/032_listen_sessions.sql',
   'billing/bills/migrations/033_bill_payments.sql',
+  'billing/migrations/034_boletos_carnets.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

@@ -3,7 +3,8 @@
  * BR Code as the fictitious payer (`POST /sandbox/pix/pay`'s `sandboxPay`, the same engine as every Pix)
  * and move the account's clock (`POST /sandbox/clock/advance`'s `advanceAccountClock`); open a MED
  * infraction (`POST /sandbox/infracoes`' `openInfraction`) and confirm an approved card charge
- * (`POST /sandbox/billing/charge/:id/settle`'s `settleNow`); set and clear faults on demand (faults/console.ts).
+ * (`POST /sandbox/billing/charge/:id/settle`'s `settleNow`); set and clear faults on demand (faults/console.ts);
+ * pay a boleto by its barcode (`POST /sandbox/boleto/pay`'s `sandboxPayBoleto`); read the billing e-mails.
  */
 import { refusalText, type ConsoleTools } from '../console/kit.ts';
 import { csrfField, html, when, brl } from '../console/render.ts';
@@ -13,6 +14,8 @@ import { sandboxPayBoleto } from './boleto-pay.ts';
 import { openInfraction } from '../pix/infractions/service.ts';
 import { OpenRequest } from '../pix/infractions/schemas.ts';
 import { settleNow } from '../billing/charges/service.ts';
+import { mailOf } from '../billing/mail/store.ts';
+import { LIMITS } from '../platform/limits.ts';
 import { SANDBOX_AUTOPAY, FICTITIOUS_PAYER } from './settlement.ts';
 import { CLOCK_ADVANCE_MAX_SECONDS, advanceAccountClock, resetAccountClock } from './clock.ts';
 import { faultSection, registerFaultTools } from './faults/console.ts';
@@ -25,6 +28,18 @@ const UNIT_SECONDS: Record<string, number> = { minutos: 60, horas: 3600, dias: 8
 export const sandboxConsoleTools: ConsoleTools = {
   register(app, kit) {
     const { ctx } = kit;
+    /** The sandbox's mailbox: the billing e-mails (boletos, carnês) the account sent, newest first. */
+    const mailSection = async (accountId: number) => {
+      const mail = await mailOf(ctx.db, accountId, LIMITS.consolePageSize);
+      return html`<section aria-labelledby="mail"><h2 id="mail">E-mails enviados (caixa de saída do sandbox)</h2>${
+        mail.length
+          ? html`<ul>${mail.map(
+              (m) => html`<li><details><summary>${when(m.created_at)} · para ${m.to_address} · ${m.subject}</summary>
+<pre>${m.body}</pre></details></li>`,
+            )}</ul>`
+          : html`<p class="muted">Nenhum e-mail. <code>sendBilletEmail</code> e <code>sendCarnetEmail</code> aparecem aqui.</p>`
+      }</section>`;
+    };
     app.get(
       PAGE,
       kit.guarded(async (_request, reply, session) => {
@@ -60,7 +75,8 @@ export const sandboxConsoleTools: ConsoleTools = {
 <form method="post" action="${PAGE}/card-settle" class="search">${csrfField(session)}
 <label>charge_id <input name="chargeId" type="number" min="1" required></label>
 <button type="submit">Confirmar pagamento</button></form></section>
-${await faultSection(kit, session, PAGE)}`;
+${await faultSection(kit, session, PAGE)}
+${await mailSection(kit.callerOf(session).accountId)}`;
         return kit.render(reply, session, { title: 'Ferramentas do sandbox', section: 'sandbox' }, body);
       }, 'sandbox.write'),
     );

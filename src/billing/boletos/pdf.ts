@@ -97,7 +97,7 @@ async function boletoPage(doc: PDFDocument, fonts: Fonts, boleto: BoletoRow, own
   const payer = `${payerName(boleto.customer)} - ${payerDocument(boleto.customer)}`;
   const header = (y: number) => {
     page.drawText('pixd', { x: left, y, size: 14, font: fonts.bold });
-    page.drawText(`| ${BOLETO_BANK_CODE}-9 |`, { x: left + 50, y, size: 14, font: fonts.bold });
+    page.drawText(`| ${BOLETO_BANK_CODE} |`, { x: left + 50, y, size: 14, font: fonts.bold });
     page.drawText(line, { x: left + 140, y, size: 10.5, font: fonts.bold });
   };
   // The payer's receipt.
@@ -168,16 +168,16 @@ async function boletoPage(doc: PDFDocument, fonts: Fonts, boleto: BoletoRow, own
       },
     );
   y -= 40;
-  page.drawText('Autenticação mecânica - Ficha de compensação', { x: left + 300, y, size: 7, font: fonts.regular });
+  page.drawText('Ficha de compensação - autenticação mecânica', { x: left, y, size: 7, font: fonts.regular });
   // The barcode (ITF) and the Pix QR.
   const barsY = y - 10 - BAR_HEIGHT;
   for (const bar of itfBars(boleto.barcode))
     page.drawRectangle({ x: left + bar.x, y: barsY, width: bar.width, height: BAR_HEIGHT, color: rgb(0, 0, 0) });
   if (boleto.pix_qrcode) {
     const png = await doc.embedPng(await QRCode.toBuffer(boleto.pix_qrcode, { errorCorrectionLevel: 'M', margin: 1 }));
-    const side = 110;
+    const side = 100;
     page.drawImage(png, { x: left + width - side, y: barsY - 60, width: side, height: side });
-    page.drawText('Pague com Pix', { x: left + width - side + 25, y: barsY - 72, size: 8, font: fonts.bold });
+    page.drawText('Pague com Pix', { x: left + width - side + 22, y: barsY - 72, size: 8, font: fonts.bold });
   }
 }
 

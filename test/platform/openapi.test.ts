@@ -21,6 +21,8 @@ const UNDECLARED = [
   'GET /web/payment-token.mjs',
   'GET /web/payment-token.js',
   'GET /checkout/{token}',
+  'GET /boleto/{file}',
+  'GET /carne/{file}',
 ];
 
 type Media = { schema: object; example?: unknown };

@@ -3,17 +3,24 @@ import type { Database } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { billingError } from '../shared/errors.ts';
 import { brasiliaDate, brasiliaDateTime, DAY_MS } from '../../platform/calendar.ts';
-import { findCharge, historyOf, updateCharge } from '../charges/store.ts';
+import { findCharge, historyOf, updateCharge, type ChargeRow } from '../charges/store.ts';
 
 export interface NotificationEvent {
   id: number;
-  type: 'charge';
+  type: 'charge' | 'carnet' | 'carnet_charge';
   custom_id: string | null;
   status: { current: string; previous: string | null };
-  identifiers: { charge_id: number };
+  identifiers: { charge_id?: number; carnet_id?: number };
   created_at: string;
   received_by_bank_at?: string;
   value?: number;
+}
+
+/** A charge's own event, a carnê's, or a carnê's event about one of its parcels (docs/billing.md, "Carnês"). */
+function eventSubject(row: ChargeRow, subject: number | null): Pick<NotificationEvent, 'type' | 'identifiers'> {
+  if (row.kind !== 'carnet') return { type: 'charge', identifiers: { charge_id: row.id } };
+  if (subject === null) return { type: 'carnet', identifiers: { carnet_id: row.id } };
+  return { type: 'carnet_charge', identifiers: { carnet_id: row.id, charge_id: Number(subject) } };
 }
 
 export async function readNotification(
@@ -40,10 +47,9 @@ export async function readNotification(
     }
     return events.map((e) => ({
       id: e.event_id!,
-      type: 'charge' as const,
+      ...eventSubject(charge, e.subject_charge_id),
       custom_id: charge.custom_id,
       status: { current: e.status!, previous: e.previous_status },
-      identifiers: { charge_id: charge.id },
       created_at: brasiliaDateTime(e.created_at),
       ...(e.received_by_bank_at && { received_by_bank_at: brasiliaDate(e.received_by_bank_at) }),
       ...(e.value_cents !== null && { value: e.value_cents }),

@@ -158,7 +158,7 @@ describe('boletos', () => {
     assert.match(data.barcode, /^\d{5}\.\d{5} \d{5}\.\d{6} \d{5}\.\d{6} \d \d{14}$/);
     checkIndependently(data, AMOUNT);
     assert.match(data.pix.qrcode, /^000201/);
-    assert.match(data.pix.qrcode_image, /^data:image\/png;base64,/);
+    assert.match(data.pix.qrcode_image, /^data:image\/svg\+xml;base64,/);
     assert.deepEqual(data.configurations, { days_to_write_off: 30, interest_type: 'daily', interest: 33, fine: 200 });
     const pdf = await fetchBytes(new URL(data.pdf.charge).pathname);
     assert.equal(pdf.status, 200);

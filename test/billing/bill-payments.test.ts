@@ -3,15 +3,16 @@
  * boletos and arrecadação bills (payDetailBarCode), paying them from the balance (payRequestBarCode: the hold,
  * then LIQUIDADO or NAO_REALIZADO by the sandbox's amount rules, today or on a scheduled date), reading them
  * (payDetailPayment, payListPayments) and the bill-payment webhook (payConfigWebhook, payListWebhook,
- * payDeleteWebhook) hearing every status change. Every barcode pixd answers is checked by an independent
- * library (boleto-brasileiro-validator); the ledger is verified after the money moved.
+ * payDeleteWebhook) hearing every status change; a boleto of another pixd account paid on us. Every barcode
+ * pixd answers is checked by an independent library (boleto-brasileiro-validator); the ledger is verified after
+ * the money moved.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import validator from 'boleto-brasileiro-validator';
 import { EfiPay } from '../compat/efipay.ts';
 import { pointSdkAt } from '../../src/testing/point-sdk.ts';
-import { brasiliaDate, fromEpochDay, toEpochDay } from '../../src/platform/calendar.ts';
+import { brasiliaDate, fromEpochDay, nextBusinessDay, toEpochDay } from '../../src/platform/calendar.ts';
 import { bankBarcode, bankBarcodeToLine } from '../../src/platform/febraban.ts';
 import { balanceCents, ledgerCode } from '../../src/platform/ledger/ledger.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
@@ -19,6 +20,7 @@ import { Receiver } from '../helpers/receiver.ts';
 import { sdkFor } from '../helpers/sdk.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { assertLedgerBalanced } from '../helpers/ledger.ts';
+import { billingApi, customer, items } from './helpers.ts';
 
 // boleto-brasileiro-validator's README: an electricity bill (segment 3, modulo 10) of R$ 66.78, company 0048.
 const ENERGY_LINE = '836200000005 667800481000 180975657313 001589636081';
@@ -193,6 +195,44 @@ describe('paying bills through the SDK', () => {
     assert.deepEqual(summary.solicitacoes, { total: 4, processando: 0, sucesso: 3, falha: 1, cancelada: 0 });
     assert.equal(summary.solicitacoesFalhas.length, 1);
     assert.equal(typeof summary.solicitacoesFalhas[0], 'number');
+    await assertLedgerBalanced(svc.service.ctx.db);
+  });
+
+  it("on us: account A's boleto paid by the demo account — A's charge paid, A credited and notified, the payer debited", async () => {
+    const shop = await svc.newParty({ nome: 'Loja A Ltda' });
+    const shopApi = billingApi(svc.anonymous, shop);
+    const issued = await shopApi.ok('POST', '/v1/charge/one-step', {
+      items,
+      payment: { banking_billet: { customer, expire_at: dayAfter(10) } },
+      metadata: { notification_url: `${receiver.url}/loja-a` },
+    });
+    const barcode: string = issued.data.barcode_digits;
+    const bill = await detail(barcode);
+    assert.equal(bill.beneficiario.nome, 'Loja A Ltda');
+    assert.equal(bill.pagador.nome, customer.name);
+    assert.equal(bill.valores.final, 11_980);
+    assert.equal(bill.informacoesPagamento.podeSerPago, true);
+    const shopBalance = () => balanceCents(svc.service.ctx.db, ledgerCode.available(shop.accountId));
+    const [payerBefore, shopBefore] = [await available(), await shopBalance()];
+    await refusal(pay(barcode, 11_979), 'valor_divergente');
+    const requested = await pay(barcode, 11_980);
+    await settled(requested.idPagamento, 'LIQUIDADO');
+    assert.equal(await available(), payerBefore - 11_980, 'the payer debited');
+    // Boletos are compensated on the next business day of the issuer's clock: credited and paid then.
+    const creditDay = nextBusinessDay(toEpochDay(today()) + 1);
+    svc.advance((creditDay - toEpochDay(today())) * 86_400);
+    await waitFor(
+      async () => (await shopApi.ok('GET', `/v1/charge/${issued.data.charge_id}`)).data.status === 'paid',
+      "A's charge paid",
+    );
+    assert.equal(await shopBalance(), shopBefore + 11_980, 'A credited');
+    // A notified: its notification_url called, and the token's history ends with the charge paid.
+    const [call] = await receiver.waitForCalls(1, '/loja-a');
+    await waitFor(async () => {
+      const events = (await shopApi.ok('GET', `/v1/notification/${call.body.notification}`)).data;
+      return events.some((e: { status: { current: string } }) => e.status.current === 'paid');
+    }, "A's notification of the charge paid");
+    await refusal(pay(barcode, 11_980), 'boleto_nao_pagavel');
     await assertLedgerBalanced(svc.service.ctx.db);
   });
 

@@ -45,8 +45,9 @@ const APPLIED: [number, string, string][] = [
   [30, 'spi_inbound_returns', '25674e0fbb24731a'],
   [31, 'open_finance_pix', 'c80c8ed91e3f5a0f'],
   [32, 'listen_sessions', '67f63e69fe4a911e'],
-  [33, 'bill_payments', '536d87fddc7c2e93'],
+  [33, 'spi_outbound_status_reports', 'f275809c9dc28143'],
   [34, 'boletos_carnets', 'd628b441f977919b'],
+  [35, 'bill_payments', '536d87fddc7c2e93'],
 ];
 
 describe('migrations', () => {

@@ -1,7 +1,9 @@
 /** Storage of received Pix and their refunds. */
 import type { Sql } from '../../platform/db/database.ts';
+import type { SimulatedOrigin } from '../../platform/extensions.ts';
 
-export type PixOrigin = 'sandbox_auto' | 'sandbox_pay' | 'participant' | 'pixd_transfer' | 'open_finance' | 'spi';
+/** Who delivered a received Pix: a participant, a transfer inside pixd, Open Finance, the SPI, or a simulation. */
+export type PixOrigin = 'participant' | 'pixd_transfer' | 'open_finance' | 'spi' | SimulatedOrigin;
 
 export interface ReceivedPixRow {
   id: number;
@@ -37,6 +39,32 @@ export interface RefundRow {
 
 const PIX_COLUMNS = `id, end_to_end_id, account_id, charge_id, txid, chave, amount_cents, received_at, pagador_cpf, pagador_cnpj,
   pagador_nome, info_pagador, components, origin`;
+/** The columns a payment writes (`insertReceivedPixFrom`): every one but the id and the generated ones. */
+const WRITTEN_COLUMNS = [
+  'end_to_end_id',
+  'account_id',
+  'charge_id',
+  'txid',
+  'chave',
+  'amount_cents',
+  'received_at',
+  'pagador_cpf',
+  'pagador_cnpj',
+  'pagador_nome',
+  'info_pagador',
+  'components',
+  'origin',
+] as const;
+
+/**
+ * For a statement that records received Pix among other rows (the settlement statements): the insert of one
+ * received Pix per row of `from`, whose alias `i` has the written columns under their names.
+ */
+export const insertReceivedPixFrom = (from: string, returning: string) =>
+  `insert into received_pix (${WRITTEN_COLUMNS.join(', ')})
+       select ${WRITTEN_COLUMNS.map((column) => `i.${column}`).join(', ')} from ${from}
+       returning ${returning}`;
+
 const REFUND_COLUMNS =
   'id, received_pix_id, account_id, refund_id, rtr_id, amount_cents, status, natureza, descricao, requested_at, settled_at, motivo';
 

@@ -48,8 +48,9 @@ export const MIGRATION_FILES = [
   'spi/migrations/030_spi_inbound_returns.sql',
   'openfinance/migrations/031_open_finance_pix.sql',
   'sandbox/migrations/032_listen_sessions.sql',
-  'billing/bills/migrations/033_bill_payments.sql',
+  'spi/migrations/033_spi_outbound_status_reports.sql',
   'billing/migrations/034_boletos_carnets.sql',
+  'billing/bills/migrations/035_bill_payments.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

@@ -22,6 +22,8 @@ import { Receiver } from '../helpers/receiver.ts';
 import { assertLedgerBalanced } from '../helpers/ledger.ts';
 import { billingApi, customer, items, type BillingApi } from './helpers.ts';
 import { brasiliaDate, fromEpochDay, nextBusinessDay, toEpochDay } from '../../src/platform/calendar.ts';
+import { BoletoPaymentRefused, findByBarcode, payBoleto } from '../../src/billing/boletos/service.ts';
+import { sendBillingMail } from '../../src/billing/mail/service.ts';
 
 let svc: TestService;
 let restore: () => void;
@@ -156,7 +158,7 @@ describe('boletos', () => {
     assert.match(data.barcode, /^\d{5}\.\d{5} \d{5}\.\d{6} \d{5}\.\d{6} \d \d{14}$/);
     checkIndependently(data, AMOUNT);
     assert.match(data.pix.qrcode, /^000201/);
-    assert.match(data.pix.qrcode_image, /^data:image\/png;base64,/);
+    assert.match(data.pix.qrcode_image, /^data:image\/svg\+xml;base64,/);
     assert.deepEqual(data.configurations, { days_to_write_off: 30, interest_type: 'daily', interest: 33, fine: 200 });
     const pdf = await fetchBytes(new URL(data.pdf.charge).pathname);
     assert.equal(pdf.status, 200);
@@ -242,7 +244,6 @@ describe('boletos', () => {
     );
     assert.equal(Number(found.rows[0].charge_id), id);
     // Today (on or before until_date): 110.00 − 5 % = 104.50; not paid now, to see it go unpaid.
-    const { findByBarcode } = await import('../../src/billing/boletos/service.ts');
     const now = await findByBarcode(svc.service.ctx.db, answer.data.barcode_digits, due);
     assert.equal(now!.amountCents, 10450);
     // Three days after the (business, or moved to the next business) due date: 2 % fine once, 0.033 % a day.
@@ -310,6 +311,38 @@ describe('boletos', () => {
     const refused = await api.call('PUT', `/v1/charge/${id}/billet`, { expire_at: due });
     assert.equal(refused.status, 400);
     assert.equal(refused.body.error, 'invalid_charge_status');
+  });
+});
+
+describe('boletos: what production refuses and payBoleto refuses', () => {
+  it('a production node refuses e-mails (no SMTP sender); payBoleto refuses a wrong amount and a second payment', async () => {
+    const db = svc.service.ctx.db;
+    const mail = { accountId: svc.demo.accountId, to: 'a@example.com', subject: 's', body: 'b', reference: 'charge:1' };
+    await assert.rejects(
+      db.tx((sql) => sendBillingMail(sql, { captures: false }, mail, new Date())),
+      (e: any) => e.statusCode === 503 && e.errorName === 'mail_not_configured',
+    );
+    const issued = await api.ok('POST', '/v1/charge/one-step', { items, ...billet(businessDayAfter(3), terms) });
+    const id = issued.data.charge_id;
+    const payer = { nome: 'Pagador' };
+    const pay = (amountCents: number) =>
+      db.tx((sql) =>
+        payBoleto(
+          sql,
+          { now: new Date(svc.clock.now()) },
+          { chargeId: id, amountCents, paidAt: new Date(svc.clock.now()), payer },
+        ),
+      );
+    await assert.rejects(
+      pay(AMOUNT - 1),
+      (e: any) => e instanceof BoletoPaymentRefused && e.code === 'valor_divergente',
+    );
+    const { creditAt } = await pay(AMOUNT);
+    assert.ok(creditAt.getTime() > Date.now());
+    await assert.rejects(pay(AMOUNT), (e: any) => e instanceof BoletoPaymentRefused && e.code === 'boleto_pago');
+    const found = await findByBarcode(db, issued.data.barcode_digits, today());
+    assert.equal(found!.payable, false);
+    assert.equal(found!.beneficiary.documento.length > 0, true);
   });
 });
 

@@ -32,6 +32,8 @@ export interface Party {
   tls: Required<Tls>;
   token: string;
   chave: string;
+  /** Its billing token (POST /v1/authorize), for the billing family's scenarios; the echo target's is filler. */
+  billingToken: string;
 }
 
 export interface Target {
@@ -69,6 +71,7 @@ export async function startEcho(): Promise<Target> {
   const party: Party = {
     tls: { ca: caPem, cert: client.certPem, key: client.keyPem },
     token: 'x'.repeat(600),
+    billingToken: 'x'.repeat(600),
     chave: '00000000-0000-4000-8000-000000000000',
   };
   const processes = async () => ({ server: [child.pid], database: [] });
@@ -214,12 +217,19 @@ async function newAccounts(ready: PixdReady, count: number, name: string, first:
 function tokens(ready: PixdReady, apps: Application[]): Promise<Party[]> {
   return Promise.all(
     apps.map(async (app) => {
-      const token = await expectJson(200, 'token', `${ready.baseUrl}/oauth/token`, app.tls, {
+      const request = {
         method: 'POST',
         body: { grant_type: 'client_credentials' },
         headers: { authorization: 'Basic ' + Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64') },
-      });
-      return { tls: app.tls, token: token.access_token as string, chave: app.chave };
+      };
+      const token = await expectJson(200, 'token', `${ready.baseUrl}/oauth/token`, app.tls, request);
+      const billing = await expectJson(200, 'billing token', `${ready.baseUrl}/v1/authorize`, app.tls, request);
+      return {
+        tls: app.tls,
+        token: token.access_token as string,
+        chave: app.chave,
+        billingToken: billing.access_token as string,
+      };
     }),
   );
 }

@@ -6,6 +6,7 @@
  */
 import { REFUND_TOPIC } from './billing/charges/refunds.ts';
 import { CARD_TOPICS } from './billing/charges/payment.ts';
+import { BOLETO_TOPICS } from './billing/boletos/jobs.ts';
 import { NOTIFICATION_TOPIC } from './billing/notifications/delivery.ts';
 import { RENEWAL_TOPIC } from './billing/subscriptions/renewal.ts';
 import { OPENING_TOPIC } from './opening/events.ts';
@@ -14,6 +15,7 @@ import { CONSENT_EXPIRY_TOPIC, ENROLMENT_END_TOPIC } from './openfinance/enrolme
 import { PAYMENT_SETTLE_TOPIC } from './openfinance/payments/settlement.ts';
 import { PARCEL_SETTLE_TOPIC, PIX_CONSENT_EXPIRY_TOPIC } from './openfinance/pix/transitions.ts';
 import { LINK_CONSENT_EXPIRY_TOPIC } from './openfinance/links/consent.ts';
+import { BILL_SETTLE_TOPIC, BILL_WEBHOOK_TOPIC } from './billing/bills/settlement.ts';
 import { COBR_TOPICS } from './pix/cobr/settlement.ts';
 import { LOTECOBV_TOPIC } from './pix/lotecobv/process.ts';
 import { SOLICREC_TOPICS } from './pix/solicrec/service.ts';
@@ -40,6 +42,8 @@ export const JOB_TOPICS: readonly AnyTopic<AppContext>[] = [
   CARD_TOPICS.authorize,
   CARD_TOPICS.settle,
   RENEWAL_TOPIC,
+  BOLETO_TOPICS.expire,
+  BOLETO_TOPICS.credit,
   REFUND_TOPIC,
   SEND_SETTLE_TOPIC,
   INFRACTION_DEADLINE_TOPIC,
@@ -55,6 +59,7 @@ export const JOB_TOPICS: readonly AnyTopic<AppContext>[] = [
   PARCEL_SETTLE_TOPIC,
   PIX_CONSENT_EXPIRY_TOPIC,
   LINK_CONSENT_EXPIRY_TOPIC,
+  BILL_SETTLE_TOPIC,
   ATTEMPT_RETENTION_TOPIC,
   SPI_TIMEOUT_TOPIC,
 ];
@@ -65,6 +70,7 @@ export const DELIVERY_TOPICS: readonly AnyTopic<DeliveryDeps>[] = [
   OPENING_TOPIC,
   NOTIFICATION_TOPIC,
   OF_CALLBACK_TOPIC,
+  BILL_WEBHOOK_TOPIC,
 ];
 
 export function registerJobs(ctx: AppContext): void {

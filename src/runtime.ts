@@ -27,6 +27,7 @@ import { listenForPages, pagesOf } from './platform/pages.ts';
 import { noSettlementConnector } from './pix/send/external.ts';
 import { spiConnector } from './spi/connector.ts';
 import { productionPayer } from './spi/payer.ts';
+import { noBillConnector } from './billing/bills/external.ts';
 import { registerJobs } from './jobs.ts';
 import { ensureAttemptRetention } from './platform/webhooks/retention.ts';
 
@@ -127,6 +128,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     chargeCreatedHooks: [],
     externalInstitution: config.spiGateway ? spiConnector : noSettlementConnector,
     payerInstitution: productionPayer,
+    billInstitution: noBillConnector,
     pages: pagesOf(config),
   };
   // Extensions first: the webhook lanes and the handlers registerJobs builds take what they install (the

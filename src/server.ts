@@ -43,6 +43,8 @@ import { onlyPagesThere } from './platform/pages.ts';
 import { reportRoutes } from './pix/reports/routes.ts';
 import { scheduleRoutes } from './pix/schedules/routes.ts';
 import { billingChargeRoutes } from './billing/charges/routes.ts';
+import { boletoPageRoutes, boletoRoutes } from './billing/boletos/routes.ts';
+import { carnetPageRoutes, carnetRoutes } from './billing/carnets/routes.ts';
 import { billingNotificationRoutes } from './billing/notifications/routes.ts';
 import { billingCardV2Routes } from './billing/card-v2/routes.ts';
 import { billingLinkRoutes, linkPageRoutes } from './billing/links/routes.ts';
@@ -87,6 +89,7 @@ import { ofPaymentRoutes } from './openfinance/payments/routes.ts';
 import { consentRoutes } from './openfinance/consent/routes.ts';
 import { ofPixRoutes } from './openfinance/pix/routes.ts';
 import { ofLinkRoutes } from './openfinance/links/routes.ts';
+import { billPaymentRoutes } from './billing/bills/routes.ts';
 import { withDeadline } from './platform/db/deadline.ts';
 
 export interface BuildOptions {
@@ -330,6 +333,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     ),
   );
   await app.register(family(ctx, { format: 'named', pages: true }, consentRoutes(ctx)));
+  // Paying bills (docs/bill-payments.md): the SDK's own host for it, served here at its paths; named errors.
+  await app.register(family(ctx, { format: 'named', audience: 'pix' }, billPaymentRoutes(ctx)));
   // Reports answer problem objects although they sit under /v2/gn (docs/reports-schedules.md).
   await app.register(family(ctx, { format: 'problem', audience: 'pix' }, reportRoutes(ctx)));
   // Loaded only in the sandbox: a production node never loads a module of src/sandbox/.
@@ -368,6 +373,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       ctx,
       { format: 'billing', audience: 'billing' },
       billingChargeRoutes(ctx),
+      boletoRoutes(ctx),
+      carnetRoutes(ctx),
       billingNotificationRoutes(ctx),
       billingPlanRoutes(ctx),
       billingSubscriptionRoutes(ctx),
@@ -377,7 +384,15 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     ),
   );
   await app.register(
-    family(ctx, { format: 'billing', pages: true }, paymentTokenPublicRoutes(ctx), webRoutes(ctx), linkPageRoutes(ctx)),
+    family(
+      ctx,
+      { format: 'billing', pages: true },
+      paymentTokenPublicRoutes(ctx),
+      webRoutes(ctx),
+      boletoPageRoutes(ctx),
+      carnetPageRoutes(ctx),
+      linkPageRoutes(ctx),
+    ),
   );
   // The web console (docs/console.md): its own sessions and HTML error pages; browsers open it on the pages listener.
   await app.register(family(ctx, { format: 'named', pages: true }, consoleRoutes(ctx)));

@@ -6,6 +6,7 @@ import { pixList, settlement, settlementSaturated } from './settlement.ts';
 import { lotecobvProcessing } from './lotecobv.ts';
 import { sendExternal, sendTransfer } from './send.ts';
 import { spiInbound, spiInboundSaturated } from './spi-inbound.ts';
+import { billingBoletoCreate, billingCardCreate } from './billing.ts';
 
 export const scenarios: Scenario[] = [
   echo,
@@ -22,6 +23,8 @@ export const scenarios: Scenario[] = [
   sendTransfer,
   sendExternal,
   lotecobvProcessing,
+  billingCardCreate,
+  billingBoletoCreate,
 ];
 
 export type { Scenario };

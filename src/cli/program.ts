@@ -249,7 +249,9 @@ export function buildProgram(): Command {
 
   program
     .command('pay')
-    .description('pay as a fictitious payer (sandbox): a charge by txid, a BR Code (pixCopiaECola) or a key')
+    .description(
+      'pay as a fictitious payer (sandbox): a charge by txid, a BR Code (pixCopiaECola), a key, or a boleto (barcode or linha digitável)',
+    )
     .argument('<target>', 'txid, pixCopiaECola or chave')
     .option('--valor <valor>', 'amount, e.g. 12.34 (needed for a key; default for a charge: what it asks today)')
     .option(...credentialsOption)

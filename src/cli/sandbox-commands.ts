@@ -15,6 +15,12 @@ export function payTarget(target: string): { pixCopiaECola: string } | { txid: s
 }
 
 export async function pay(api: ApiClient, target: string, valor: string | undefined): Promise<string> {
+  // A boleto's barcode (44 digits) or linha digitável (47), as printed with dots and spaces or not.
+  if (/^\d{44}$|^\d{47}$/.test(target.replace(/[\s.]/g, ''))) {
+    if (valor) throw new CliError('a boleto is paid the amount it asks on the day: --valor does not apply');
+    const paid = await api.pix('POST', '/sandbox/boleto/pay', { codBarras: target });
+    return `paid boleto ${paid.linhaDigitavel} of ${(paid.beneficiario as { nome: string }).nome}: ${paid.valor}, credited at ${paid.creditoEm}`;
+  }
   const pix = await api.pix('POST', '/sandbox/pix/pay', { ...payTarget(target), ...(valor && { valor }) });
   return `paid ${pix.valor} → ${pix.chave ?? target}: endToEndId ${pix.endToEndId}${pix.txid ? `, txid ${pix.txid}` : ''}`;
 }

@@ -23,8 +23,8 @@ import {
   type OpeningWebhookRow,
 } from './store.ts';
 
-/** The spec's /v1/webhook error names, by handshake cause. */
-const CAUSE_ERROR: Record<HandshakeCause, { nome: ErrorNameWithStatus<400>; mensagem: string }> = {
+/** The spec's /v1/webhook error names, by handshake cause (the bill-payment webhook answers them too). */
+export const HANDSHAKE_ERRORS: Record<HandshakeCause, { nome: ErrorNameWithStatus<400>; mensagem: string }> = {
   invalid_url: { nome: 'url_webhook', mensagem: 'URL do webhook inválida' },
   protocol: { nome: 'protocolo_da_url', mensagem: 'A URL do webhook deve usar o protocolo HTTPS' },
   mtls_not_enforced: {
@@ -72,7 +72,7 @@ export async function registerOpeningWebhook(
     timeoutMs: webhookSettings().registrationTimeoutMs,
   });
   if (!result.ok) {
-    const error = CAUSE_ERROR[result.cause];
+    const error = HANDSHAKE_ERRORS[result.cause];
     throw new ApiError(400, error.nome, `${error.mensagem}: ${result.detail}`);
   }
   const saved = await insertOpeningWebhook(deps.db, {

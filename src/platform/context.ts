@@ -5,7 +5,13 @@ import type { TokenService } from './auth/tokens.ts';
 import type { RateLimiter } from './ratelimit.ts';
 import type { ServicePki } from './bootstrap.ts';
 import type { OutboxWorker } from './outbox/outbox.ts';
-import type { ChargeCreatedHook, ExternalInstitution, PayerInstitution, WebhookLanes } from './extensions.ts';
+import type {
+  BillInstitution,
+  ChargeCreatedHook,
+  ExternalInstitution,
+  PayerInstitution,
+  WebhookLanes,
+} from './extensions.ts';
 import type { FaultHooks } from './faults.ts';
 import type { Pages } from './pages.ts';
 
@@ -44,6 +50,11 @@ export interface AppContext {
    * `productionPayer` (src/spi/payer.ts); the sandbox: its simulated payer (src/sandbox/payer.ts).
    */
   payerInstitution: PayerInstitution;
+  /**
+   * Extension point: the institutions of bills this pixd did not issue (the bill-payment API). Production:
+   * `noBillConnector` (src/billing/bills/external.ts); the sandbox: its simulated one (src/sandbox/bills.ts).
+   */
+  billInstitution: BillInstitution;
   /** The pages listener's address and connections (platform/pages.ts). */
   pages: Pages;
 }

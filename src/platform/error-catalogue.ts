@@ -52,6 +52,7 @@ export const ERROR_CATALOGUE = {
     PixConsultaInvalida: { status: 400, title: 'Consulta inválida.' },
     PixDevolucaoInvalida: { status: 400, title: 'Devolução inválida.' },
     PixRecusado: { status: 400, title: 'Pix recusado.' },
+    BoletoRecusado: { status: 400 },
     PixEnvioInvalido: { status: [400, 404, 409, 422, 429, 504] },
     PagamentoInvalido: { status: 400, title: 'Pagamento inválido.' },
     WebhookOperacaoInvalida: { status: 400, title: 'Webhook inválido.' },
@@ -160,6 +161,14 @@ export const ERROR_CATALOGUE = {
     vinculo_nao_encontrado: { status: 404 },
     vinculo_nao_autorizado: { status: 422 },
     vinculo_nao_revogavel: { status: 422 },
+    // Paying bills (docs/bill-payments.md).
+    codigo_barras_invalido: { status: 400 },
+    valor_divergente: { status: 422 },
+    boleto_nao_pagavel: { status: 422 },
+    valor_nao_suportado: { status: 422 },
+    pagamento_duplicado: { status: 409 },
+    pagamento_recusado: { status: 422 },
+    webhook_nao_encontrado: { status: 404 },
   },
   wrapper: {
     'Validation Error': { status: FRAMEWORK_4XX },
@@ -204,6 +213,10 @@ export const ERROR_CATALOGUE = {
     link_not_found: { status: 404 },
     link_expired: { status: 400 },
     link_method_not_allowed: { status: 400 },
+    not_banking_billet: { status: 400 },
+    carnet_not_found: { status: 404 },
+    parcel_not_found: { status: 404 },
+    mail_not_configured: { status: 503 },
   },
   oauth: {
     invalid_request: { status: FRAMEWORK_4XX },

@@ -290,7 +290,7 @@ export const newCorrelationId = () => randomUUID();
  */
 export function formatForPath(url: string): ErrorFormat {
   if (url.startsWith('/oauth') || url.startsWith('/v1/oauth')) return 'oauth';
-  if (/^\/v1\/(config|participantes|pagamentos-automaticos)(\/|\?|$)/.test(url)) return 'named';
+  if (/^\/v1\/(config|participantes|pagamentos-automaticos|codBarras|resumo|\d+)(\/|\?|$)/.test(url)) return 'named';
   if (/^\/(v1\/(charge|card|installments|notification|pubkey|authorize)|checkout)/.test(url)) return 'billing';
   if (url.startsWith('/v1/') || url.startsWith('/dict/')) return 'wrapper';
   return 'problem';

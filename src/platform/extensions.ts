@@ -114,6 +114,39 @@ export interface HeldPixDecision {
   error: { code: string; reason: string } | null;
 }
 
+/** A bill not issued by this pixd, as its barcode carries it (src/billing/bills). */
+export interface ExternalBill {
+  tipo: 'boleto' | 'tributo';
+  barcode: string;
+  /** The amount the barcode carries in cents; null when it carries none (a reference quantity, or zero). */
+  amountCents: number | null;
+}
+
+/** A bill payment leaving for the bill's institution, as its settlement hands it over (inside its transaction). */
+export interface ExternalBillPayment extends ExternalBill {
+  idPagamento: string;
+  accountId: number;
+  paidCents: number;
+}
+
+/**
+ * The institutions of the bills this pixd did not issue: who the beneficiary is (the CIP's registry of
+ * boletos, the utility of an arrecadação bill), whether a payment is taken, and what became of it. Production
+ * (src/billing/bills/external.ts) has no bill-payment connector: it knows no beneficiary and refuses every
+ * payment by name; the sandbox (src/sandbox/bills.ts) simulates one with documented amount rules.
+ */
+export interface BillInstitution {
+  /** The registry's view of the bill; null: no connector to ask (the decoded barcode is all that is known). */
+  describe(bill: ExternalBill): {
+    beneficiario: { nome: string; fantasia: string; documento: string } | null;
+    pagador: { nome: string; documento: string } | null;
+  } | null;
+  /** At request time: taken, or refused with the reason (answered as a named error). */
+  accept(bill: ExternalBill & { paidCents: number }): { accepted: true } | { refused: string };
+  /** On the payment date, in its transaction: settled (with its authentication), or refused (why). */
+  settle(sql: Sql, payment: ExternalBillPayment, now: Date): Promise<{ protocolo: string } | { refused: string }>;
+}
+
 /** The webhook lanes as the application uses them (platform/webhooks/dispatcher.ts implements it). */
 export interface WebhookLanes {
   /** The transport webhook registrations test a receiver with. */

@@ -363,6 +363,26 @@ export const LIMITS = {
   billingMetadataUpdatesPerWindow: 7500,
   billingMetadataUpdateWindowSeconds: 86400,
   /**
+   * Boletos and carnês (docs/billing.md, "Boletos"), Efí's bounds: fine up to 10 % (hundredths of a percent),
+   * interest per day up to 0.33 % (thousandths of a percent), per month up to 10 % (hundredths); a message of 80
+   * characters; days after the due date the boleto is still payable (write-off), default that of a cobv.
+   */
+  boletoFineMaxHundredths: 1000,
+  boletoDailyInterestMaxThousandths: 330,
+  boletoMonthlyInterestMaxHundredths: 1000,
+  boletoMessageMaxChars: 80,
+  boletoDaysToWriteOffMax: 99,
+  boletoDaysToWriteOffDefault: 30,
+  /** Spec (Efí): a carnê has 1 to 12 parcels. */
+  billingCarnetRepeatsMax: 12,
+  /** GET /v1/charges: a page of at most this many charges (default 100), dates at most a year apart. */
+  billingChargeListLimitMax: 1000,
+  billingChargeListLimitDefault: 100,
+  billingChargeListRangeMaxDays: 366,
+  /** A balance sheet (defineBalanceSheetBillet): sections, rows per table and characters per cell. */
+  boletoBalanceSheetRowsMax: 100,
+  boletoBalanceSheetCellMaxChars: 200,
+  /**
    * Reconciliation reports (docs/reports-schedules.md). Journal lines read per keyset page while a file is
    * generated: enough that round trips do not dominate, few enough that memory stays flat at any size.
    */
@@ -426,6 +446,13 @@ export const LIMITS = {
   /** Console webhook page: deliveries shown, and request/response text shown before it is cut. */
   consoleDeliveriesShown: 50,
   consoleBodyShownMaxChars: 2_000,
+  /**
+   * Paying bills (docs/bill-payments.md): a payment's `descricao`; how far ahead a payment can be scheduled
+   * (dataPagamento); the widest period GET /v1/resumo summarises.
+   */
+  billPaymentDescriptionMaxChars: 140,
+  billPaymentScheduleMaxDays: 365,
+  billPaymentSummaryRangeMaxDays: 366,
   /** SPI boundary (docs/spi.md): the largest message accepted (a pacs.008 is about 2 KiB). */
   spiMessageMaxBytes: 64 * 1024,
   /** Outbound SPI messages handed to the gateway per pull. */

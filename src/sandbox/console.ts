@@ -3,15 +3,19 @@
  * BR Code as the fictitious payer (`POST /sandbox/pix/pay`'s `sandboxPay`, the same engine as every Pix)
  * and move the account's clock (`POST /sandbox/clock/advance`'s `advanceAccountClock`); open a MED
  * infraction (`POST /sandbox/infracoes`' `openInfraction`) and confirm an approved card charge
- * (`POST /sandbox/billing/charge/:id/settle`'s `settleNow`); set and clear faults on demand (faults/console.ts).
+ * (`POST /sandbox/billing/charge/:id/settle`'s `settleNow`); set and clear faults on demand (faults/console.ts);
+ * pay a boleto by its barcode (`POST /sandbox/boleto/pay`'s `sandboxPayBoleto`); read the billing e-mails.
  */
 import { refusalText, type ConsoleTools } from '../console/kit.ts';
 import { csrfField, html, when, brl } from '../console/render.ts';
 import { AMOUNT_PATTERN } from '../platform/money.ts';
 import { sandboxPay } from './pay.ts';
+import { sandboxPayBoleto } from './boleto-pay.ts';
 import { openInfraction } from '../pix/infractions/service.ts';
 import { OpenRequest } from '../pix/infractions/schemas.ts';
 import { settleNow } from '../billing/charges/service.ts';
+import { mailOf } from '../billing/mail/store.ts';
+import { LIMITS } from '../platform/limits.ts';
 import { SANDBOX_AUTOPAY, FICTITIOUS_PAYER } from './settlement.ts';
 import { CLOCK_ADVANCE_MAX_SECONDS, advanceAccountClock, resetAccountClock } from './clock.ts';
 import { faultSection, registerFaultTools } from './faults/console.ts';
@@ -24,6 +28,18 @@ const UNIT_SECONDS: Record<string, number> = { minutos: 60, horas: 3600, dias: 8
 export const sandboxConsoleTools: ConsoleTools = {
   register(app, kit) {
     const { ctx } = kit;
+    /** The sandbox's mailbox: the billing e-mails (boletos, carnês) the account sent, newest first. */
+    const mailSection = async (accountId: number) => {
+      const mail = await mailOf(ctx.db, accountId, LIMITS.consolePageSize);
+      return html`<section aria-labelledby="mail"><h2 id="mail">E-mails enviados (caixa de saída do sandbox)</h2>${
+        mail.length
+          ? html`<ul>${mail.map(
+              (m) => html`<li><details><summary>${when(m.created_at)} · para ${m.to_address} · ${m.subject}</summary>
+<pre>${m.body}</pre></details></li>`,
+            )}</ul>`
+          : html`<p class="muted">Nenhum e-mail. <code>sendBilletEmail</code> e <code>sendCarnetEmail</code> aparecem aqui.</p>`
+      }</section>`;
+    };
     app.get(
       PAGE,
       kit.guarded(async (_request, reply, session) => {
@@ -32,10 +48,11 @@ export const sandboxConsoleTools: ConsoleTools = {
 <div class="rules"><p>Regras de valor do sandbox:</p><ul>
 <li>Cobranças de ${brl(SANDBOX_AUTOPAY.minCents)} a ${brl(SANDBOX_AUTOPAY.maxCents)} são pagas sozinhas um instante depois de criadas.</li>
 <li>Acima disso ficam ATIVA até você pagar aqui. Sem valor informado, paga-se o que a cobrança pede (com juros, multa e descontos da cobrança com vencimento).</li>
-<li>Um BR Code estático com valor fixo só aceita esse valor; uma cobrança só aceita outro valor se permitir alteração.</li></ul>
+<li>Um BR Code estático com valor fixo só aceita esse valor; uma cobrança só aceita outro valor se permitir alteração.</li>
+<li>Um boleto (código de barras ou linha digitável) é pago pelo valor do dia e creditado no dia útil seguinte, pelo relógio da conta que o emitiu; o QR Pix dele é pago na hora.</li></ul>
 <p class="muted">Pagador: ${FICTITIOUS_PAYER.nome}, CPF ${FICTITIOUS_PAYER.cpf}.</p></div>
 <form method="post" action="${PAGE}/pay" class="stack">${csrfField(session)}
-<label for="target">txid da cobrança ou BR Code (Pix Copia e Cola)</label>
+<label for="target">txid da cobrança, BR Code (Pix Copia e Cola) ou linha digitável do boleto</label>
 <textarea id="target" name="target" rows="3" required></textarea>
 <label for="valor">Valor (opcional, ex.: 12.34)</label>
 <input id="valor" name="valor" pattern="${AMOUNT_PATTERN}" inputmode="decimal">
@@ -58,7 +75,8 @@ export const sandboxConsoleTools: ConsoleTools = {
 <form method="post" action="${PAGE}/card-settle" class="search">${csrfField(session)}
 <label>charge_id <input name="chargeId" type="number" min="1" required></label>
 <button type="submit">Confirmar pagamento</button></form></section>
-${await faultSection(kit, session, PAGE)}`;
+${await faultSection(kit, session, PAGE)}
+${await mailSection(kit.callerOf(session).accountId)}`;
         return kit.render(reply, session, { title: 'Ferramentas do sandbox', section: 'sandbox' }, body);
       }, 'sandbox.write'),
     );
@@ -69,6 +87,14 @@ ${await faultSection(kit, session, PAGE)}`;
         const target = String(form.target ?? '').trim();
         const isBrCode = target.startsWith('000201');
         try {
+          // A boleto's barcode or linha digitável: paid as a bank would, credited the next business day.
+          if (/^\d{44}$|^\d{47}$/.test(target.replace(/[\s.]/g, ''))) {
+            const paid = await ctx.db.tx((sql) => sandboxPayBoleto(sql, ctx.clock, { codBarras: target }));
+            return kit.done(reply, session, PAGE, {
+              kind: 'ok',
+              text: `Boleto pago: R$ ${paid.valor} a ${paid.beneficiario.nome}; crédito em ${paid.creditoEm}.`,
+            });
+          }
           const pix = await ctx.db.tx((sql) =>
             sandboxPay(sql, session.current, ctx.clock, {
               ...(isBrCode ? { pixCopiaECola: target } : { txid: target }),

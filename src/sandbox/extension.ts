@@ -7,6 +7,7 @@ import { SANDBOX_AUTOPAY_TOPIC, autoPaymentHook } from './settlement.ts';
 import { simulatedInstitution } from './institution.ts';
 import { faultBook } from './faults/book.ts';
 import { simulatedPayer } from './payer.ts';
+import { simulatedBillInstitution } from './bills.ts';
 
 /** Before the webhook lanes are made (they take the faults), so on the context without them. */
 export function installSandbox(ctx: Omit<AppContext, 'webhooks'>): void {
@@ -21,4 +22,6 @@ export function installSandbox(ctx: Omit<AppContext, 'webhooks'>): void {
   ctx.faults = faults;
   // Recurring charges and Open Finance payments have a simulated payer with the amount rules integrators know.
   ctx.payerInstitution = simulatedPayer;
+  // Bills not issued by this pixd have a simulated institution with amount rules (docs/bill-payments.md).
+  ctx.billInstitution = simulatedBillInstitution;
 }

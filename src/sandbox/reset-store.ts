@@ -38,6 +38,8 @@ const REMOVED: readonly { table: string; where: string }[] = [
   { table: 'split_distributions', where: 'received_pix_id in (select id from received_pix where account_id = $1)' },
   { table: 'pix_confirmations', where: 'account_id = $1' },
   { table: 'received_pix', where: 'account_id = $1' },
+  // A boleto names its Pix charge (cobv): it goes first.
+  { table: 'billing_boletos', where: 'account_id = $1' },
   // Charges, their batches and locations, and the split configurations they link to.
   { table: 'split_links', where: 'charge_id in (select id from charges where account_id = $1)' },
   { table: 'cobv_batch_items', where: 'account_id = $1' },
@@ -58,6 +60,8 @@ const REMOVED: readonly { table: string; where: string }[] = [
   { table: 'pix_schedules', where: 'account_id = $1' },
   // The directory's key-lookup buckets: full again.
   { table: 'key_lookup_buckets', where: 'account_id = $1' },
+  { table: 'bill_payments', where: 'account_id = $1' },
+  { table: 'bill_payment_webhooks', where: 'account_id = $1' },
   // Directory operations of a participant.
   { table: 'dict_refunds', where: 'account_id = $1' },
   { table: 'dict_entries', where: 'account_id = $1' },
@@ -68,6 +72,8 @@ const REMOVED: readonly { table: string; where: string }[] = [
   { table: 'of_payments', where: 'account_id = $1' },
   { table: 'of_enrolments', where: 'account_id = $1' },
   { table: 'of_config', where: 'account_id = $1' },
+  // Billing: e-mails, boletos (before their Pix charges and charges), carnês (parcels before the carnê row).
+  { table: 'mail_outbox', where: 'account_id = $1' },
   // Card billing: links, subscriptions and plans before the charges they point at.
   { table: 'billing_links', where: 'charge_id in (select id from billing_charges where account_id = $1)' },
   {

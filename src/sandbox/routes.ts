@@ -9,6 +9,7 @@ import { PixView } from '../pix/received/schemas.ts';
 import { devedorViolations } from '../pix/shared/devedor.ts';
 import { invalid } from '../platform/errors.ts';
 import { sandboxPay } from './pay.ts';
+import { sandboxPayBoleto } from './boleto-pay.ts';
 import { blockBalance } from './blocks.ts';
 import { formatAmount, parseAmount } from '../platform/money.ts';
 import { LIMITS } from '../platform/limits.ts';
@@ -155,6 +156,51 @@ export const sandboxRoutes =
         const view = await sandboxPay(ctx.db, request.principal.accountId, ctx.clock, request.body);
         return reply.status(201).send(view);
       },
+    );
+
+    app.post(
+      '/sandbox/boleto/pay',
+      {
+        config: { invalidRequest: 'PagamentoInvalido', propertyRoot: 'pagamento' },
+        schema: {
+          tags,
+          summary:
+            'Pay a pixd boleto by barcode or linha digitável as a fictitious payer (credited the next business day)',
+          body: Type.Object(
+            {
+              codBarras: Type.String({
+                minLength: 44,
+                maxLength: 60,
+                description: 'Barcode (44) or linha digitável (47)',
+              }),
+              pagador: Type.Optional(
+                Type.Object(
+                  {
+                    nome: Type.String({ minLength: 1, maxLength: 200 }),
+                    cpf: Type.Optional(Cpf),
+                    cnpj: Type.Optional(Cnpj),
+                  },
+                  { additionalProperties: false },
+                ),
+              ),
+            },
+            { additionalProperties: false },
+          ),
+          response: {
+            201: Type.Object({
+              codigoBarras: Type.String(),
+              linhaDigitavel: Type.String(),
+              valor: Type.String(),
+              beneficiario: Type.Object({ nome: Type.String(), documento: Type.String() }),
+              chargeId: Type.Integer(),
+              pagoEm: Type.String(),
+              creditoEm: Type.String(),
+            }),
+          },
+        },
+      },
+      async (request, reply) =>
+        reply.status(201).send(await ctx.db.tx((sql) => sandboxPayBoleto(sql, ctx.clock, request.body))),
     );
 
     app.post(

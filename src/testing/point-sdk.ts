@@ -2,7 +2,7 @@
  * Points the official Efí Node SDK (`sdk-node-apis-efi`) at a pixd node without changing the SDK.
  *
  * The SDK hard-codes its origins (`https://pix-h.api.efipay.com.br`, `https://cobrancas-h.api.efipay.com.br`,
- * `https://openfinance-h.api.efipay.com.br` and their production twins) and talks through axios: `axios.create()` once per `EfiPay` instance for API
+ * `https://openfinance-h.api.efipay.com.br`, `https://pagarcontas-h.api.efipay.com.br` and their production twins) and talks through axios: `axios.create()` once per `EfiPay` instance for API
  * calls, and the root `axios(...)` for tokens. Both read the root `axios.defaults`: `axios.create()` merges
  * them when the instance is made, the root instance on every request. So a transport adapter installed in
  * `axios.defaults.adapter` BEFORE `new EfiPay(...)` sees every request the SDK makes and can send it to pixd:
@@ -37,6 +37,9 @@ export const EFI_ORIGINS = [
   // Open Finance (`APIS.OPENFINANCE.URL`): the SDK's base path ends in /v1, which pixd serves as is.
   'https://openfinance-h.api.efipay.com.br',
   'https://openfinance.api.efipay.com.br',
+  // Bill payments (`APIS.PAGAMENTOS.URL`): also a base path ending in /v1, served as is (docs/bill-payments.md).
+  'https://pagarcontas-h.api.efipay.com.br',
+  'https://pagarcontas.api.efipay.com.br',
 ] as const;
 
 /** The URL the request goes to, if it is one of the SDK's origins; otherwise null. */

@@ -60,7 +60,7 @@ export interface CheckoutView {
 }
 
 async function chargeByToken(sql: Sql, checkoutToken: string): Promise<ChargeRow | undefined> {
-  return CHECKOUT_TOKEN.test(checkoutToken) ? findCharge(sql, { checkoutToken }) : undefined;
+  return CHECKOUT_TOKEN.test(checkoutToken) ? findCharge(sql, { checkoutToken, kind: 'charge' }) : undefined;
 }
 
 /** What the page shows; undefined for a token no charge has (the page answers its friendly 404). */
@@ -82,18 +82,21 @@ export async function checkoutView(
     merchant: account.nome,
     items: charge.items.map((i) => ({ name: i.name, value: i.value, amount: i.amount ?? 1 })),
     shipping,
-    discount: p?.discount_cents ?? 0,
+    discount: p && 'discount_cents' in p ? p.discount_cents : 0,
     total: charge.total_cents,
     refusal:
       charge.status === 'unpaid' ? (REFUSAL_FOR_SHOPPER.get(charge.refusal_reason ?? '') ?? REFUSAL_FALLBACK) : null,
-    payment: p && {
-      brand: p.brand,
-      last_digits: p.card_mask.slice(-4),
-      installments: p.installments,
-      installment_value: p.installment_value,
-      approved_at: charge.approved_at?.toISOString() ?? null,
-      paid_at: charge.paid_at?.toISOString() ?? null,
-    },
+    payment:
+      p?.method !== 'credit_card'
+        ? null
+        : {
+            brand: p.brand,
+            last_digits: p.card_mask.slice(-4),
+            installments: p.installments,
+            installment_value: p.installment_value,
+            approved_at: charge.approved_at?.toISOString() ?? null,
+            paid_at: charge.paid_at?.toISOString() ?? null,
+          },
     payee_code: account.payee_code,
     environment,
     sandbox:
@@ -125,7 +128,9 @@ export async function checkoutPay(
   const paid =
     charge.status === 'unpaid'
       ? await retryCharge(sql, caller, charge.id, card)
-      : await payCharge(sql, caller, charge.id, { ...card, ...(await linkCardTerms(sql, charge, caller.now)) });
+      : await payCharge(sql, caller, charge.id, {
+          credit_card: { ...card, ...(await linkCardTerms(sql, charge, caller.now)) },
+        });
   await firstChargePaidByLink(sql, paid, caller.now);
   return paid.status;
 }

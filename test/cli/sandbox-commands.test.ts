@@ -9,6 +9,8 @@ import { Receiver, webhookApi, type WebhookApi } from '../helpers/receiver.ts';
 import { cobBody, startTestService, type TestService } from '../helpers/service.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { assertLedgerBalanced } from '../helpers/ledger.ts';
+import { billingApi, customer } from '../billing/helpers.ts';
+import { brasiliaDate, fromEpochDay, nextBusinessDay, toEpochDay } from '../../src/platform/calendar.ts';
 
 describe('pixd pay, clock and trigger', () => {
   let svc: TestService;
@@ -45,6 +47,19 @@ describe('pixd pay, clock and trigger', () => {
       assert.equal(read.body.pix[0].endToEndId, /endToEndId (\w+)/.exec(out)?.[1]);
     }
     await assertLedgerBalanced(svc.service.ctx.db);
+  });
+
+  it('pays a boleto by its linha digitável, credited on the next business day', async () => {
+    const billing = billingApi(svc.anonymous, svc.demo);
+    const expireAt = fromEpochDay(nextBusinessDay(toEpochDay(brasiliaDate(new Date())) + 3));
+    const issued = await billing.ok('POST', '/v1/charge/one-step', {
+      items: [{ name: 'Livro', value: 4210, amount: 1 }],
+      payment: { banking_billet: { customer, expire_at: expireAt } },
+    });
+    const out = await ok('pay', issued.data.barcode);
+    assert.match(out, /^paid boleto \d{47} of .*: 42\.10, credited at \d{4}-/);
+    const again = await pixd('pay', issued.data.barcode);
+    assert.match(again.stderr, /^pixd: POST \/sandbox\/boleto\/pay answered 400: .*boleto_pago/);
   });
 
   it('triggers a received Pix and its refund on the key webhook, and recurrence events', async () => {

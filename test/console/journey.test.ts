@@ -17,7 +17,7 @@ import { callerWithFreshToken } from '../helpers/time-travel.ts';
 import { configBody, newBeneficiary } from '../pix/split-fixtures.ts';
 import { recBody } from '../pix/rec-fixtures.ts';
 import { brasiliaDate, fromEpochDay, isBusinessDay, toEpochDay } from '../../src/platform/calendar.ts';
-import { billingApi, CARDS, cardPayment, items, paymentToken } from '../billing/helpers.ts';
+import { billingApi, CARDS, cardPayment, customer, items, paymentToken } from '../billing/helpers.ts';
 import {
   assertAccessible,
   consoleUrl,
@@ -235,6 +235,37 @@ describe('web console journey (headless Chromium)', () => {
     assert.equal((await page.goto(`${console_}/charges/outro/x`))!.status(), 404);
     await context.close();
   });
+  it('a boleto: its row, its page with barcode, PDF and Pix QR, paid from the payer tool, its e-mail in the mailbox', async () => {
+    const billing = billingApi(svc.anonymous, svc.demo);
+    const expireAt = fromEpochDay(toEpochDay(brasiliaDate(new Date())) + 10);
+    const issued = await billing.ok('POST', '/v1/charge/one-step', {
+      items,
+      payment: { banking_billet: { customer, expire_at: expireAt } },
+    });
+    const chargeId = issued.data.charge_id as number;
+    await billing.ok('POST', `/v1/charge/${chargeId}/billet/resend`, { email: 'cliente@example.com' });
+    const context = await newContext();
+    const page = await signInDemo(context);
+    await page.goto(`${console_}/charges?kind=cartao`);
+    assert.match(
+      await page.locator('tbody tr', { has: page.locator(`a[href$="/cartao/${chargeId}"]`) }).innerText(),
+      /boleto\s+waiting/,
+    );
+    await page.goto(`${console_}/charges/cartao/${chargeId}`);
+    const section = await page.innerText('#boleto + dl');
+    assert.ok(section.includes(issued.data.barcode) && section.includes(issued.data.barcode_digits));
+    assert.equal(await page.locator('#boleto + dl img[alt="QR Code Pix do boleto"]').count(), 1);
+    assert.equal(await page.locator(`#boleto + dl a[href="${issued.data.pdf.charge}"]`).count(), 1);
+    await assertAccessible(page, 'boleto');
+    await page.goto(`${console_}/sandbox`);
+    assert.match(await page.innerText('#mail + *'), /cliente@example\.com/);
+    await page.fill('#target', issued.data.barcode);
+    await page.click('button:has-text("Pagar")');
+    await page.waitForSelector('.flash');
+    assert.match(await page.innerText('.flash'), /Boleto pago: R\$ 119\.80/);
+    await context.close();
+  });
+
   it('a split charge shows its configuration and how the payment was divided', async () => {
     const beneficiary = await newBeneficiary(svc, { nome: 'Parceiro Ltda' });
     const config = await demoApi.call(

@@ -1,13 +1,16 @@
 /**
  * Limits, scopes and production behaviour of money out (issue 14, items 3 and 8): the 500 requests per
  * second limit on the send, the BR Code payment and the MED defence; the SDK's scopes; and production, with
- * no settlement connector, refusing receivers outside pixd with a named error.
+ * no settlement connector, refusing receivers outside pixd with a named error (and, with no bill-payment
+ * connector, bills of other institutions: docs/bill-payments.md).
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { burst } from '../helpers/burst.ts';
 import { Receiver, webhookApi } from '../helpers/receiver.ts';
+import { bankBarcode } from '../../src/platform/febraban.ts';
+import { brasiliaDate } from '../../src/platform/calendar.ts';
 
 const LIMIT = 500;
 
@@ -79,5 +82,21 @@ describe('money out in production', () => {
     assert.equal(res.status, 422, res.text);
     assert.equal(res.body.nome, 'destino_externo_indisponivel');
     assert.equal((await api.call('POST', '/sandbox/infracoes', {})).status, 404, 'no sandbox tools in production');
+  });
+
+  it('decodes a bill of another bank but refuses to pay it by name: no bill-payment connector', async () => {
+    const api = webhookApi(svc.demo);
+    const barcode = bankBarcode({ bankCode: '341', dueDate: null, amountCents: 5_000, freeField: '1'.repeat(25) });
+    const detail = await api.call('GET', `/v1/codBarras/${barcode}`);
+    assert.equal(detail.status, 200, detail.text);
+    assert.equal(detail.body.beneficiario, null, 'no registry to ask');
+    assert.equal(detail.body.informacoesPagamento.podeSerPago, false);
+    const paid = await api.call('POST', `/v1/codBarras/${barcode}`, {
+      valor: 5_000,
+      dataPagamento: brasiliaDate(svc.clock.now()),
+    });
+    assert.equal(paid.status, 422, paid.text);
+    assert.equal(paid.body.nome, 'pagamento_recusado');
+    assert.match(paid.body.mensagem, /Sem conector de pagamento de contas/);
   });
 });

@@ -48,7 +48,9 @@ const APPLIED: [number, string, string][] = [
   [33, 'spi_outbound_status_reports', 'f275809c9dc28143'],
   [34, 'key_lookup_buckets', '5a4eeadc1490b3f3'],
   [35, 'split_refund_shares', '71038d3480740cb4'],
-  [36, 'subscriptions_links', '3b94055fb4c00ee2'],
+  [36, 'boletos_carnets', 'd628b441f977919b'],
+  [37, 'bill_payments', '536d87fddc7c2e93'],
+  [38, 'subscriptions_links', '3b94055fb4c00ee2'],
 ];
 
 describe('migrations', () => {

@@ -22,6 +22,8 @@ const UNDECLARED = [
   'GET /web/payment-token.js',
   'GET /checkout/{token}',
   'GET /link/{token}',
+  'GET /boleto/{file}',
+  'GET /carne/{file}',
 ];
 
 type Media = { schema: object; example?: unknown };

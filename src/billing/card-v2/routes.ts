@@ -3,7 +3,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { billingCallerOf } from '../shared/caller.ts';
-import { oneStepCharge, paymentView } from '../charges/service.ts';
+import { oneStepCharge } from '../charges/service.ts';
+import type { CardPaymentRecord } from '../charges/store.ts';
 import { CardChargeV2, CardChargeV2Result } from './schemas.ts';
 
 export const billingCardV2Routes =
@@ -31,8 +32,17 @@ export const billingCardV2Routes =
             payment: { credit_card: card },
           }),
         );
-        const { payment: _payment, ...view } = paymentView(charge);
-        return view;
+        const paid = charge.payment as CardPaymentRecord;
+        return {
+          charge_id: charge.id,
+          status: charge.status,
+          total: charge.total_cents,
+          installments: paid.installments,
+          installment_value: paid.installment_value,
+          ...(charge.status === 'unpaid' && {
+            refusal: { reason: charge.refusal_reason!, retry: charge.refusal_retry! },
+          }),
+        };
       },
     );
   };

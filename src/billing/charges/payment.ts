@@ -134,7 +134,7 @@ function enqueueCardJob(sql: Sql, topic: Topic<CardJob>, charge: ChargeRow, avai
  * number's last digit, or the one the account asked for (`faults`, docs/faults.md).
  */
 export async function answerCardPayment(sql: Sql, charge: ChargeRow, now: Date, faults?: FaultHooks): Promise<void> {
-  if (charge.status !== 'waiting' || !charge.payment) return;
+  if (charge.status !== 'waiting' || charge.payment?.method !== 'credit_card') return;
   const number = await cardNumberOf(sql, charge.payment.token_ref);
   const reason = (await faults?.take(sql, charge.account_id, 'cartao'))?.motivo ?? SANDBOX_REFUSALS[number.slice(-1)];
   if (reason) {

@@ -2,7 +2,9 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
+import { billingCallerOf } from '../shared/caller.ts';
 import {
+  AnyPayment,
   CardPayment,
   ChargeCreate,
   ChargeCreated,
@@ -39,12 +41,7 @@ export const billingChargeRoutes =
   (ctx: AppContext): FastifyPluginAsync =>
   async (base) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
-    const caller = (request: FastifyRequest): BillingCaller => ({
-      accountId: request.principal.accountId,
-      now: ctx.clock.forAccount(request.principal.accountId).now(),
-      pagesUrl: ctx.pages.url,
-      faults: ctx.faults,
-    });
+    const caller = (request: FastifyRequest): BillingCaller => billingCallerOf(ctx, request);
     const id = { params: ChargeIdParams };
 
     app.post(
@@ -70,10 +67,13 @@ export const billingChargeRoutes =
           response: { 200: PaymentResult },
         },
       },
-      async (request) => ({
-        code: 200,
-        data: paymentView(await ctx.db.tx((sql) => oneStepCharge(sql, caller(request), request.body))),
-      }),
+      async (request) => {
+        const c = caller(request);
+        return {
+          code: 200,
+          data: await ctx.db.tx(async (sql) => paymentView(sql, c, await oneStepCharge(sql, c, request.body))),
+        };
+      },
     );
 
     app.post(
@@ -82,20 +82,21 @@ export const billingChargeRoutes =
         config: write,
         schema: {
           tags,
-          summary: 'Set the card payment of a new charge (waiting)',
+          summary: 'Set the payment of a new charge, card or boleto (waiting)',
           ...id,
-          body: CardPayment,
+          body: AnyPayment,
           response: { 200: PaymentResult },
         },
       },
-      async (request) => ({
-        code: 200,
-        data: paymentView(
-          await ctx.db.tx((sql) =>
-            payCharge(sql, caller(request), request.params.id, request.body.payment.credit_card),
+      async (request) => {
+        const c = caller(request);
+        return {
+          code: 200,
+          data: await ctx.db.tx(async (sql) =>
+            paymentView(sql, c, await payCharge(sql, c, request.params.id, request.body.payment)),
           ),
-        ),
-      }),
+        };
+      },
     );
 
     app.post(
@@ -110,14 +111,15 @@ export const billingChargeRoutes =
           response: { 200: PaymentResult },
         },
       },
-      async (request) => ({
-        code: 200,
-        data: paymentView(
-          await ctx.db.tx((sql) =>
-            retryCharge(sql, caller(request), request.params.id, request.body.payment.credit_card),
+      async (request) => {
+        const c = caller(request);
+        return {
+          code: 200,
+          data: await ctx.db.tx(async (sql) =>
+            paymentView(sql, c, await retryCharge(sql, c, request.params.id, request.body.payment.credit_card)),
           ),
-        ),
-      }),
+        };
+      },
     );
 
     app.post(

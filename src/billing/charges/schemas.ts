@@ -1,16 +1,15 @@
 /** Card/billing charge bodies and views (spec: Card/billing charge resource). Amounts are integer cents. */
 import { Type, type Static } from '@sinclair/typebox';
 import { LIMITS } from '../../platform/limits.ts';
+import { BankingBillet, BoletoFields } from '../boletos/schemas.ts';
+import { Address, Cents, Customer, Discount, strict, Text } from '../shared/schemas.ts';
 
-const strict = { additionalProperties: false } as const;
-const Cents = Type.Integer({ minimum: 1, maximum: LIMITS.billingValueMaxCents });
 const Percent = Type.Integer({
   minimum: 1,
   maximum: LIMITS.billingPercentScale,
   description: 'hundredths of a percent: 10000 = 100 %',
 });
 const PayeeCode = Type.String({ pattern: '^[a-zA-Z0-9]{32}$' });
-const Text = (max: number) => Type.String({ minLength: 1, maxLength: max });
 
 export const Item = Type.Object(
   {
@@ -42,37 +41,6 @@ export const Metadata = Type.Object(
   strict,
 );
 
-const Address = Type.Object(
-  {
-    street: Text(200),
-    number: Text(55),
-    neighborhood: Text(255),
-    zipcode: Type.String({ pattern: '^\\d{8}$' }),
-    city: Text(255),
-    complement: Type.Optional(Type.String({ maxLength: 55 })),
-    state: Type.String({ pattern: '^[A-Z]{2}$' }),
-  },
-  strict,
-);
-const Customer = Type.Object(
-  {
-    name: Type.Optional(Text(255)),
-    cpf: Type.Optional(Type.String({ pattern: '^\\d{11}$' })),
-    email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
-    phone_number: Type.Optional(Type.String({ pattern: '^\\d{10,11}$' })),
-    birth: Type.Optional(Type.String({ format: 'date' })),
-    address: Type.Optional(Address),
-    juridical_person: Type.Optional(
-      Type.Object({ corporate_name: Text(255), cnpj: Type.String({ pattern: '^\\d{14}$' }) }, strict),
-    ),
-  },
-  strict,
-);
-export const Discount = Type.Object(
-  { type: Type.Union([Type.Literal('currency'), Type.Literal('percentage')]), value: Type.Integer({ minimum: 1 }) },
-  strict,
-);
-
 export const CreditCard = Type.Object(
   {
     customer: Customer,
@@ -85,6 +53,16 @@ export const CreditCard = Type.Object(
   strict,
 );
 export const CardPayment = Type.Object({ payment: Type.Object({ credit_card: CreditCard }, strict) }, strict);
+/** One payment method: a card or a boleto (`banking_billet`, src/billing/boletos). */
+export const AnyPayment = Type.Object(
+  {
+    payment: Type.Object(
+      { credit_card: Type.Optional(CreditCard), banking_billet: Type.Optional(BankingBillet) },
+      { ...strict, description: 'Exactly one of credit_card and banking_billet.' },
+    ),
+  },
+  strict,
+);
 
 export const ChargeCreate = Type.Object(
   {
@@ -95,7 +73,7 @@ export const ChargeCreate = Type.Object(
   strict,
 );
 export const OneStepCreate = Type.Object(
-  { ...ChargeCreate.properties, payment: CardPayment.properties.payment },
+  { ...ChargeCreate.properties, payment: AnyPayment.properties.payment },
   strict,
 );
 export const RefundBody = Type.Union([Type.Object({ amount: Type.Optional(Cents) }, strict), Type.Null()]);
@@ -105,6 +83,7 @@ export type ItemInput = Static<typeof Item>;
 export type ShippingInput = Static<typeof Shipping>;
 export type MetadataInput = Static<typeof Metadata>;
 export type CreditCardInput = Static<typeof CreditCard>;
+export type AnyPaymentInput = Static<typeof AnyPayment>['payment'];
 export type ChargeCreateInput = Static<typeof ChargeCreate>;
 export type OneStepInput = Static<typeof OneStepCreate>;
 
@@ -124,10 +103,11 @@ export const PaymentResult = Envelope(
     charge_id: Type.Integer(),
     status: Type.String(),
     total: Type.Integer(),
-    installments: Type.Integer(),
-    installment_value: Type.Integer(),
+    installments: Type.Optional(Type.Integer()),
+    installment_value: Type.Optional(Type.Integer()),
     payment: Type.String(),
     refusal: Type.Optional(Type.Object({ reason: Type.String(), retry: Type.Boolean() })),
+    ...BoletoFields.properties,
   }),
 );
 export const ChargeDetail = Envelope(Type.Object({}, { additionalProperties: true }));

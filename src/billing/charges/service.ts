@@ -2,42 +2,47 @@
 import { lockCustomer } from '../../platform/ledger/ledger.ts';
 import { randomBytes } from 'node:crypto';
 import type { Database, Sql } from '../../platform/db/database.ts';
-import type { FaultHooks } from '../../platform/faults.ts';
+import type { BillingCaller } from '../shared/caller.ts';
 import { LIMITS } from '../../platform/limits.ts';
-import { billingError, chargeNotFound } from '../shared/errors.ts';
+import { billingError, carnetNotFound, chargeNotFound } from '../shared/errors.ts';
 import { brasiliaDateTime } from '../../platform/calendar.ts';
 import { continueAfterUrlChange } from '../notifications/delivery.ts';
 import { checkWebhookUrl, isUrlProblem } from '../../platform/webhooks/urls.ts';
-import type { ChargeCreateInput, CreditCardInput, MetadataInput, OneStepInput } from './schemas.ts';
+import type { AnyPaymentInput, ChargeCreateInput, CreditCardInput, MetadataInput, OneStepInput } from './schemas.ts';
+import { cancelBoleto, lockOwnBoleto, settleBoleto } from '../boletos/service.ts';
+import { issueBoleto } from '../boletos/issue.ts';
+import { findBoleto, lockPixChargeOf } from '../boletos/store.ts';
+import { boletoFields } from '../boletos/view.ts';
 import {
   accountsByPayeeCode,
   findCharge,
   historyOf,
   insertCharge,
+  insertHistory,
   lockCharge,
   refundsOf,
   updateCharge,
+  type CardPaymentRecord,
   type ChargeRow,
 } from './store.ts';
 import { answerCardPayment, confirmCardPayment, grossTotal, setCardPayment } from './payment.ts';
 import { requestRefund } from './refunds.ts';
 import { requireStatus, transition } from './transitions.ts';
 
-export interface BillingCaller {
-  accountId: number;
-  now: Date;
-  /** Faults on demand (sandbox only, docs/faults.md): a card refused with the code the account chose. */
-  faults?: FaultHooks;
-  /** The pages listener's origin: `checkout_url` is a page a shopper opens (no certificate asked there). */
-  pagesUrl: string;
-}
+export type { BillingCaller } from '../shared/caller.ts';
 
 const checkoutUrl = (caller: BillingCaller, charge: ChargeRow) =>
   `${caller.pagesUrl}/checkout/${charge.checkout_token}`;
 
-async function lockOwn(sql: Sql, caller: BillingCaller, id: number): Promise<ChargeRow> {
-  const charge = await lockCharge(sql, { id, accountId: caller.accountId });
-  if (!charge) throw chargeNotFound();
+/** The caller's charge (or carnê, with kind 'carnet'), locked; 404 in the kind's words otherwise. */
+export async function lockOwn(
+  sql: Sql,
+  caller: BillingCaller,
+  id: number,
+  kind: ChargeRow['kind'] = 'charge',
+): Promise<ChargeRow> {
+  const charge = await lockCharge(sql, { id, accountId: caller.accountId, kind });
+  if (!charge) throw kind === 'carnet' ? carnetNotFound() : chargeNotFound();
   return charge;
 }
 
@@ -102,35 +107,59 @@ export const createdView = (caller: BillingCaller, c: ChargeRow) => ({
   checkout_url: checkoutUrl(caller, c),
 });
 
-export const paymentView = (c: ChargeRow) => ({
-  charge_id: c.id,
-  status: c.status,
-  total: c.total_cents,
-  installments: c.payment!.installments,
-  installment_value: c.payment!.installment_value,
-  payment: 'credit_card',
-  ...(c.status === 'unpaid' && { refusal: { reason: c.refusal_reason!, retry: c.refusal_retry! } }),
-});
+/** The answer of one-step, /pay and /retry: the card's installments and refusal, or the boleto's barcode, QR and links. */
+export async function paymentView(sql: Sql, caller: BillingCaller, c: ChargeRow) {
+  const base = { charge_id: c.id, status: c.status, total: c.total_cents };
+  if (c.payment?.method === 'banking_billet') {
+    const boleto = await findBoleto(sql, { chargeId: c.id });
+    return { ...base, payment: 'banking_billet', ...(await boletoFields(caller, boleto!)) };
+  }
+  // A charge (not a carnê) without a boleto is a card charge.
+  const card = c.payment as CardPaymentRecord;
+  return {
+    ...base,
+    installments: card.installments,
+    installment_value: card.installment_value,
+    payment: 'credit_card',
+    ...(c.status === 'unpaid' && { refusal: { reason: c.refusal_reason!, retry: c.refusal_retry! } }),
+  };
+}
 
-/** One step: created, payment set and answered in one transaction (approved, or unpaid with the refusal). */
+/** Exactly one payment method (the schema lists both as optional). */
+function checkOneMethod(payment: AnyPaymentInput): void {
+  if (!payment.credit_card === !payment.banking_billet)
+    throw billingError(400, 'validation_error', 'payment: informe exatamente um de credit_card e banking_billet.');
+}
+
+/**
+ * One step: created and its payment set in one transaction. A card is answered at once (approved, or unpaid
+ * with the refusal); a boleto is issued (waiting).
+ */
 export async function oneStepCharge(sql: Sql, caller: BillingCaller, body: OneStepInput): Promise<ChargeRow> {
   const { payment, ...charge } = body;
+  checkOneMethod(payment);
   const created = await createCharge(sql, caller, charge);
-  await setCardPayment(sql, created, payment.credit_card, caller.now, { answerNow: true });
+  if (payment.banking_billet) {
+    await issueBoleto(sql, caller, created, payment.banking_billet);
+    return created;
+  }
+  await setCardPayment(sql, created, payment.credit_card!, caller.now, { answerNow: true });
   await answerCardPayment(sql, created, caller.now, caller.faults);
   return created;
 }
 
-/** POST /v1/charge/:id/pay: new → waiting; the issuer's answer follows through the outbox. */
+/** POST /v1/charge/:id/pay: new → waiting; a card's issuer answers through the outbox, a boleto is issued. */
 export async function payCharge(
   sql: Sql,
   caller: BillingCaller,
   id: number,
-  card: CreditCardInput,
+  payment: AnyPaymentInput,
 ): Promise<ChargeRow> {
+  checkOneMethod(payment);
   const charge = await lockOwn(sql, caller, id);
   requireStatus(charge, ['new', 'link'], 'Definir a forma de pagamento');
-  await setCardPayment(sql, charge, card, caller.now);
+  if (payment.banking_billet) await issueBoleto(sql, caller, charge, payment.banking_billet);
+  else await setCardPayment(sql, charge, payment.credit_card!, caller.now);
   return charge;
 }
 
@@ -151,9 +180,31 @@ export async function retryCharge(
 }
 
 export async function cancelCharge(sql: Sql, caller: BillingCaller, id: number): Promise<void> {
+  // A boleto's Pix charge is locked before the charge (the Pix engine's order); a card charge has none.
+  await lockPixChargeOf(sql, id);
   const charge = await lockOwn(sql, caller, id);
+  const boleto = await findBoleto(sql, { chargeId: id });
+  if (boleto) return cancelBoleto(sql, charge, boleto, caller.now);
   requireStatus(charge, ['new', 'link', 'waiting', 'unpaid'], 'O cancelamento');
   await transition(sql, charge, charge.status, 'canceled', caller.now);
+}
+
+/** PUT /v1/charge/:id/settle: a boleto marked paid by hand (settled). */
+export async function settleCharge(sql: Sql, caller: BillingCaller, id: number): Promise<void> {
+  const { charge, boleto } = await lockOwnBoleto(sql, caller.accountId, id);
+  await settleBoleto(sql, charge, boleto, caller.now);
+}
+
+/** POST /v1/charge/:id/history: the integrator's own line in the history (no status change, no notification). */
+export async function addHistory(
+  sql: Sql,
+  caller: BillingCaller,
+  id: number,
+  description: string,
+  kind: ChargeRow['kind'] = 'charge',
+): Promise<void> {
+  const charge = await lockOwn(sql, caller, id, kind);
+  await insertHistory(sql, charge.id, { message: description }, caller.now);
 }
 
 export async function refundCharge(
@@ -171,9 +222,10 @@ export async function updateMetadata(
   caller: BillingCaller,
   id: number,
   metadata: MetadataInput,
+  kind: ChargeRow['kind'] = 'charge',
 ): Promise<void> {
   checkNotificationUrl(metadata.notification_url);
-  const charge = await lockOwn(sql, caller, id);
+  const charge = await lockOwn(sql, caller, id, kind);
   const urlChanges = metadata.notification_url !== undefined && metadata.notification_url !== charge.notification_url;
   if (urlChanges) {
     await lockCustomer(sql, caller.accountId);
@@ -207,10 +259,40 @@ export async function updateMetadata(
 }
 
 export async function chargeDetail(sql: Sql, caller: BillingCaller, id: number) {
-  const c = await findCharge(sql, { id, accountId: caller.accountId });
+  const c = await findCharge(sql, { id, accountId: caller.accountId, kind: 'charge' });
   if (!c) throw chargeNotFound();
   const [history, refunds] = await Promise.all([historyOf(sql, c.id), refundsOf(sql, c.id)]);
   const p = c.payment;
+  const common = {
+    charge_id: c.id,
+    total: c.total_cents,
+    status: c.status,
+    custom_id: c.custom_id,
+    created_at: brasiliaDateTime(c.created_at),
+    notification_url: c.notification_url,
+    items: c.items,
+    shippings: c.shippings,
+    history: history.map((h) => ({ message: h.message, created_at: brasiliaDateTime(h.created_at) })),
+  };
+  if (p?.method === 'banking_billet') {
+    const boleto = (await findBoleto(sql, { chargeId: c.id }))!;
+    const fields = await boletoFields(caller, boleto);
+    const billet = c.carnet_id
+      ? { carnet: { parcel: c.parcel, ...fields, url: fields.link, parcel_link: fields.link } }
+      : { banking_billet: fields };
+    return {
+      ...common,
+      customer: p.customer,
+      payment: {
+        method: c.carnet_id ? 'carnet' : 'banking_billet',
+        created_at: brasiliaDateTime(boleto.created_at),
+        paid_at: c.paid_at && brasiliaDateTime(c.paid_at),
+        message: p.message,
+        ...billet,
+      },
+    };
+  }
+  const card = p as CardPaymentRecord | null;
   return {
     charge_id: c.id,
     total: c.total_cents,
@@ -223,19 +305,19 @@ export async function chargeDetail(sql: Sql, caller: BillingCaller, id: number) 
     items: c.items,
     shippings: c.shippings,
     history: history.map((h) => ({ message: h.message, created_at: brasiliaDateTime(h.created_at) })),
-    payment: p && {
+    payment: card && {
       method: 'credit_card',
       paid_at: c.paid_at && brasiliaDateTime(c.paid_at),
-      message: p.message,
+      message: card.message,
       credit_card: {
-        mask: p.card_mask,
-        brand: p.brand,
-        installments: p.installments,
-        installment_value: p.installment_value,
-        customer: p.customer,
-        juridical_person: p.juridical_person,
-        billing_address: p.billing_address,
-        discount: p.discount_cents,
+        mask: card.card_mask,
+        brand: card.brand,
+        installments: card.installments,
+        installment_value: card.installment_value,
+        customer: card.customer,
+        juridical_person: card.juridical_person,
+        billing_address: card.billing_address,
+        discount: card.discount_cents,
       },
     },
     refunds: refunds.map((r) => ({

@@ -12,7 +12,28 @@ export type ChargeStatus =
   | 'unpaid'
   | 'partially_refunded'
   | 'refunded'
-  | 'canceled';
+  | 'canceled'
+  // Boletos: marked paid by hand (settleCharge).
+  | 'settled'
+  // Carnês (the carnet row): parcels open, some parcel unpaid, every parcel paid or settled.
+  | 'active'
+  | 'finished';
+
+/** A carnê's own record (its row's `payment`): how it was asked for. */
+export interface CarnetRecord {
+  method: 'carnet';
+  repeats: number;
+  split_items: boolean;
+}
+
+/** A boleto's payment record (src/billing/boletos): what it was issued with beyond its boleto row. */
+export interface BoletoPaymentRecord {
+  method: 'banking_billet';
+  customer: Record<string, unknown>;
+  juridical_person: boolean;
+  discount_cents: number;
+  message: string | null;
+}
 
 export interface CardPaymentRecord {
   method: 'credit_card';
@@ -44,7 +65,11 @@ export interface ChargeRow {
   checkout_token: string;
   marketplace: boolean;
   recurrent: boolean;
-  payment: CardPaymentRecord | null;
+  payment: CardPaymentRecord | BoletoPaymentRecord | CarnetRecord | null;
+  /** 'carnet': the carnê itself (src/billing/carnets); its parcels are charges with `carnet_id`. */
+  kind: 'charge' | 'carnet';
+  carnet_id: number | null;
+  parcel: number | null;
   paid_cents: number | null;
   refusal_reason: string | null;
   refusal_retry: boolean | null;
@@ -56,7 +81,7 @@ export interface ChargeRow {
 
 const COLUMNS = `id, account_id, status, total_cents, items, shippings, custom_id, notification_url, notification_token, notification_generation,
   notification_queried_event, checkout_token, marketplace, recurrent, payment, paid_cents, refusal_reason, refusal_retry, approved_at, paid_at,
-  refunded_cents, created_at`;
+  refunded_cents, created_at, kind, carnet_id, parcel`;
 
 export async function insertCharge(
   sql: Sql,
@@ -72,12 +97,13 @@ export async function insertCharge(
     | 'notification_token'
     | 'checkout_token'
     | 'marketplace'
-  >,
+  > &
+    Partial<Pick<ChargeRow, 'kind' | 'carnet_id' | 'parcel'>>,
   now: Date,
 ): Promise<ChargeRow> {
   const { rows } = await sql.query<ChargeRow>(
-    `insert into billing_charges (account_id, status, total_cents, items, shippings, custom_id, notification_url, notification_token, checkout_token, marketplace, created_at, updated_at)
-     values ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, $10, $11, $11) returning ${COLUMNS}`,
+    `insert into billing_charges (account_id, status, total_cents, items, shippings, custom_id, notification_url, notification_token, checkout_token, marketplace, created_at, updated_at, kind, carnet_id, parcel)
+     values ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, $10, $11, $11, $12, $13, $14) returning ${COLUMNS}`,
     [
       c.account_id,
       c.status,
@@ -90,30 +116,64 @@ export async function insertCharge(
       c.checkout_token,
       c.marketplace,
       now,
+      c.kind ?? 'charge',
+      c.carnet_id ?? null,
+      c.parcel ?? null,
     ],
   );
   return rows[0];
 }
 
-/** The charge, locked for the rest of the transaction (every state change goes through here). */
-export async function lockCharge(sql: Sql, where: { id: number; accountId?: number }): Promise<ChargeRow | undefined> {
+/**
+ * The charge (or, with kind 'carnet', the carnê), locked for the rest of the transaction (every state change goes
+ * through here). Without an account (jobs) either kind is found.
+ */
+export async function lockCharge(
+  sql: Sql,
+  where: { id: number; accountId?: number; kind?: ChargeRow['kind'] },
+): Promise<ChargeRow | undefined> {
+  const kind = where.kind ?? (where.accountId === undefined ? null : 'charge');
   const { rows } = await sql.query<ChargeRow>(
-    `select ${COLUMNS} from billing_charges where id = $1 and ($2::bigint is null or account_id = $2) for update`,
-    [where.id, where.accountId ?? null],
+    `select ${COLUMNS} from billing_charges where id = $1 and ($2::bigint is null or account_id = $2)
+       and ($3::text is null or kind = $3) for update`,
+    [where.id, where.accountId ?? null, kind],
   );
   return rows[0];
 }
 
+/** A charge or carnê row; `kind` narrows it (the charge routes ask for 'charge', the carnê routes for 'carnet'). */
 export async function findCharge(
   sql: Sql,
-  where: { id?: number; accountId?: number; notificationToken?: string; checkoutToken?: string },
+  where: {
+    id?: number;
+    accountId?: number;
+    notificationToken?: string;
+    checkoutToken?: string;
+    kind?: ChargeRow['kind'];
+  },
 ): Promise<ChargeRow | undefined> {
   const { rows } = await sql.query<ChargeRow>(
     `select ${COLUMNS} from billing_charges where ($1::bigint is null or id = $1) and ($2::bigint is null or account_id = $2)
-       and ($3::text is null or notification_token = $3) and ($4::text is null or checkout_token = $4)`,
-    [where.id ?? null, where.accountId ?? null, where.notificationToken ?? null, where.checkoutToken ?? null],
+       and ($3::text is null or notification_token = $3) and ($4::text is null or checkout_token = $4)
+       and ($5::text is null or kind = $5)`,
+    [
+      where.id ?? null,
+      where.accountId ?? null,
+      where.notificationToken ?? null,
+      where.checkoutToken ?? null,
+      where.kind ?? null,
+    ],
   );
   return rows[0];
+}
+
+/** The parcels of a carnê, by parcel number. */
+export async function parcelsOf(sql: Sql, carnetId: number, options: { lock?: boolean } = {}): Promise<ChargeRow[]> {
+  const { rows } = await sql.query<ChargeRow>(
+    `select ${COLUMNS} from billing_charges where carnet_id = $1 order by parcel${options.lock ? ' for update' : ''}`,
+    [carnetId],
+  );
+  return rows;
 }
 
 /** Writes the changed columns of a charge. */
@@ -136,6 +196,7 @@ export async function updateCharge(
 
 export interface HistoryRow {
   event_id: number | null;
+  subject_charge_id: number | null;
   status: string | null;
   previous_status: string | null;
   message: string;
@@ -148,13 +209,21 @@ export interface HistoryRow {
 export async function insertHistory(
   sql: Sql,
   chargeId: number,
-  entry: { message: string; status?: string; previous?: string | null; valueCents?: number; receivedByBankAt?: Date },
+  entry: {
+    message: string;
+    status?: string;
+    previous?: string | null;
+    valueCents?: number;
+    receivedByBankAt?: Date;
+    /** A carnê's event about one of its parcels (type carnet_charge). */
+    subjectChargeId?: number;
+  },
   now: Date,
 ): Promise<number | null> {
   const { rows } = await sql.query<{ event_id: number | null }>(
-    `insert into billing_history (charge_id, event_id, status, previous_status, message, value_cents, received_by_bank_at, created_at)
+    `insert into billing_history (charge_id, event_id, status, previous_status, message, value_cents, received_by_bank_at, created_at, subject_charge_id)
      values ($1, case when $2::text is null then null else
-       (select coalesce(max(event_id), 0) + 1 from billing_history where charge_id = $1) end, $2, $3, $4, $5, $6, $7)
+       (select coalesce(max(event_id), 0) + 1 from billing_history where charge_id = $1) end, $2, $3, $4, $5, $6, $7, $8)
      returning event_id`,
     [
       chargeId,
@@ -164,6 +233,7 @@ export async function insertHistory(
       entry.valueCents ?? null,
       entry.receivedByBankAt ?? null,
       now,
+      entry.subjectChargeId ?? null,
     ],
   );
   return rows[0].event_id;
@@ -175,7 +245,7 @@ export async function historyOf(
   options: { eventsSince?: Date } = {},
 ): Promise<HistoryRow[]> {
   const { rows } = await sql.query<HistoryRow>(
-    `select event_id, status, previous_status, message, value_cents, received_by_bank_at, created_at from billing_history
+    `select event_id, subject_charge_id, status, previous_status, message, value_cents, received_by_bank_at, created_at from billing_history
      where charge_id = $1 and ($2::timestamptz is null or (event_id is not null and created_at >= $2)) order by id`,
     [chargeId, options.eventsSince ?? null],
   );
@@ -245,7 +315,7 @@ export async function chargePageBefore(
   limit: number,
 ): Promise<{ rows: ChargeRow[]; more: boolean }> {
   const { rows } = await sql.query<ChargeRow>(
-    `select ${COLUMNS} from billing_charges where account_id = $1 and ($2::bigint is null or id < $2)
+    `select ${COLUMNS} from billing_charges where account_id = $1 and kind = 'charge' and ($2::bigint is null or id < $2)
       order by id desc limit $3`,
     [accountId, beforeId ?? null, limit + 1],
   );

@@ -6,9 +6,13 @@
 import type { Sql } from '../../platform/db/database.ts';
 import { billingError } from '../shared/errors.ts';
 import { enqueueNotification } from '../notifications/delivery.ts';
+import { parcelChanged } from '../carnets/events.ts';
 import { insertHistory, updateCharge, type ChargeRow, type ChargeStatus } from './store.ts';
 
-export const TRANSITIONS: Record<ChargeStatus | 'none', readonly ChargeStatus[]> = {
+type Table = Partial<Record<ChargeStatus | 'none', readonly ChargeStatus[]>>;
+
+/** Card charges. */
+export const TRANSITIONS: Table = {
   none: ['new'],
   new: ['waiting', 'link', 'canceled'],
   link: ['waiting', 'canceled'],
@@ -21,7 +25,24 @@ export const TRANSITIONS: Record<ChargeStatus | 'none', readonly ChargeStatus[]>
   canceled: [],
 };
 
-export const MESSAGES: Record<ChargeStatus, string> = {
+/** Boletos (and carnê parcels): paid by barcode or Pix, unpaid past the due date, settled by hand, canceled. */
+export const BOLETO_TRANSITIONS: Table = {
+  waiting: ['paid', 'unpaid', 'settled', 'canceled'],
+  unpaid: ['paid', 'waiting', 'settled', 'canceled'],
+  paid: [],
+  settled: [],
+  canceled: [],
+};
+
+/** Carnês: created active; afterwards their status follows their parcels (carnets/events.ts). */
+const CARNET_TRANSITIONS: Table = { none: ['active'] };
+
+function tableOf(charge: ChargeRow): Table {
+  if (charge.kind === 'carnet') return CARNET_TRANSITIONS;
+  return charge.payment?.method === 'banking_billet' ? BOLETO_TRANSITIONS : TRANSITIONS;
+}
+
+export const MESSAGES: Partial<Record<ChargeStatus, string>> = {
   new: 'Cobrança criada.',
   link: 'Link de pagamento criado.',
   waiting: 'Pagamento via cartão de crédito aguardando a resposta da operadora.',
@@ -31,7 +52,19 @@ export const MESSAGES: Record<ChargeStatus, string> = {
   partially_refunded: 'Estorno parcial realizado.',
   refunded: 'Estorno realizado.',
   canceled: 'Cobrança cancelada.',
+  settled: 'Cobrança marcada como paga (baixa manual).',
+  active: 'Carnê criado.',
 };
+
+/** Boletos say what happened in their own words. */
+const BOLETO_MESSAGES: Partial<Record<ChargeStatus, string>> = {
+  waiting: 'Boleto emitido; aguardando o pagamento.',
+  unpaid: 'Boleto vencido sem pagamento.',
+};
+
+function messageOf(to: ChargeStatus, boleto: boolean): string {
+  return (boleto ? BOLETO_MESSAGES[to] : undefined) ?? MESSAGES[to]!;
+}
 
 export interface TransitionExtra {
   message?: string;
@@ -49,11 +82,12 @@ export async function transition(
   now: Date,
   extra: TransitionExtra = {},
 ): Promise<void> {
-  if (!TRANSITIONS[from].includes(to))
+  if (!tableOf(charge)[from]?.includes(to))
     throw billingError(400, 'invalid_status_transition', `A cobrança não pode passar de ${from} para ${to}.`);
   if (from !== 'none') await updateCharge(sql, charge.id, { status: to, ...extra.changes }, now);
   Object.assign(charge, { status: to, ...extra.changes });
-  const message = extra.message ? `${MESSAGES[to]} ${extra.message}` : MESSAGES[to];
+  const base = messageOf(to, charge.payment?.method === 'banking_billet');
+  const message = extra.message ? `${base} ${extra.message}` : base;
   await insertHistory(
     sql,
     charge.id,
@@ -67,6 +101,15 @@ export async function transition(
     now,
   );
   await enqueueNotification(sql, charge, now);
+  // A carnê's parcel: the carnê's token reports it too (carnet_charge), and the carnê's own status follows.
+  if (charge.carnet_id !== null && from !== 'none')
+    await parcelChanged(
+      sql,
+      charge,
+      from,
+      { message, valueCents: extra.valueCents, receivedByBankAt: extra.receivedByBankAt },
+      now,
+    );
 }
 
 /** Refuses with a clear error unless the charge is in one of `allowed`. */

@@ -8,7 +8,7 @@ import type { Sql } from '../../platform/db/database.ts';
 import { brasiliaDisplayDateTime, brazilianDate } from '../../platform/calendar.ts';
 import { brl, escapeHtml, page } from '../../platform/html.ts';
 import { findAccount } from '../../accounts/store.ts';
-import { findCharge, type ChargeRow } from '../charges/store.ts';
+import { findCharge, type CardPaymentRecord, type ChargeRow } from '../charges/store.ts';
 import { isExpired, linkByToken } from './service.ts';
 import type { LinkRow } from './store.ts';
 
@@ -78,7 +78,7 @@ ${card ? '<button type="submit">Continuar para o pagamento</button>' : ''}</form
 }
 
 function receipt({ charge }: LinkPageState): string {
-  const p = charge.payment!;
+  const p = charge.payment as CardPaymentRecord;
   return `<section class="card" aria-labelledby="receipt-title"><p class="status ok" role="status" id="receipt-status">Pagamento aprovado</p>
 <h2 id="receipt-title">Comprovante</h2><dl>
 <dt>Pedido</dt><dd>${charge.id}</dd><dt>Total</dt><dd>${brl(charge.total_cents)}</dd>

@@ -1,6 +1,7 @@
 /** Payment links (SDK: createOneStepLink, defineLinkPayMethod, updateChargeLink, sendLinkEmail). */
 import { Type, type Static } from '@sinclair/typebox';
-import { ChargeCreate, Discount } from '../charges/schemas.ts';
+import { ChargeCreate } from '../charges/schemas.ts';
+import { Discount } from '../shared/schemas.ts';
 import { LIMITS } from '../../platform/limits.ts';
 
 const strict = { additionalProperties: false } as const;

@@ -3,19 +3,26 @@ import type { Database } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { billingError } from '../shared/errors.ts';
 import { brasiliaDate, brasiliaDateTime, DAY_MS } from '../../platform/calendar.ts';
-import { findCharge, historyOf, updateCharge } from '../charges/store.ts';
+import { findCharge, historyOf, updateCharge, type ChargeRow } from '../charges/store.ts';
 import { findSubscription } from '../subscriptions/store.ts';
 
 export interface NotificationEvent {
   id: number;
-  /** `subscription_charge` for a charge of a subscription (its identifiers then name the subscription too). */
-  type: 'charge' | 'subscription_charge';
+  /** `subscription_charge`: a charge of a subscription (its identifiers then name the subscription too). */
+  type: 'charge' | 'carnet' | 'carnet_charge' | 'subscription_charge';
   custom_id: string | null;
   status: { current: string; previous: string | null };
-  identifiers: { charge_id: number; subscription_id?: number };
+  identifiers: { charge_id?: number; carnet_id?: number; subscription_id?: number };
   created_at: string;
   received_by_bank_at?: string;
   value?: number;
+}
+
+/** A charge's own event, a carnê's, or a carnê's event about one of its parcels (docs/billing.md, "Carnês"). */
+function eventSubject(row: ChargeRow, subject: number | null): Pick<NotificationEvent, 'type' | 'identifiers'> {
+  if (row.kind !== 'carnet') return { type: 'charge', identifiers: { charge_id: row.id } };
+  if (subject === null) return { type: 'carnet', identifiers: { carnet_id: row.id } };
+  return { type: 'carnet_charge', identifiers: { carnet_id: row.id, charge_id: Number(subject) } };
 }
 
 export async function readNotification(
@@ -43,10 +50,14 @@ export async function readNotification(
     const subscription = charge.recurrent ? await findSubscription(sql, { chargeId: charge.id }) : undefined;
     return events.map((e) => ({
       id: e.event_id!,
-      type: subscription ? ('subscription_charge' as const) : ('charge' as const),
+      ...(subscription
+        ? {
+            type: 'subscription_charge' as const,
+            identifiers: { charge_id: charge.id, subscription_id: subscription.id },
+          }
+        : eventSubject(charge, e.subject_charge_id)),
       custom_id: charge.custom_id,
       status: { current: e.status!, previous: e.previous_status },
-      identifiers: { charge_id: charge.id, ...(subscription && { subscription_id: subscription.id }) },
       created_at: brasiliaDateTime(e.created_at),
       ...(e.received_by_bank_at && { received_by_bank_at: brasiliaDate(e.received_by_bank_at) }),
       ...(e.value_cents !== null && { value: e.value_cents }),

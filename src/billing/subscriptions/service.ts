@@ -26,7 +26,7 @@ import {
   updateSubscription,
   type SubscriptionRow,
 } from './store.ts';
-import { lockCharge, type ChargeRow } from '../charges/store.ts';
+import { lockCharge, type CardPaymentRecord, type ChargeRow } from '../charges/store.ts';
 import { moveSubscription, recordCreation } from './transitions.ts';
 import { randomBytes } from 'node:crypto';
 import { defineLink, paymentUrl } from '../links/service.ts';
@@ -121,7 +121,7 @@ async function activate(
   const next = await scheduleRenewal(sql, subscription, plan, 2, now);
   await moveSubscription(sql, subscription, 'active', now, {
     changes: {
-      payment: charge.payment,
+      payment: charge.payment as CardPaymentRecord,
       first_execution: subscription.first_execution,
       occurrences: 1,
       next_execution: next,

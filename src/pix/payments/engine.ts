@@ -25,6 +25,7 @@ import { isUniqueViolation } from '../../platform/db/errors.ts';
 import { distributeSplit } from '../split/distribute.ts';
 import { keyRefusal, receivingRefusal } from '../settings/receiving.ts';
 import { PaymentRefused } from './refusal.ts';
+import { boletoPaidByPix } from '../../billing/boletos/pix-paid.ts';
 import {
   lockChargeForPayment,
   readChargeForSettlement,
@@ -117,6 +118,7 @@ async function receive(sql: Sql, now: Date, incoming: IncomingPix, holdable: boo
     if (
       charge &&
       !charge.split_linked &&
+      !charge.boleto_linked &&
       !charge.confirm_incoming &&
       charge.external_ledger_id &&
       charge.available_ledger_id
@@ -287,8 +289,11 @@ async function receiveLocked(sql: Sql, now: Date, incoming: IncomingPix, holdabl
     if (isUniqueViolation(error)) throw duplicate();
     throw error;
   }
-  if (charge)
+  if (charge) {
     await sql.query(`update charges set status = 'CONCLUIDA', updated_at = $2 where id = $1`, [charge.id, now]);
+    // A boleto's QR: its charge is paid in this same transaction (at most once: the QR was ATIVA until now).
+    await boletoPaidByPix(sql, charge.id, received, now);
+  }
   await transfer(sql, {
     kind: 'pix_recebido',
     reference: received.end_to_end_id,

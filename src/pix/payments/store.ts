@@ -43,6 +43,8 @@ export interface ChargeForSettlement extends ChargeToPay {
   version: string;
   /** A split configuration is linked: the payment divides it (the locked path does). */
   split_linked: boolean;
+  /** The QR of a boleto (src/billing/boletos): the payment also pays the boleto's charge (the locked path does). */
+  boleto_linked: boolean;
   key_settings: KeySettings;
   /** Ledger account ids, null until the account's first entry creates it (the locked path does). */
   external_ledger_id: number | null;
@@ -73,6 +75,7 @@ export async function lockChargeForPayment(sql: Sql, target: ChargeTarget): Prom
 
 const SETTLEMENT_COLUMNS = `${CHARGE_COLUMNS}, c.xmin::text as version,
     exists (select 1 from split_links s where s.charge_id = c.id) as split_linked,
+    exists (select 1 from billing_boletos b where b.pix_charge_id = c.id) as boleto_linked,
     ${keySettingsJsonOf('c.account_id', 'c.chave')} as key_settings,
     (select a.id from ledger_accounts a where a.code = $1) as external_ledger_id,
     (select a.id from ledger_accounts a where a.code = ${availableCodeSql('c.account_id')}) as available_ledger_id`;

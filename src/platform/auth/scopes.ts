@@ -53,6 +53,12 @@ export const SCOPES = [
   'gn.opb.payment.pix.read',
   'gn.opb.payment.pix.refund',
   'gn.opb.payment.pix.cancel',
+  /** Paying bills (docs/bill-payments.md): read a barcode, pay one and read payments, the webhook. */
+  'gn.barcode.read',
+  'gn.barcode.pay.write',
+  'gn.barcode.pay.read',
+  'payment.webhook.write',
+  'payment.webhook.read',
   'devolutionRequest.ind.write',
   'keys.ind.write',
   'pix.ind.write',

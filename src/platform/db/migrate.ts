@@ -51,7 +51,9 @@ export const MIGRATION_FILES = [
   'spi/migrations/033_spi_outbound_status_reports.sql',
   'pix/lookups/migrations/034_key_lookup_buckets.sql',
   'pix/split/migrations/035_split_refund_shares.sql',
-  'billing/migrations/036_subscriptions_links.sql',
+  'billing/migrations/036_boletos_carnets.sql',
+  'billing/bills/migrations/037_bill_payments.sql',
+  'billing/migrations/038_subscriptions_links.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

@@ -5,8 +5,11 @@
  * The institution's own accounts keep no total (see migration 013). Ledger accounts are named by code:
  *   customer:<id>:available | customer:<id>:blocked:judicial | customer:<id>:blocked:med
  *   customer:<id>:sending (sent Pix held while in processing, src/pix/send)
+ *   customer:<id>:bills (bill payments held from their request until they settle or fail, src/billing/bills)
  *   external:pix  (the rest of the Pix system: money that came from or went to other institutions)
  *   external:card (the card acquirer: card payments come from it, card refunds go back to it)
+ *   external:boleto (boleto compensation: a boleto paid by barcode is credited from it on the next business day;
+ *                 a payer paying a bill from its balance here pays into it)
  *   revenue:fees  (what the institution earns)
  */
 import type { Sql } from '../db/database.ts';
@@ -20,8 +23,11 @@ export const ledgerCode = {
   blocked: (accountId: number, kind: BlockKind) => `customer:${accountId}:blocked:${kind}`,
   /** Sent Pix in processing: held out of the available balance until they settle or are returned. */
   sending: (accountId: number) => `customer:${accountId}:sending`,
+  /** Bill payments requested: held out of the available balance until they settle or fail. */
+  bills: (accountId: number) => `customer:${accountId}:bills`,
   externalPix: 'external:pix',
   externalCard: 'external:card',
+  externalBoleto: 'external:boleto',
   fees: 'revenue:fees',
 } as const;
 

@@ -6,7 +6,8 @@
  * calls), each renewal charged once with the stored card and settled; a cancelled one that renews no more; a
  * refused renewal card unpaid and not retryable; the ledger balanced. Payment links (createOneStepLink,
  * defineLinkPayMethod, updateChargeLink; the page's expiry on the account's clock), createOneStepSubscriptionLink
- * (its first charge paid through the page's checkout) and createChargeCard
+ * (its first charge paid through the page's checkout), sendLinkEmail and sendSubscriptionLinkEmail (the sandbox
+ * mailbox) and createChargeCard
  * (/v2/charge/card). The link paid in a browser: test/billing/browser.test.ts.
  */
 import { after, before, describe, it } from 'node:test';
@@ -225,6 +226,10 @@ describe('payment links and /v2/charge/card (sdk-node-apis-efi)', () => {
       message: 'Volte sempre',
     } as any);
     assert.equal(updated.data.message, 'Volte sempre');
+    assert.equal(
+      ((await efi.sendLinkEmail({ id: plain.data.charge_id }, { email: 'cliente@example.com' })) as any).code,
+      200,
+    );
     await assert.rejects(
       efi.defineLinkPayMethod({ id: plain.data.charge_id }, settings as any),
       (e: any) => e.error === 'invalid_charge_status',
@@ -246,6 +251,14 @@ describe('payment links and /v2/charge/card (sdk-node-apis-efi)', () => {
       settings: { ...settings, expire_at: brasiliaDate(svc.clock.forAccount(svc.demo.accountId).now()) },
     } as any);
     assert.equal(subLink.data.status, 'new');
+    await efi.sendSubscriptionLinkEmail({ id: subLink.data.charge.id }, { email: 'assinante@example.com' });
+    const mailbox = (await billingApi(svc.anonymous, svc.demo).ok('GET', '/sandbox/billing/mail')).data;
+    assert.ok(
+      mailbox.some(
+        (m: any) => m.to === 'cliente@example.com' && m.body.includes(new URL(defined.data.payment_url).pathname),
+      ),
+    );
+    assert.ok(mailbox.some((m: any) => m.to === 'assinante@example.com' && m.body.includes(subLink.data.payment_url)));
     const chosen = await svc.anonymous.request('POST', `${new URL(subLink.data.payment_url).pathname}/choose`, {
       rawBody: 'method=credit_card',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },

@@ -11,8 +11,10 @@ import { ApiError } from '../../platform/errors.ts';
 import { notFoundPage } from '../../platform/html.ts';
 import { billingCallerOf } from '../shared/caller.ts';
 import { ChargeIdParams } from '../charges/schemas.ts';
-import { DeliveryAddress, LinkAnswer, LinkSettings, OneStepLink } from './schemas.ts';
-import { chooseCard, defineLinkOf, linkView, oneStepLink, updateLink } from './service.ts';
+import { DeliveryAddress, LinkAnswer, LinkEmail, LinkSettings, OneStepLink } from './schemas.ts';
+import { chooseCard, defineLinkOf, linkView, mailLink, oneStepLink, updateLink } from './service.ts';
+import { mailerOf } from '../boletos/routes.ts';
+import { Done } from '../charges/schemas.ts';
 import { linkPage, linkPageState } from './page.ts';
 
 const write = { scope: 'charge.write' } as const;
@@ -77,6 +79,21 @@ export const billingLinkRoutes =
         };
       },
     );
+
+    // sendLinkEmail, and sendSubscriptionLinkEmail for a subscription link's charge: the same e-mail.
+    for (const [path, summary] of [
+      ['/v1/charge/:id/link/resend', 'E-mail the payment link'],
+      ['/v1/charge/:id/subscription/resend', "E-mail a subscription link (its first charge's id)"],
+    ] as const)
+      app.post(
+        path,
+        { config: write, schema: { tags, summary, params: ChargeIdParams, body: LinkEmail, response: { 200: Done } } },
+        async (request) => {
+          const c = billingCallerOf(ctx, request);
+          await ctx.db.tx((sql) => mailLink(sql, c, mailerOf(ctx), request.params.id, request.body.email));
+          return { code: 200 };
+        },
+      );
   };
 
 const PageParams = Type.Object({ token: Type.String() });

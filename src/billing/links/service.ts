@@ -15,6 +15,8 @@ import { lockCharge, type ChargeRow } from '../charges/store.ts';
 import { requireStatus, transition } from '../charges/transitions.ts';
 import type { CreditCardInput } from '../charges/schemas.ts';
 import type { DeliveryAddressInput, LinkSettingsInput, OneStepLinkInput } from './schemas.ts';
+import { findAccount } from '../../accounts/store.ts';
+import { sendBillingMail, type Mailer } from '../mail/service.ts';
 import { findLink, insertLink, saveDeliveryAddress, updateLinkSettings, type LinkRow } from './store.ts';
 
 /** Link tokens are 18 random bytes in base64url; anything else is simply unknown. */
@@ -133,4 +135,27 @@ export async function chooseCard(
     if (!address) throw billingError(400, 'validation_error', 'delivery_address: informe o endereço de entrega.');
     await saveDeliveryAddress(sql, charge.id, address, now);
   }
+}
+
+/**
+ * sendLinkEmail and sendSubscriptionLinkEmail: the link's address to the payer, through the mail outbox (the
+ * sandbox keeps it as the mailbox; production refuses with mail_not_configured until it has a sender).
+ */
+export async function mailLink(sql: Sql, caller: BillingCaller, mailer: Mailer, id: number, to: string): Promise<void> {
+  const charge = await lockOwn(sql, caller, id);
+  requireStatus(charge, ['link'], 'Reenviar o link de pagamento');
+  const link = (await findLink(sql, { chargeId: charge.id }))!;
+  const owner = await findAccount(sql, charge.account_id);
+  await sendBillingMail(
+    sql,
+    mailer,
+    {
+      accountId: charge.account_id,
+      to,
+      subject: `Link de pagamento de ${owner!.nome}`,
+      body: `${owner!.nome} enviou um link de pagamento para você.\n\nPague até ${link.expire_at.split('-').reverse().join('/')}: ${paymentUrl(caller.pagesUrl, link)}\n`,
+      reference: `billing_charge:${charge.id}`,
+    },
+    caller.now,
+  );
 }

@@ -156,6 +156,9 @@ export const ERROR_CATALOGUE = {
     vinculo_nao_encontrado: { status: 404 },
     vinculo_nao_autorizado: { status: 422 },
     vinculo_nao_revogavel: { status: 422 },
+    agendamento_invalido: { status: 400 },
+    agendamento_nao_encontrado: { status: 404 },
+    arquivo_nao_encontrado: { status: 404 },
   },
   wrapper: {
     'Validation Error': { status: FRAMEWORK_4XX },

@@ -20,6 +20,10 @@ const REMOVED: readonly { table: string; where: string }[] = [
   ACCOUNT_JOBS,
   { table: 'report_chunks', where: 'report_id in (select id from reports where account_id = $1)' },
   { table: 'reports', where: 'account_id = $1' },
+  // CNAB statements: files, schedules and the SFTP key.
+  { table: 'statement_files', where: 'account_id = $1' },
+  { table: 'statement_schedules', where: 'account_id = $1' },
+  { table: 'statement_sftp_keys', where: 'account_id = $1' },
   { table: 'pix_webhooks', where: 'account_id = $1' },
   { table: 'account_webhooks', where: 'account_id = $1' },
   { table: 'opening_webhooks', where: 'account_id = $1' },
@@ -106,8 +110,23 @@ export const RESET_TABLES: readonly string[] = REMOVED.map((step) => step.table)
 const REMOVE_STATEMENT = [
   `with ${REMOVED.map(({ table, where }) => `"${table}" as (delete from ${table} where ${where} returning 1)`).join(',\n')},`,
   `restored_keys as (update pix_keys set removed_at = null where account_id = $1 and removed_at is not null and created_at <= $2 returning 1)`,
-  `select json_build_object(${REMOVED.map(({ table }) => `'${table}', (select count(*) from "${table}")`).join(', ')}) as removed`,
+  `select ${removedCounts()} as removed`,
 ].join('\n');
+
+/**
+ * `{table: rows removed}` as one jsonb: objects of at most 50 tables joined with `||`, since a function takes at
+ * most 100 arguments (a key and a count per table).
+ */
+function removedCounts(): string {
+  const objects: string[] = [];
+  for (let i = 0; i < REMOVED.length; i += 50)
+    objects.push(
+      `jsonb_build_object(${REMOVED.slice(i, i + 50)
+        .map(({ table }) => `'${table}', (select count(*) from "${table}")`)
+        .join(', ')})`,
+    );
+  return objects.join(' || ');
+}
 
 /** Deletes the account's rows; the number of rows removed per table (only those that held some). */
 export async function removeAccountRows(sql: Sql, accountId: number, createdAt: Date): Promise<Record<string, number>> {

@@ -37,6 +37,9 @@ export const EFI_ORIGINS = [
   // Open Finance (`APIS.OPENFINANCE.URL`): the SDK's base path ends in /v1, which pixd serves as is.
   'https://openfinance-h.api.efipay.com.br',
   'https://openfinance.api.efipay.com.br',
+  // CNAB statements (`APIS.EXTRATOS.URL`): also a base path ending in /v1.
+  'https://extratos-h.api.efipay.com.br',
+  'https://extratos.api.efipay.com.br',
 ] as const;
 
 /** The URL the request goes to, if it is one of the SDK's origins; otherwise null. */

@@ -45,6 +45,7 @@ const APPLIED: [number, string, string][] = [
   [30, 'spi_inbound_returns', '25674e0fbb24731a'],
   [31, 'open_finance_pix', 'c80c8ed91e3f5a0f'],
   [32, 'listen_sessions', '67f63e69fe4a911e'],
+  [33, 'cnab_statements', '205eba130a08d3ab'],
 ];
 
 describe('migrations', () => {

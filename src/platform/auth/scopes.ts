@@ -53,6 +53,10 @@ export const SCOPES = [
   'gn.opb.payment.pix.read',
   'gn.opb.payment.pix.refund',
   'gn.opb.payment.pix.cancel',
+  /** CNAB statements (/v1/extrato-cnab): schedules; files and schedules read; the SFTP key. */
+  'gn.cnab-statement.statement.write',
+  'gn.cnab-statement.statement.read',
+  'gn.cnab-statement.keys.write',
   'devolutionRequest.ind.write',
   'keys.ind.write',
   'pix.ind.write',

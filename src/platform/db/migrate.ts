@@ -48,6 +48,7 @@ export const MIGRATION_FILES = [
   'spi/migrations/030_spi_inbound_returns.sql',
   'openfinance/migrations/031_open_finance_pix.sql',
   'sandbox/migrations/032_listen_sessions.sql',
+  'billing/statements/migrations/033_cnab_statements.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

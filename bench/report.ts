@@ -355,7 +355,7 @@ function howToRunSection(): string[] {
     '| `BENCH_APPLICATIONS` | 20 | applications of the production pixd (at least `BENCH_CONNECTIONS`) |',
     '| `BENCH_RATE` | 500 | offered req/s of the fixed-rate run |',
     '| `BENCH_TARGETS` | echo,pglite,postgres | targets to start |',
-    '| `BENCH_SCENARIOS` | all | scenario ids (substring match): echo, echo-saturated, cob-create, cob-create-saturated, cob-read, cob-create-rate, settlement, settlement-saturated, pix-list, send-transfer, send-external, lotecobv |',
+    '| `BENCH_SCENARIOS` | all | scenario ids (substring match): echo, echo-saturated, cob-create, cob-create-saturated, cob-read, cob-create-rate, spi-inbound, spi-inbound-saturated, settlement, settlement-saturated, pix-list, send-transfer, send-external, lotecobv |',
     '| `BENCH_PG_URL` | postgres://postgres@127.0.0.1:5432/postgres | PostgreSQL server for the fresh database |',
     '| `BENCH_OUTPUT` | docs/performance.md | report file |',
     '| `BENCH_CODE_VERSION` | git commit of the checkout | what the report says was measured |',

@@ -30,6 +30,7 @@ import { locRecRoutes } from './pix/locrec/routes.ts';
 import { payloadRoutes } from './pix/payload/routes.ts';
 import { qrcodeRoutes } from './pix/qrcodes/routes.ts';
 import { evpRoutes } from './pix/evp/routes.ts';
+import { keyBucketRoutes } from './pix/lookups/routes.ts';
 import { settingsRoutes } from './pix/settings/routes.ts';
 import { pixWebhookRoutes } from './pix/webhook/routes.ts';
 import { openingWebhookRoutes } from './opening/routes.ts';
@@ -71,6 +72,8 @@ const API_DESCRIPTION = [
   'works as it is with the demo application.',
 ].join('\n');
 import { sendRoutes, sentPixRoutes } from './pix/send/routes.ts';
+import { receiptRoutes } from './pix/receipts/routes.ts';
+import { splitRefundRoutes } from './pix/split/refund-routes.ts';
 import { infractionRoutes } from './pix/infractions/routes.ts';
 import { dictRoutes } from './pix/dict/routes.ts';
 import { ofConfigRoutes } from './openfinance/config/routes.ts';
@@ -288,7 +291,9 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     ),
   );
   await app.register(family(ctx, { format: 'named', audience: 'pix' }, qrcodeRoutes(ctx)));
-  await app.register(family(ctx, { format: 'named', audience: 'pix' }, evpRoutes(ctx), settingsRoutes(ctx)));
+  await app.register(
+    family(ctx, { format: 'named', audience: 'pix' }, evpRoutes(ctx), settingsRoutes(ctx), keyBucketRoutes(ctx)),
+  );
   // Payers' institutions and people follow locations and QR pages: public, no token, no certificate.
   await app.register(family(ctx, { format: 'problem', pages: true }, payloadRoutes(ctx)));
   await app.register(family(ctx, { format: 'wrapper', audience: 'pix' }, cobV1Routes(ctx), scheduleRoutes(ctx)));
@@ -296,9 +301,17 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(family(ctx, { format: 'wrapper', audience: 'pix' }, dictRoutes(ctx)));
   // Money out (docs/sending.md): the send answers named errors, its reads problem objects (as the SDK documents).
   await app.register(
-    family(ctx, { format: 'named', audience: 'pix' }, sendRoutes(ctx), providerRefundRoutes(ctx, [splitRefundGuard])),
+    family(
+      ctx,
+      { format: 'named', audience: 'pix' },
+      sendRoutes(ctx),
+      providerRefundRoutes(ctx, [splitRefundGuard]),
+      splitRefundRoutes(ctx),
+    ),
   );
-  await app.register(family(ctx, { format: 'problem', audience: 'pix' }, sentPixRoutes(ctx), infractionRoutes(ctx)));
+  await app.register(
+    family(ctx, { format: 'problem', audience: 'pix' }, sentPixRoutes(ctx), receiptRoutes(ctx), infractionRoutes(ctx)),
+  );
   // Open Finance automatic payments (docs/automatic-payments.md): {nome, mensagem} errors, as the SDK reads them;
   // the payer's consent pages are public (a person's browser, no certificate).
   await app.register(

@@ -5,7 +5,7 @@ import { cobCreate, cobCreateAtRate, cobCreateSaturated, cobRead } from './cob.t
 import { pixList, settlement, settlementSaturated } from './settlement.ts';
 import { lotecobvProcessing } from './lotecobv.ts';
 import { sendExternal, sendTransfer } from './send.ts';
-import { spiInbound } from './spi-inbound.ts';
+import { spiInbound, spiInboundSaturated } from './spi-inbound.ts';
 
 export const scenarios: Scenario[] = [
   echo,
@@ -15,6 +15,7 @@ export const scenarios: Scenario[] = [
   cobRead,
   cobCreateAtRate,
   spiInbound,
+  spiInboundSaturated,
   settlement,
   settlementSaturated,
   pixList,

@@ -10,6 +10,7 @@ import { RECEIVER_ISPB, newEndToEndId } from '../../src/platform/institution.ts'
 import { randomAlphanumeric } from '../../src/platform/ids.ts';
 import { buildCreditTransfer, newMsgId } from '../../src/spi/messages.ts';
 import type { Connection } from '../load.ts';
+import type { Settings } from '../settings.ts';
 import { PIXD_TARGETS, type Scenario } from './scenario.ts';
 
 const PAYER_ISPB = '99999009';
@@ -31,40 +32,46 @@ function template(chave: string): { xml: string; msgId: string; endToEndId: stri
   return { xml, msgId, endToEndId };
 }
 
-export const spiInbound: Scenario = {
-  id: 'spi-inbound',
-  mode: 'max',
-  title: 'POST /spi/mensagens (inbound pacs.008 to a key)',
-  load: (s) => `max, ${s.connections} connections`,
-  targets: PIXD_TARGETS,
-  async plan(target, s) {
-    if (!target.spiGateway) throw new Error('the target has no SPI gateway identity');
-    const tls = target.spiGateway;
-    const connections: Connection[] = Array.from({ length: s.connections }, (_, i) => {
-      const { xml, msgId, endToEndId } = template(target.parties[i % target.parties.length].chave);
-      const request = {
-        method: 'POST',
-        path: '/spi/mensagens',
-        headers: { 'content-type': 'application/xml' },
-        body: xml,
-      };
-      return {
-        tls,
-        request,
-        sequence: [
-          {
-            ...request,
-            // Fresh ids on every request: a copy would be answered from its record without settling anything.
-            setupRequest: (req) => ({
-              ...req,
-              body: xml
-                .replace(msgId, `M${PAYER_ISPB}${randomAlphanumeric(23)}`)
-                .replace(endToEndId, `${endToEndId.slice(0, 21)}${randomAlphanumeric(11)}`),
-            }),
-          },
-        ],
-      };
-    });
-    return { url: target.url, durationS: s.durationS, expectStatus: 200, connections };
-  },
-};
+function spiInboundAt(id: string, count: (s: Settings) => number): Scenario {
+  return {
+    id,
+    mode: 'max',
+    title: 'POST /spi/mensagens (inbound pacs.008 to a key)',
+    load: (s) => `max, ${count(s)} connections`,
+    targets: PIXD_TARGETS,
+    async plan(target, s) {
+      if (!target.spiGateway) throw new Error('the target has no SPI gateway identity');
+      const tls = target.spiGateway;
+      const connections: Connection[] = Array.from({ length: count(s) }, (_, i) => {
+        const { xml, msgId, endToEndId } = template(target.parties[i % target.parties.length].chave);
+        const request = {
+          method: 'POST',
+          path: '/spi/mensagens',
+          headers: { 'content-type': 'application/xml' },
+          body: xml,
+        };
+        return {
+          tls,
+          request,
+          sequence: [
+            {
+              ...request,
+              // Fresh ids on every request: a copy would be answered from its record without settling anything.
+              setupRequest: (req) => ({
+                ...req,
+                body: xml
+                  .replace(msgId, `M${PAYER_ISPB}${randomAlphanumeric(23)}`)
+                  .replace(endToEndId, `${endToEndId.slice(0, 21)}${randomAlphanumeric(11)}`),
+              }),
+            },
+          ],
+        };
+      });
+      return { url: target.url, durationS: s.durationS, expectStatus: 200, connections };
+    },
+  };
+}
+
+export const spiInbound = spiInboundAt('spi-inbound', (s) => s.connections);
+/** As POST /v2/cob's max: more messages in flight fill the shared statements (group commit). */
+export const spiInboundSaturated = spiInboundAt('spi-inbound-saturated', (s) => s.saturationConnections);

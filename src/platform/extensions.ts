@@ -75,18 +75,43 @@ export interface ExternalInstitution {
 }
 
 /**
+ * The label of a Pix a simulated institution delivers (`received_pix.origin`): the simulation names its own
+ * (src/sandbox/), so no label of a simulation is spelled outside it; the core's own labels are plain strings of
+ * `PixOrigin` (src/pix/received/store.ts).
+ */
+export type SimulatedOrigin = string & { readonly simulatedOrigin: true };
+
+/**
  * The institution of the payer of a recurring charge or an Open Finance payment: what it does when a payment
  * falls due. Production (src/spi/payer.ts): a recurring charge awaits its payer's pacs.008 at the SPI boundary;
  * an Open Finance payment needs an Open Finance connector, which pixd does not have, and fails with a named
  * reason. The sandbox (src/sandbox/payer.ts) simulates a payer with the amount rules integrators know.
  */
 export interface PayerInstitution {
-  /** A recurring charge's attempt is due: paid now, refused (the catalog's reason), or paid later by a pacs.008. */
+  /**
+   * A recurring charge's attempt is due: paid now (the Pix labelled with the payer's origin), refused (the
+   * catalog's reason), or paid later by a pacs.008 (labelled 'spi' when it arrives).
+   */
   recurringAttemptDue(attempt: {
     amountCents: number;
-  }): { pays: true } | { refused: { codigo: string; descricao: string } } | { awaits: true };
+  }): { pays: true; origin: SimulatedOrigin } | { refused: { codigo: string; descricao: string } } | { awaits: true };
   /** An Open Finance payment is due: paid now, or refused (why). */
   openFinancePaymentDue(payment: { amountCents: number }): { pays: true } | { refused: string };
+  /**
+   * A Pix from this institution held for the receiving participant's confirmation was decided, in the deciding
+   * transaction (with the credit, on ACSP): the payer's side is answered (production: the pacs.002 of an inbound
+   * pacs.008, src/spi/held.ts). RJCT carries the reason: the participant's, the engine's, or the timeout's.
+   */
+  heldPixDecided(sql: Sql, decision: HeldPixDecision, now: Date): Promise<void>;
+}
+
+export interface HeldPixDecision {
+  endToEndId: string;
+  accountId: number;
+  /** Who delivered the Pix (`received_pix.origin`): only the payer's institution that delivered it answers. */
+  origin: string;
+  status: 'ACSP' | 'RJCT';
+  error: { code: string; reason: string } | null;
 }
 
 /** The webhook lanes as the application uses them (platform/webhooks/dispatcher.ts implements it). */

@@ -54,6 +54,14 @@ export const LIMITS = {
   /** The settlement reads coalesced the same way (`settlementReaderFor`): read statements in flight per node. */
   settlementReadsInFlight: 1,
   /**
+   * The settlement path of a Pix to a key (src/pix/payments/key-settlement.ts): read statements in flight per
+   * node; and the SPI boundary's write of those payments with their messages' claims (src/spi/credit.ts).
+   */
+  keySettlementStatementsInFlight: 1,
+  spiCreditStatementsInFlight: 1,
+  /** Keys whose settlement read a node keeps (`KeyReads`): about 300 bytes each. */
+  keySettlementReadsKept: 10_000,
+  /**
    * A transaction (or a statement on its own) that PostgreSQL refused with a deadlock (40P01) or a serialization
    * failure (40001) is run again at most this many times, after a random pause of up to
    * `conflictRetryJitterMaxMs` times the attempt number (src/platform/db/conflict-retry.ts): the two
@@ -123,6 +131,18 @@ export const LIMITS = {
   pageSizeMax: 1000,
   /** Sent Pix (src/pix/send): idEnvio is 1 to 35 letters and digits (Efí), infoPagador at most 140 characters. */
   idEnvioMaxChars: 35,
+  /**
+   * Key lookups during sends (the Central Bank's DICT API, "Limitação de requisições", policies
+   * ENTRIES_READ_USER_ANTISCAN and _V2): a bucket per key family and end user, of 100 tokens for a person (CPF) and
+   * 1,000 for a company (CNPJ), refilled by 2 every 60 s; a key found takes 1, a key not found 20, a payment sent
+   * gives 1 back; an empty bucket refuses the lookup.
+   */
+  keyLookupBucketPersonTokens: 100,
+  keyLookupBucketCompanyTokens: 1000,
+  keyLookupRefillTokens: 2,
+  keyLookupRefillPeriodSeconds: 60,
+  keyLookupFoundCost: 1,
+  keyLookupNotFoundCost: 20,
   infoPagadorMaxChars: 140,
   /**
    * Sandbox rules of a Pix sent to another institution (the simulated one), as integrators know them: up to
@@ -412,8 +432,12 @@ export const LIMITS = {
 
 /**
  * PostgreSQL connections a node reserves for group-commit statements (database.ts): one for each group commit's
- * statements in flight — charge creation, the settlement reads and writes, and the recurring charges' settlement
- * reads and writes — so no batch waits for another's connection.
+ * statements in flight — charge creation, the settlement reads and writes, the recurring charges' settlement
+ * reads and writes, and the SPI boundary's reads of keys and writes of credits — so no batch waits for another's connection.
  */
 export const GROUP_COMMIT_CONNECTIONS =
-  LIMITS.chargeCreateStatementsInFlight + LIMITS.settlementReadsInFlight + LIMITS.settlementStatementsInFlight * 3;
+  LIMITS.chargeCreateStatementsInFlight +
+  LIMITS.settlementReadsInFlight +
+  LIMITS.settlementStatementsInFlight * 3 +
+  LIMITS.keySettlementStatementsInFlight +
+  LIMITS.spiCreditStatementsInFlight;

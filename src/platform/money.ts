@@ -58,11 +58,21 @@ export function percentFloor(cents: number, hundredths: number): number {
  * then within one cent of its exact value and the shares add up exactly to `cents`.
  */
 export function allocateByPercent(cents: number, hundredths: readonly number[]): number[] {
+  return allocateByWeights(cents, hundredths);
+}
+
+/**
+ * Divides `cents` in proportion to `weights` (whole numbers, not all zero) by the same largest-remainder method.
+ * A share never exceeds its weight when `cents` does not exceed the weights' total (a floor below a weight,
+ * plus at most one cent, stays within it).
+ */
+export function allocateByWeights(cents: number, weights: readonly number[]): number[] {
   const amount = BigInt(cents);
-  const floors = hundredths.map((p) => (amount * BigInt(p)) / SCALE);
-  const remainders = hundredths.map((p) => (amount * BigInt(p)) % SCALE);
+  const total = weights.reduce((a, b) => a + BigInt(b), 0n);
+  const floors = weights.map((w) => (amount * BigInt(w)) / total);
+  const remainders = weights.map((w) => (amount * BigInt(w)) % total);
   let leftCents = amount - floors.reduce((a, b) => a + b, 0n);
-  const byLargestRemainder = hundredths
+  const byLargestRemainder = weights
     .map((_, i) => i)
     .sort((a, b) => (remainders[b] > remainders[a] ? 1 : remainders[b] < remainders[a] ? -1 : a - b));
   for (const i of byLargestRemainder) {

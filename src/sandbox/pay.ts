@@ -8,6 +8,7 @@ import { receiveOrHold, type PaymentTarget } from '../pix/payments/engine.ts';
 import { PaymentRefused } from '../pix/payments/refusal.ts';
 import { pixView } from '../pix/received/view.ts';
 import { FICTITIOUS_PAYER } from './settlement.ts';
+import { SANDBOX_PAY_ORIGIN } from './payer.ts';
 
 export interface SandboxPayRequest {
   txid?: string;
@@ -96,7 +97,7 @@ export async function sandboxPay(sql: Sql, accountId: number, clock: Clock, body
       amountCents,
       payer,
       infoPagador: body.infoPagador,
-      origin: 'sandbox_pay',
+      origin: SANDBOX_PAY_ORIGIN,
     });
     // Received a moment ago: no refunds yet.
     if (reception.received) return pixView(reception.received, []);
@@ -117,7 +118,7 @@ export async function sandboxPay(sql: Sql, accountId: number, clock: Clock, body
           pagador_nome: payer.nome,
           info_pagador: body.infoPagador ?? null,
           components: null,
-          origin: 'sandbox_pay',
+          origin: SANDBOX_PAY_ORIGIN,
         },
         [],
       ),

@@ -3,7 +3,12 @@
  * Open Finance payments pays from 0.01 to 10.00 and refuses above (docs/automatic-pix.md,
  * docs/automatic-payments.md). The only place these amount rules live.
  */
-import type { PayerInstitution } from '../platform/extensions.ts';
+import type { PayerInstitution, SimulatedOrigin } from '../platform/extensions.ts';
+
+/** The label of the Pix the sandbox's fictitious payer pays on its own (auto-settlement, recurring charges). */
+export const SANDBOX_AUTO_ORIGIN = 'sandbox_auto' as SimulatedOrigin;
+/** The label of the Pix paid through the sandbox's pay endpoint. */
+export const SANDBOX_PAY_ORIGIN = 'sandbox_pay' as SimulatedOrigin;
 
 /** What the simulated payer pays: up to 10.00. */
 export const SANDBOX_PAYER_PAYS_MAX_CENTS = 1000;
@@ -11,10 +16,12 @@ export const SANDBOX_PAYER_PAYS_MAX_CENTS = 1000;
 export const simulatedPayer: PayerInstitution = {
   recurringAttemptDue: ({ amountCents }) =>
     amountCents <= SANDBOX_PAYER_PAYS_MAX_CENTS
-      ? { pays: true }
+      ? { pays: true, origin: SANDBOX_AUTO_ORIGIN }
       : { refused: { codigo: 'AM02', descricao: 'Saldo insuficiente do pagador (sandbox: valor acima de 10.00).' } },
   openFinancePaymentDue: ({ amountCents }) =>
     amountCents <= SANDBOX_PAYER_PAYS_MAX_CENTS
       ? { pays: true }
       : { refused: 'Saldo insuficiente na conta do pagador (sandbox: valores acima de 10.00 são recusados).' },
+  // The fictitious payer pays in-process and reads the Pix's status like any caller (POST /sandbox/pix/pay).
+  heldPixDecided: async () => {},
 };

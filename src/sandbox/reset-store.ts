@@ -31,6 +31,7 @@ const REMOVED: readonly { table: string; where: string }[] = [
   { table: 'spi_outbound', where: 'account_id = $1' },
   { table: 'spi_inbound', where: 'account_id = $1' },
   // Received Pix and what hangs on them.
+  { table: 'split_refund_shares', where: 'refund_id in (select id from refunds where account_id = $1)' },
   { table: 'refunds', where: 'account_id = $1' },
   { table: 'infractions', where: 'account_id = $1' },
   {
@@ -59,6 +60,8 @@ const REMOVED: readonly { table: string; where: string }[] = [
   // Money out.
   { table: 'sent_pix', where: 'account_id = $1' },
   { table: 'pix_schedules', where: 'account_id = $1' },
+  // The directory's key-lookup buckets: full again.
+  { table: 'key_lookup_buckets', where: 'account_id = $1' },
   // Directory operations of a participant.
   { table: 'dict_refunds', where: 'account_id = $1' },
   { table: 'dict_entries', where: 'account_id = $1' },
@@ -102,6 +105,20 @@ export const KEPT_TABLES: Readonly<Record<string, string>> = {
 
 export const RESET_TABLES: readonly string[] = REMOVED.map((step) => step.table);
 
+/** A function takes at most 100 arguments: the counts are built 40 tables at a time and merged. */
+const COUNTS_PER_OBJECT = 40;
+
+function countsObject(tables: string[]): string {
+  const objects: string[] = [];
+  for (let i = 0; i < tables.length; i += COUNTS_PER_OBJECT) {
+    const pairs = tables
+      .slice(i, i + COUNTS_PER_OBJECT)
+      .map((table) => `'${table}', (select count(*) from "${table}")`);
+    objects.push(`jsonb_build_object(${pairs.join(', ')})`);
+  }
+  return objects.join(' || ');
+}
+
 /**
  * One statement: every delete a data-modifying CTE, so the foreign keys are checked once at its end (parents
  * and children go together) and a reset costs one round trip whatever the number of tables. Every CTE sees
@@ -110,23 +127,8 @@ export const RESET_TABLES: readonly string[] = REMOVED.map((step) => step.table)
 const REMOVE_STATEMENT = [
   `with ${REMOVED.map(({ table, where }) => `"${table}" as (delete from ${table} where ${where} returning 1)`).join(',\n')},`,
   `restored_keys as (update pix_keys set removed_at = null where account_id = $1 and removed_at is not null and created_at <= $2 returning 1)`,
-  `select ${removedCounts()} as removed`,
+  `select ${countsObject(REMOVED.map(({ table }) => table))} as removed`,
 ].join('\n');
-
-/**
- * `{table: rows removed}` as one jsonb: objects of at most 50 tables joined with `||`, since a function takes at
- * most 100 arguments (a key and a count per table).
- */
-function removedCounts(): string {
-  const objects: string[] = [];
-  for (let i = 0; i < REMOVED.length; i += 50)
-    objects.push(
-      `jsonb_build_object(${REMOVED.slice(i, i + 50)
-        .map(({ table }) => `'${table}', (select count(*) from "${table}")`)
-        .join(', ')})`,
-    );
-  return objects.join(' || ');
-}
 
 /** Deletes the account's rows; the number of rows removed per table (only those that held some). */
 export async function removeAccountRows(sql: Sql, accountId: number, createdAt: Date): Promise<Record<string, number>> {

@@ -10,6 +10,7 @@ import { PaymentRefused } from '../pix/payments/refusal.ts';
 import type { CobBody } from '../pix/cob/schemas.ts';
 import type { CobVBody } from '../pix/cobv/schemas.ts';
 import type { ChargeCreatedHook } from '../pix/charges/hooks.ts';
+import { SANDBOX_AUTO_ORIGIN } from './payer.ts';
 
 export const SANDBOX_AUTOPAY = {
   minCents: 1,
@@ -62,7 +63,7 @@ export function autoPaymentHandler(db: Database, clock: Clock) {
           target: { kind: 'charge', accountId: job.payload.accountId, txid: job.payload.txid },
           amountCents: due.cents,
           payer: FICTITIOUS_PAYER,
-          origin: 'sandbox_auto',
+          origin: SANDBOX_AUTO_ORIGIN,
         });
       });
     } catch (error) {

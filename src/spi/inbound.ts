@@ -3,8 +3,10 @@
  *
  *   pacs.008  a Pix to this institution, run through the one payment engine (charge rules, key settings, split,
  *             webhooks) or, with an idRec, the recurring charge's settlement (src/pix/cobr); answered with a pacs.002,
- *             ACSP (credited) or RJCT and its reason. The message is claimed by MsgId and end-to-end id in the
- *             transaction that credits it, so a copy is answered with the first one's answer and never credits.
+ *             ACSP (credited) or RJCT and its reason; to a key whose participant must confirm, held and answered
+ *             202, its pacs.002 queued when decided (held.ts). The message is claimed by MsgId and end-to-end id in
+ *             the transaction that credits it, so a copy is answered with the first one's answer (202 while held)
+ *             and never credits.
  *   pacs.004  a return of a Pix this node sent through the SPI: credited back to the sender once per RtrId,
  *             answered ACSP, or RJCT (no such send, not settled, or more than its amount).
  *   pacs.002  the answer to one of pixd's outbound messages (answers.ts); no answer back.
@@ -16,12 +18,14 @@
 import type { AppContext } from '../platform/context.ts';
 import type { Sql } from '../platform/db/database.ts';
 import { RECEIVER_ISPB } from '../platform/institution.ts';
-import { receivePix, type PaymentTarget } from '../pix/payments/engine.ts';
+import { receiveOrHold, type PaymentTarget } from '../pix/payments/engine.ts';
 import { PaymentRefused } from '../pix/payments/refusal.ts';
 import { settleRecurringPayment } from '../pix/cobr/settlement.ts';
 import { creditReturnedPix } from '../pix/send/returns.ts';
 import { lockCustomer } from '../platform/ledger/ledger.ts';
 import { answerOutbound } from './answers.ts';
+import { creditCoalesced, payerOf } from './credit.ts';
+import { catalogReason } from './held.ts';
 import {
   buildMessageReject,
   buildStatusReport,
@@ -44,25 +48,14 @@ import {
 
 /** pixd's answer to a delivered message: the XML to hand back (none for a pacs.002), and its HTTP status. */
 export interface InboundAnswer {
-  status: 200 | 204 | 400;
+  /** 202: a pacs.008 held for the receiving participant, its pacs.002 to follow on the outbound queue. */
+  status: 200 | 202 | 204 | 400;
   xml?: string;
 }
 
-/** The catalog's reason codes for the engine's refusals (AddtlInf carries the engine's message). */
-const REASON_OF_REFUSAL: Record<string, string> = {
-  chave_inexistente: 'AC03',
-  conta_inexistente: 'AC03',
-  cobranca_inexistente: 'AC03',
-  chave_removida: 'AC07',
-  cobranca_removida: 'AC07',
-  cobranca_expirada: 'AC07',
-  valor_divergente: 'AM09',
-  valor_invalido: 'AM09',
-  cobranca_paga: 'AM05',
-  pix_duplicado: 'AM05',
-};
-/** Any other refusal (the receiver's settings, a participant's confirmation this path cannot wait for). */
-const REASON_OTHER = 'AG03';
+/** A message addressed to another institution (its creditor's or instructed agent's ISPB): refused AC03. */
+const notHere = (ispb: string) =>
+  ispb === RECEIVER_ISPB ? undefined : { code: 'AC03', info: `O ISPB ${ispb} não é desta instituição.` };
 
 export async function receiveSpiMessage(ctx: AppContext, xml: string): Promise<InboundAnswer> {
   let message: ReturnType<typeof parseSpiMessage>;
@@ -78,7 +71,10 @@ export async function receiveSpiMessage(ctx: AppContext, xml: string): Promise<I
     };
     return { status: 400, xml: buildMessageReject(reject) };
   }
-  if (message.kind === 'pacs.008') return { status: 200, xml: await creditTransfer(ctx, message) };
+  if (message.kind === 'pacs.008') {
+    const xml = await creditTransfer(ctx, message);
+    return xml === undefined ? { status: 202 } : { status: 200, xml };
+  }
   if (message.kind === 'pacs.002') {
     await answerOutbound(ctx.db, ctx.clock, { refId: message.originalId }, message);
     return { status: 204 };
@@ -111,9 +107,9 @@ function answerTo(message: CreditTransfer | PaymentReturn, at: Date, refusal?: {
 /**
  * A return of a Pix this node sent through the SPI (the receiver's institution gives back part or all of it):
  * credited to the sender once per RtrId, as a return from a receiver in this pixd is (`creditReturnedPix`), and
- * answered ACSP; refused RJCT when no such send left through the SPI (AC03), it has not settled (AG03), or the
- * returns would exceed its amount (AM09). Nothing is posted before the refusal, so claim and answer share one
- * transaction; the sent Pix's lock serialises its returns.
+ * answered ACSP; refused RJCT when it is addressed to another institution (its InstdAgt, AC03), no such send left
+ * through the SPI (AC03), it has not settled (AG03), or the returns would exceed its amount (AM09). Nothing is
+ * posted before the refusal, so claim and answer share one transaction; the sent Pix's lock serialises its returns.
  */
 async function paymentReturn(ctx: AppContext, message: PaymentReturn): Promise<string> {
   return ctx.db.tx(async (sql) => {
@@ -122,13 +118,15 @@ async function paymentReturn(ctx: AppContext, message: PaymentReturn): Promise<s
     const claim = { msgId: message.msgId, kind: 'pacs.004', refId: message.rtrId, receivedAt: now };
     const earlier = await claimInbound(sql, { ...claim, accountId: sent?.accountId ?? null });
     if (earlier) return earlier.answer ?? answerTo(message, now, { code: 'AM05', info: 'Mensagem em processamento.' });
-    const refusal = !sent
-      ? { code: 'AC03', info: `Nenhum Pix ${message.originalEndToEndId} enviado pelo SPI por esta instituição.` }
-      : sent.status !== 'REALIZADO'
-        ? { code: 'AG03', info: `O Pix ${message.originalEndToEndId} está ${sent.status}.` }
-        : (await returnedCents(sql, message.originalEndToEndId)) + message.amountCents > sent.amountCents
-          ? { code: 'AM09', info: 'As devoluções excedem o valor do Pix.' }
-          : undefined;
+    const refusal =
+      notHere(message.toIspb) ??
+      (!sent
+        ? { code: 'AC03', info: `Nenhum Pix ${message.originalEndToEndId} enviado pelo SPI por esta instituição.` }
+        : sent.status !== 'REALIZADO'
+          ? { code: 'AG03', info: `O Pix ${message.originalEndToEndId} está ${sent.status}.` }
+          : (await returnedCents(sql, message.originalEndToEndId)) + message.amountCents > sent.amountCents
+            ? { code: 'AM09', info: 'As devoluções excedem o valor do Pix.' }
+            : undefined);
     if (sent && !refusal) {
       await lockCustomer(sql, sent.accountId);
       await creditReturnedPix(
@@ -143,10 +141,6 @@ async function paymentReturn(ctx: AppContext, message: PaymentReturn): Promise<s
     return xml;
   });
 }
-
-/** A copy whose first delivery has no committed answer (cannot be seen: the claim and its answer commit together). */
-const inProcess = (message: CreditTransfer, at: Date) =>
-  answerTo(message, at, { code: 'AM05', info: 'Mensagem em processamento.' });
 
 /** Where the Pix lands: the charge of its txid, else its key (with the txid of a static code), else the account. */
 async function targetOf(sql: Sql, message: CreditTransfer): Promise<{ target: PaymentTarget; accountId?: number }> {
@@ -166,7 +160,10 @@ class Refused extends Error {
   }
 }
 
-async function creditTransfer(ctx: AppContext, message: CreditTransfer) {
+/** The pacs.002 answering a pacs.008, or undefined: held for the receiving participant, answered later (held.ts). */
+async function creditTransfer(ctx: AppContext, message: CreditTransfer): Promise<string | undefined> {
+  const credited = await creditCoalesced(ctx, message, (now) => answerTo(message, now));
+  if (credited !== undefined) return credited;
   const claim = (sql: Sql, accountId: number | null, at: Date) =>
     claimInbound(sql, { msgId: message.msgId, kind: 'pacs.008', refId: message.endToEndId, accountId, receivedAt: at });
   let refusal: { code: string; info: string };
@@ -175,19 +172,16 @@ async function creditTransfer(ctx: AppContext, message: CreditTransfer) {
       const { target, accountId } = await targetOf(sql, message);
       const now = ctx.clock.forAccount(accountId).now();
       const earlier = await claim(sql, accountId ?? null, now);
-      if (earlier) return earlier.answer ?? inProcess(message, now);
-      if (message.creditor.ispb !== undefined && message.creditor.ispb !== RECEIVER_ISPB)
-        throw new Refused({ code: 'AC03', info: `O ISPB ${message.creditor.ispb} não é desta instituição.` });
-      const payer = {
-        nome: message.debtor.nome,
-        ...(message.debtor.cpf ? { cpf: message.debtor.cpf } : { cnpj: message.debtor.cnpj }),
-      };
+      if (earlier) return earlier.answer ?? undefined;
+      const elsewhere = message.creditor.ispb === undefined ? undefined : notHere(message.creditor.ispb);
+      if (elsewhere) throw new Refused(elsewhere);
+      const payer = payerOf(message);
       // Automatic Pix: the recurrence's charge settles on its payer's pacs.008.
       if (message.idRec) {
         const { idRec, txid, endToEndId, amountCents } = message;
         await settleRecurringPayment(sql, now, { accountId, idRec, txid, endToEndId, amountCents, payer });
-      } else
-        await receivePix(sql, now, {
+      } else {
+        const reception = await receiveOrHold(sql, now, {
           target,
           amountCents: message.amountCents,
           payer,
@@ -195,6 +189,9 @@ async function creditTransfer(ctx: AppContext, message: CreditTransfer) {
           origin: 'spi',
           endToEndId: message.endToEndId,
         });
+        // Held for the receiving participant: answered when decided (held.ts), its claim without an answer till then.
+        if (reception.held) return undefined;
+      }
       const xml = answerTo(message, now);
       await setInboundAnswer(sql, message.msgId, xml);
       return xml;
@@ -202,15 +199,14 @@ async function creditTransfer(ctx: AppContext, message: CreditTransfer) {
     return answer;
   } catch (error) {
     if (error instanceof Refused) refusal = error.reason;
-    else if (error instanceof PaymentRefused)
-      refusal = { code: REASON_OF_REFUSAL[error.code] ?? REASON_OTHER, info: error.message };
+    else if (error instanceof PaymentRefused) refusal = { code: catalogReason(error.code), info: error.message };
     else throw error;
   }
   // Refused: record and answer the refusal (or the answer a copy recorded meanwhile).
   return ctx.db.tx(async (sql) => {
     const now = ctx.clock.now();
     const earlier = await claim(sql, null, now);
-    if (earlier) return earlier.answer ?? inProcess(message, now);
+    if (earlier) return earlier.answer ?? undefined;
     const xml = answerTo(message, now, refusal!);
     await setInboundAnswer(sql, message.msgId, xml);
     return xml;

@@ -1,5 +1,13 @@
-/** Storage of the SPI boundary's messages (migrations 028, 030): the inbound record and the outbound queue. */
+/**
+ * Storage of the SPI boundary's messages (migrations 028, 030): the inbound record and the outbound queue; and the
+ * statement that credits inbound Pix to keys with their messages' claims.
+ */
 import type { Sql } from '../platform/db/database.ts';
+import { PIX_RECEIVED_POSTING } from '../platform/ledger/ledger.ts';
+import { jobsEnqueued, outboxInsertSql, outboxRowValues } from '../platform/outbox/jobs.ts';
+import type { KeySettlement } from '../pix/payments/key-settlement.ts';
+import { keyVersionSql, pixReceivedMoved } from '../pix/payments/store.ts';
+import { insertReceivedPixFrom, type ReceivedPixRow } from '../pix/received/store.ts';
 
 export interface InboundClaim {
   msgId: string;
@@ -69,7 +77,7 @@ export async function lockSentThroughSpi(
 export interface OutboundRow {
   id: number;
   account_id: number;
-  kind: 'pacs.008' | 'pacs.004';
+  kind: 'pacs.008' | 'pacs.004' | 'pacs.002';
   msg_id: string;
   ref_id: string;
   sent_pix_id: number | null;
@@ -157,4 +165,97 @@ export async function accountOfConta(sql: Sql, conta: string): Promise<number | 
 export async function chargeExists(sql: Sql, accountId: number, txid: string): Promise<boolean> {
   const { rows } = await sql.query('select 1 from charges where account_id = $1 and txid = $2', [accountId, txid]);
   return rows.length > 0;
+}
+
+/** A payment to a key decided on the settlement path (src/pix/payments/key-settlement.ts), with its message. */
+export interface InboundCredit extends KeySettlement {
+  msgId: string;
+  /** The pacs.002 ACSP recorded as the message's answer. */
+  answer: string;
+}
+
+/**
+ * Inbound pacs.008 messages to keys credited in one statement, atomic by itself, for one or many (coalesced by
+ * credit.ts): each message is claimed (its MsgId, and its end-to-end id once) with its answer only while its key
+ * and its settings are still the versions read (`keyVersionSql`; the key row locked `for share`, so a removal, a
+ * confirmation setting or a webhook registration either committed before — the version differs: nothing is
+ * written for it — or waits for this statement) — and only a claimed message's Pix is recorded, posted (`PIX_RECEIVED_POSTING`) and its webhook
+ * event enqueued, stored done when its key has no webhook (docs/ledger.md, "Events with no webhook"). Answers
+ * per message: credited, or undefined (a copy, or a key that changed: the caller decides it on the locked path).
+ */
+export async function writeInboundCredits(sql: Sql, list: InboundCredit[]): Promise<(ReceivedPixRow | undefined)[]> {
+  const column = <T>(value: (c: InboundCredit) => T) => list.map(value);
+  const jobs = column((c) => outboxRowValues(c.event));
+  const { rows } = await sql.query<{ end_to_end_id: string; id: number; pending: boolean }>(
+    `with input as (
+       select *, null::bigint as charge_id, null::text as txid, null::jsonb as components
+       from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::bigint[],
+         $8::timestamptz[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::bigint[], $15::bigint[],
+         $16::text[], $17::text[], $18::jsonb[], $19::timestamptz[], $20::timestamptz[], $21::bigint[])
+         as i(msg_id, answer, key_version, end_to_end_id, account_id, chave, amount_cents, received_at, pagador_cpf,
+           pagador_cnpj, pagador_nome, info_pagador, origin, external_id, available_id, topic, ordering_key, payload,
+           available_at, created_at, job_account_id)),
+     keys as materialized (
+       select k.chave, ${keyVersionSql('k')} as version from pix_keys k where k.chave = any($22::text[]) for share of k),
+     claim as (
+       insert into spi_inbound (msg_id, kind, ref_id, account_id, received_at, answer)
+       select i.msg_id, 'pacs.008', i.end_to_end_id, i.account_id, i.received_at, i.answer
+       from input i join keys on keys.chave = i.chave and keys.version = i.key_version
+       on conflict do nothing returning msg_id),
+     pix as (${insertReceivedPixFrom('input i join claim on claim.msg_id = i.msg_id', 'id, end_to_end_id')}),
+     ${PIX_RECEIVED_POSTING},
+     routed as (
+       select i.end_to_end_id, exists (select 1 from pix_webhooks w where w.chave = i.chave) as pending
+       from input i join pix on pix.end_to_end_id = i.end_to_end_id),
+     job as (${outboxInsertSql({
+       topic: 'i.topic',
+       orderingKey: 'i.ordering_key',
+       payload: 'i.payload',
+       availableAt: 'i.available_at',
+       createdAt: 'i.created_at',
+       accountId: 'i.job_account_id',
+       from: 'input i join routed r on r.end_to_end_id = i.end_to_end_id',
+       doneWhen: 'not r.pending',
+     })})
+     select pix.end_to_end_id, pix.id, routed.pending from pix join routed on routed.end_to_end_id = pix.end_to_end_id`,
+    [
+      column((c) => c.msgId),
+      column((c) => c.answer),
+      column((c) => c.key.version),
+      column((c) => c.pix.end_to_end_id),
+      column((c) => c.pix.account_id),
+      column((c) => c.pix.chave),
+      column((c) => c.pix.amount_cents),
+      column((c) => c.pix.received_at),
+      column((c) => c.pix.pagador_cpf),
+      column((c) => c.pix.pagador_cnpj),
+      column((c) => c.pix.pagador_nome),
+      column((c) => c.pix.info_pagador),
+      column((c) => c.pix.origin),
+      column((c) => c.ledger.externalId),
+      column((c) => c.ledger.availableId),
+      ...[0, 1, 2, 3, 4, 5].map((n) => jobs.map((values) => values[n])),
+      [...new Set(column((c) => c.key.chave))],
+    ],
+  );
+  const written = new Map(rows.map((row) => [row.end_to_end_id, row]));
+  let woken = false;
+  return list.map((c) => {
+    const row = written.get(c.pix.end_to_end_id);
+    if (row === undefined) return undefined;
+    pixReceivedMoved(sql, c.pix);
+    // Only an event stored pending wakes the webhook lanes: one stored done has nothing to claim.
+    if (row.pending && !woken) jobsEnqueued(sql, c.event.topic);
+    woken ||= row.pending;
+    return { id: Number(row.id), ...c.pix };
+  });
+}
+
+/** The MsgId of the inbound pacs.008 that delivered a Pix (its claim), to answer it later. */
+export async function inboundCreditMsgId(sql: Sql, endToEndId: string): Promise<string | undefined> {
+  const { rows } = await sql.query<{ msg_id: string }>(
+    `select msg_id from spi_inbound where kind = 'pacs.008' and ref_id = $1`,
+    [endToEndId],
+  );
+  return rows[0]?.msg_id;
 }

@@ -244,6 +244,17 @@ describe('boundaries: sandbox constants', () => {
     );
     assert.ok(SANDBOX_CONSTANT.test(text(path.join(SRC, 'sandbox/settlement.ts'))), 'the pattern finds them');
   });
+
+  /** A label a simulation gives what it does, spelled as a string: `'sandbox_auto'`, `"sandbox_pay"`. */
+  const SANDBOX_LABEL = /['"`]sandbox_\w*/;
+
+  it('no label of the sandbox is spelled outside src/sandbox/ (the payer institution names the origin of what it pays)', () => {
+    const found = sourceFiles('src')
+      .map(rel)
+      .filter((r) => !r.startsWith('sandbox/') && SANDBOX_LABEL.test(text(path.join(SRC, r))));
+    assert.deepEqual(found, []);
+    assert.ok(SANDBOX_LABEL.test(text(path.join(SRC, 'sandbox/payer.ts'))), 'the pattern finds them');
+  });
 });
 
 describe('boundaries: resource folders and tests', () => {

@@ -45,7 +45,10 @@ const APPLIED: [number, string, string][] = [
   [30, 'spi_inbound_returns', '25674e0fbb24731a'],
   [31, 'open_finance_pix', 'c80c8ed91e3f5a0f'],
   [32, 'listen_sessions', '67f63e69fe4a911e'],
-  [33, 'cnab_statements', '205eba130a08d3ab'],
+  [33, 'spi_outbound_status_reports', 'f275809c9dc28143'],
+  [34, 'key_lookup_buckets', '5a4eeadc1490b3f3'],
+  [35, 'split_refund_shares', '71038d3480740cb4'],
+  [36, 'cnab_statements', '205eba130a08d3ab'],
 ];
 
 describe('migrations', () => {

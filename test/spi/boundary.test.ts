@@ -7,6 +7,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -14,10 +15,19 @@ import { brasiliaDate, fromEpochDay, isBusinessDay, toEpochDay } from '../../src
 import { openInfraction } from '../../src/pix/infractions/service.ts';
 import { changeRecStatus, ownRec } from '../../src/pix/rec/service.ts';
 import { payerOf } from '../../src/sandbox/rec.ts';
-import { RECEIVER_ISPB } from '../../src/platform/institution.ts';
-import { buildPaymentReturn, newMsgId, parseSpiMessage, type SpiMessage } from '../../src/spi/messages.ts';
+import { newEndToEndId, RECEIVER_ISPB } from '../../src/platform/institution.ts';
+import { spiGatewayFile } from '../../src/platform/bootstrap.ts';
+import { LIMITS } from '../../src/platform/limits.ts';
+import {
+  buildCreditTransfer,
+  buildPaymentReturn,
+  newMsgId,
+  parseSpiMessage,
+  type SpiMessage,
+} from '../../src/spi/messages.ts';
 import { assertBalanceMatchesLines, assertLedgerBalanced } from '../helpers/ledger.ts';
 import { Receiver, webhookApi, type WebhookApi } from '../helpers/receiver.ts';
+import { HttpsClient } from '../helpers/https-client.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { recBody } from '../pix/rec-fixtures.ts';
@@ -83,6 +93,7 @@ describe('SPI boundary: a production node and the SPI simulator process', () => 
   let simulator: SimulatorProcess;
   let api: WebhookApi;
   let chave: string;
+  let gateway: HttpsClient | undefined;
   const saldo = async () => (await api.call('GET', '/v2/gn/saldo/')).body.saldo as string;
   const sentStatus = async (idEnvio: string) => (await api.call('GET', `/v2/gn/pix/enviados/id-envio/${idEnvio}`)).body;
   const send = async (idEnvio: string, valor: string) => {
@@ -102,6 +113,34 @@ describe('SPI boundary: a production node and the SPI simulator process', () => 
       const m = readable(xml);
       return m?.kind === kind && match(m);
     });
+
+  /** The gateway's own delivery (the SPI gateway's certificate), for messages delivered at once. */
+  const deliverRaw = async (xml: string) => {
+    const pem = fs.readFileSync(spiGatewayFile(svc.config.dataDir), 'utf8');
+    gateway ??= new HttpsClient(svc.baseUrl, svc.caPem, { certPem: pem, keyPem: pem });
+    return gateway.request('POST', '/spi/mensagens', { rawBody: xml, headers: { 'content-type': 'application/xml' } });
+  };
+  const statusOf = (xml: string) => {
+    const m = parseSpiMessage(xml);
+    return m.kind === 'pacs.002' ? `${m.status}${m.reason ? ` ${m.reason.code}` : ''}` : m.kind;
+  };
+  const deliver = async (xml: string) => {
+    const res = await deliverRaw(xml);
+    assert.equal(res.status, 200, res.text);
+    return { xml: res.text, status: statusOf(res.text) };
+  };
+  const pixTo = (chaveTo: string, cents: number) => {
+    const at = new Date();
+    return buildCreditTransfer({
+      msgId: newMsgId('99999009'),
+      createdAt: at,
+      endToEndId: newEndToEndId(at, '99999009'),
+      amountCents: cents,
+      acceptedAt: at,
+      debtor: { ispb: '99999009', nome: 'Pagadora', cpf: '11144477735', conta: '7', tipoConta: 'CACC' },
+      creditor: { ispb: RECEIVER_ISPB, chave: chaveTo },
+    });
+  };
 
   before(async () => {
     svc = await startTestService({ PIXD_ENV: 'production', PIXD_SPI_GATEWAY: 'on', PIXD_WEBHOOK_ALLOW: '127.0.0.0/8' });
@@ -258,9 +297,9 @@ describe('SPI boundary: a production node and the SPI simulator process', () => 
 
   it('a pacs.004 returning a sent Pix credits its sender once, and never past the Pix', async () => {
     const sent = await sentStatus('spiacsp1');
-    const returnOf = (rtrId: string, amountCents: number, msgId = newMsgId('99999009')) => {
+    const returnOf = (rtrId: string, amountCents: number, msgId = newMsgId('99999009'), toIspb = RECEIVER_ISPB) => {
       const at = new Date();
-      const [fromIspb, toIspb, originalEndToEndId] = ['99999009', RECEIVER_ISPB, sent.endToEndId];
+      const [fromIspb, originalEndToEndId] = ['99999009', sent.endToEndId];
       return buildPaymentReturn({
         msgId,
         createdAt: at,
@@ -287,7 +326,108 @@ describe('SPI boundary: a production node and the SPI simulator process', () => 
     // 2.00 returned of 5.00: 3.01 more would pass the Pix.
     const above = await simulator.command({ entregar: returnOf('D99999009202611271700RETURN00002', 301) });
     assert.equal(answerOf(above.xml), 'RJCT AM09');
+    // A return addressed to another institution (its InstdAgt) is not this node's to credit.
+    const elsewhere = returnOf('D99999009202611271700RETURN00003', 100, undefined, '12345678');
+    assert.equal(answerOf((await simulator.command({ entregar: elsewhere })).xml), 'RJCT AC03');
     assert.equal(await saldo(), '47.00');
+  });
+
+  it('pacs.008 to keys, delivered at once: each credited once, copies answered alike, a changed key decided afresh', async () => {
+    const party = await svc.newParty();
+    const partyApi = webhookApi(party);
+    const [key] = party.chaves;
+    const pix = (cents: number) => pixTo(key, cents);
+    const balance = async () => (await partyApi.call('GET', '/v2/gn/saldo/')).body.saldo as string;
+    // The account's first Pix opens its ledger account (the locked path); the rest may share statements.
+    assert.equal((await deliver(pix(100))).status, 'ACSP');
+    const original = pix(200);
+    const copy = original.replace(/<MsgId>M99999009\w{23}</, '<MsgId>M99999009COPYKEYCOPYKEYCOPYKEYCO<');
+    const others = [300, 400, 500, 600].map(pix);
+    const answers = await Promise.all([original, original, copy, copy, ...others].map(deliver));
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      Array(8).fill('ACSP'),
+    );
+    assert.ok(
+      answers.slice(1, 4).every((a) => a.xml === answers[0].xml),
+      'copies get the first answer',
+    );
+    assert.equal(await balance(), '21.00');
+    // The key's settings change after Pix were settled on it: the next is decided on the new settings.
+    const config = await partyApi.call('PUT', '/v2/gn/config', {
+      pix: {
+        receberSemChave: true,
+        chaves: {
+          [key]: {
+            recebimento: { txidObrigatorio: false, qrCodeEstatico: { recusarTodos: false }, recusarTipoPessoa: 'PF' },
+          },
+        },
+      },
+    });
+    assert.equal(config.status, 201, config.text);
+    assert.equal((await deliver(pix(700))).status, 'RJCT AG03');
+    assert.equal(await balance(), '21.00');
+    await assertBalanceMatchesLines(svc.service.ctx.db, party.accountId, '21.00');
+  });
+
+  it('a pacs.008 to a key whose participant must confirm: 202, then its pacs.002 leaves on the queue when decided', async () => {
+    const participant = await svc.newParty({ nome: 'Banco Indireto SA', participant: true });
+    const papi = webhookApi(participant);
+    const { rows } = await svc.service.ctx.db.query<{ participant_ispb: string }>(
+      'select participant_ispb from accounts where id = $1',
+      [participant.accountId],
+    );
+    const key = '+5511988887777';
+    const entry = await papi.call('POST', '/dict/entries', {
+      entry: {
+        account: {
+          accountNumber: '1234567',
+          accountType: 'cacc',
+          branch: '0001',
+          openingDate: '2020-01-15T12:00:00.000Z',
+          participant: rows[0].participant_ispb,
+        },
+        key,
+        keyType: 'phone',
+        owner: { name: 'Fulana de Tal', taxIdNumber: '11144477735', type: 'natural_person' },
+      },
+      reason: 'user_requested',
+      requestId: '2b7c4b9e-8a51-4c4e-9a43-3f7a1f7b2d11',
+    });
+    assert.equal(entry.status, 201, entry.text);
+    const e2eOf = (xml: string) => (parseSpiMessage(xml) as { endToEndId: string }).endToEndId;
+    const queuedAnswer = (e2e: string) =>
+      waitFor(
+        async () => xmlOf('pacs.002', (m) => m.kind === 'pacs.002' && m.originalId === e2e),
+        `the pacs.002 of ${e2e} pulled from the queue`,
+      );
+    const balance = async () => (await papi.call('GET', '/v2/gn/saldo/')).body.saldo as string;
+    const confirm = async (endToEndId: string, decision: object) => {
+      const res = await papi.call('POST', '/v1/pix/confirm', { pix: [{ endToEndId, ...decision }] });
+      assert.equal(res.status, 200, res.text);
+    };
+    // Accepted by the participant: credited, and answered ACSP through the queue; a copy then gets that answer.
+    const accepted = pixTo(key, 1500);
+    const held = await deliverRaw(accepted);
+    assert.equal(`${held.status} ${held.text}`, '202 ');
+    assert.equal((await deliverRaw(accepted)).status, 202, 'a copy while it waits');
+    await confirm(e2eOf(accepted), { status: 'ACSP' });
+    const acsp = await queuedAnswer(e2eOf(accepted));
+    assert.equal(statusOf(acsp), 'ACSP');
+    assert.equal((await deliver(accepted)).xml, acsp);
+    assert.equal(await balance(), '15.00');
+    // Refused by the participant: answered RJCT with its code, nothing credited.
+    const refused = pixTo(key, 2500);
+    assert.equal((await deliverRaw(refused)).status, 202);
+    await confirm(e2eOf(refused), { status: 'RJCT', error: { code: 'AC06', reason: 'Conta bloqueada.' } });
+    assert.equal(statusOf(await queuedAnswer(e2eOf(refused))), 'RJCT AC06');
+    // Not decided in time: answered RJCT AB03 when the participant's minute has passed.
+    const late = pixTo(key, 3500);
+    assert.equal((await deliverRaw(late)).status, 202);
+    svc.advance(LIMITS.participantConfirmationTimeoutSeconds + 1);
+    assert.equal(statusOf(await queuedAnswer(e2eOf(late))), 'RJCT AB03');
+    assert.equal(await balance(), '15.00');
+    await assertBalanceMatchesLines(svc.service.ctx.db, participant.accountId, '15.00');
   });
 
   it('every message exchanged validates, and the ledger verifies', async () => {

@@ -155,7 +155,8 @@ async function settleBatched(db: Database, clock: Clock, payerInstitution: Payer
   const tentativa = pendingAttempt(row, job.tentativa);
   if (!row || !tentativa) return false;
   if (row.rec_status !== 'APROVADA') return false;
-  if (!('pays' in payerInstitution.recurringAttemptDue({ amountCents: row.amount_cents }))) return false;
+  const decision = payerInstitution.recurringAttemptDue({ amountCents: row.amount_cents });
+  if (!('pays' in decision)) return false;
   if (!row.chave || row.split) return false;
   const ledger = await ledgerIds(db, row);
   const now = clock.forAccount(row.account_id).now();
@@ -175,7 +176,12 @@ async function settleBatched(db: Database, clock: Clock, payerInstitution: Payer
     tentativas: row.tentativas.map((t, i) => (i === job.tentativa ? withAttemptStatus(t, 'PAGA', now) : t)),
   };
   const pix = receivedRow(
-    { target: { kind: 'key', chave, txid: row.txid }, payer, origin: 'sandbox_auto', endToEndId: tentativa.endToEndId },
+    {
+      target: { kind: 'key', chave, txid: row.txid },
+      payer,
+      origin: decision.origin,
+      endToEndId: tentativa.endToEndId,
+    },
     now,
     { accountId: row.account_id, chargeId: null, txid: row.txid, chave },
     row.amount_cents,
@@ -231,7 +237,7 @@ function attemptHandler(db: Database, clock: Clock, payerInstitution: PayerInsti
         // Production: the payer's institution pays with a pacs.008 (settleRecurringPayment); none by the end of
         // the window and the charge expires (cobr.expire).
         if ('awaits' in decision) return;
-        await payAttempt(sql, now, row, index, { payer: payerOf(rec), origin: 'sandbox_auto' });
+        await payAttempt(sql, now, row, index, { payer: payerOf(rec), origin: decision.origin });
       });
     } catch (error) {
       if (error instanceof AttemptRefused) await refuseAttempt(db, clock, job.payload, error.codigo, error.message);

@@ -21,6 +21,7 @@ import { PaymentRefused } from '../payments/refusal.ts';
 import { decideConfirmation, expireConfirmation, findConfirmation, type ConfirmationRow } from '../payments/holds.ts';
 import { SEND_SETTLE_TOPIC } from '../send/settlement.ts';
 import { findSentByE2e } from '../send/store.ts';
+import type { PayerInstitution } from '../../platform/extensions.ts';
 import type { Sql } from '../../platform/db/database.ts';
 import type { ConfirmItemResult, ConfirmRequest } from './schemas.ts';
 
@@ -53,7 +54,13 @@ async function resettleTransfer(sql: Sql, row: ConfirmationRow, now: Date): Prom
   return true;
 }
 
-async function decideOne(db: Database, clock: Clock, accountId: number, item: Item): Promise<ConfirmItemResult> {
+async function decideOne(
+  db: Database,
+  clock: Clock,
+  payer: PayerInstitution,
+  accountId: number,
+  item: Item,
+): Promise<ConfirmItemResult> {
   const base = { endToEndId: item.endToEndId, status: item.status };
   let refusal: PaymentRefused | undefined;
   let result: ConfirmItemResult | undefined;
@@ -65,12 +72,12 @@ async function decideOne(db: Database, clock: Clock, accountId: number, item: It
       const now = clock.forAccount(accountId).now();
       if (row.status === 'WAITING' && now >= row.deadline_at) {
         // Past its deadline, its timeout job not run yet: the clock decides, as the job would.
-        await expire(sql, row, now);
+        await expire(sql, payer, row, now);
         return { ...base, status: 'EXPIRED', result: 'ALREADY_DECIDED', detail: 'O prazo de confirmação expirou.' };
       }
       if (row.status !== 'WAITING')
         return { ...base, status: row.status, result: 'ALREADY_DECIDED', detail: `Já decidido: ${row.status}.` };
-      await decideConfirmation(sql, row.end_to_end_id, item.status, item.error ?? null, now);
+      await decideConfirmation(sql, payer, row.end_to_end_id, item.status, item.error ?? null, now);
       if (await resettleTransfer(sql, row, now)) return { ...base, result: 'WAITING' };
       if (item.status === 'ACSP') await receiveOrHold(sql, now, row.incoming);
       return { ...base, result: 'PROCESSED' };
@@ -85,6 +92,7 @@ async function decideOne(db: Database, clock: Clock, accountId: number, item: It
   await db.tx(async (sql) =>
     decideConfirmation(
       sql,
+      payer,
       item.endToEndId,
       'RJCT',
       { code: refused.code, reason: refused.message },
@@ -97,6 +105,7 @@ async function decideOne(db: Database, clock: Clock, accountId: number, item: It
 export async function confirmPix(
   db: Database,
   clock: Clock,
+  payer: PayerInstitution,
   accountId: number,
   body: ConfirmRequest,
 ): Promise<{ status: 'WAITING' | 'PROCESSED'; pix: ConfirmItemResult[] }> {
@@ -111,12 +120,12 @@ export async function confirmPix(
       continue;
     }
     seen.add(item.endToEndId);
-    results.push(await decideOne(db, clock, accountId, item));
+    results.push(await decideOne(db, clock, payer, accountId, item));
   }
   return { status: results.some((r) => r.result === 'WAITING') ? 'WAITING' : 'PROCESSED', pix: results };
 }
 
 /** Rejected by the clock: a transfer's settlement returns it now rather than at its own retry. */
-async function expire(sql: Sql, row: ConfirmationRow, now: Date): Promise<void> {
-  if (await expireConfirmation(sql, row.end_to_end_id, now)) await resettleTransfer(sql, row, now);
+async function expire(sql: Sql, payer: PayerInstitution, row: ConfirmationRow, now: Date): Promise<void> {
+  if (await expireConfirmation(sql, payer, row.end_to_end_id, now)) await resettleTransfer(sql, row, now);
 }

@@ -133,7 +133,7 @@ export const dictRoutes =
       },
       async (request, reply) => {
         const participant = await participantOf(ctx, request);
-        const answer = await confirmPix(ctx.db, ctx.clock, participant.accountId, request.body);
+        const answer = await confirmPix(ctx.db, ctx.clock, ctx.payerInstitution, participant.accountId, request.body);
         return { ...envelope(request, reply), ...answer };
       },
     );

@@ -10,7 +10,9 @@
  * transfer from another pixd account is returned by its send's settlement job, which waits for the same deadline
  * (send/settlement.ts) and, like the engine, reads a Pix still WAITING past it as expired.
  */
+import type { AppContext } from '../../platform/context.ts';
 import type { Sql } from '../../platform/db/database.ts';
+import type { PayerInstitution } from '../../platform/extensions.ts';
 import { defineTopic, enqueue } from '../../platform/outbox/jobs.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import type { IncomingPix } from './types.ts';
@@ -48,23 +50,28 @@ export const CONFIRMATION_TIMEOUT_ERROR = {
 } as const;
 
 /** The timeout of a held Pix, on the receiving account's clock: rejects it if still WAITING. */
-export const CONFIRMATION_EXPIRY_TOPIC = defineTopic<{ endToEndId: string }>({
+export const CONFIRMATION_EXPIRY_TOPIC = defineTopic<{ endToEndId: string }, AppContext>({
   name: 'pix.confirmation.expire',
   handler:
-    ({ db, clock }) =>
+    ({ db, clock, payerInstitution }) =>
     async (job) => {
       await db.tx(async (sql) => {
         const row = await findConfirmation(sql, job.payload.endToEndId, 'for update');
         if (row?.status !== 'WAITING') return;
         const now = clock.forAccount(Number(row.account_id)).now();
-        if (now >= row.deadline_at) await expireConfirmation(sql, row.end_to_end_id, now);
+        if (now >= row.deadline_at) await expireConfirmation(sql, payerInstitution, row.end_to_end_id, now);
       });
       return { done: true };
     },
 });
 
-export async function expireConfirmation(sql: Sql, endToEndId: string, now: Date): Promise<boolean> {
-  return decideConfirmation(sql, endToEndId, 'EXPIRED', CONFIRMATION_TIMEOUT_ERROR, now);
+export async function expireConfirmation(
+  sql: Sql,
+  payer: PayerInstitution,
+  endToEndId: string,
+  now: Date,
+): Promise<boolean> {
+  return decideConfirmation(sql, payer, endToEndId, 'EXPIRED', CONFIRMATION_TIMEOUT_ERROR, now);
 }
 
 const COLUMNS = `end_to_end_id, account_id, chave, amount_cents, incoming, status, received_at, deadline_at, decided_at, error`;
@@ -116,17 +123,26 @@ export async function holdPix(
   };
 }
 
-/** Decides a WAITING Pix. False when it was not WAITING (decided meanwhile: the first decision stands). */
+/**
+ * Decides a WAITING Pix and tells its payer's institution in the same transaction (`heldPixDecided`: the SPI
+ * boundary answers the pacs.008 that delivered it). False when it was not WAITING (the first decision stands).
+ */
 export async function decideConfirmation(
   sql: Sql,
+  payer: PayerInstitution,
   endToEndId: string,
   status: Exclude<ConfirmationStatus, 'WAITING'>,
   error: { code: string; reason: string } | null,
   now: Date,
 ): Promise<boolean> {
-  const { rowCount } = await sql.query(
-    `update pix_confirmations set status = $2, error = $3, decided_at = $4 where end_to_end_id = $1 and status = 'WAITING'`,
+  const { rows } = await sql.query<{ account_id: number; origin: string }>(
+    `update pix_confirmations set status = $2, error = $3, decided_at = $4 where end_to_end_id = $1 and status = 'WAITING'
+     returning account_id, incoming->>'origin' as origin`,
     [endToEndId, status, error && JSON.stringify(error), now],
   );
-  return rowCount === 1;
+  if (!rows[0]) return false;
+  const decided = status === 'ACSP' ? 'ACSP' : 'RJCT';
+  const { account_id, origin } = rows[0];
+  await payer.heldPixDecided(sql, { endToEndId, accountId: Number(account_id), origin, status: decided, error }, now);
+  return true;
 }

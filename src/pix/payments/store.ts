@@ -16,7 +16,7 @@ import type { PixEventPayload } from '../webhook/payloads.ts';
 import type { CobVBody } from '../cobv/schemas.ts';
 import type { CobBody } from '../cob/schemas.ts';
 import { keySettingsJsonOf, keySettingsOf, type KeySettings } from '../settings/store.ts';
-import type { ReceivedPixRow } from '../received/store.ts';
+import { insertReceivedPixFrom, type ReceivedPixRow } from '../received/store.ts';
 
 export interface PayableCharge {
   id: number;
@@ -159,12 +159,7 @@ export async function writeSettlements(sql: Sql, list: Settlement[]): Promise<(R
        from input i where c.id = i.charge_id and c.status = 'ATIVA' and c.xmin = i.version::xid
        returning c.id),
      pix as (
-       insert into received_pix (end_to_end_id, account_id, charge_id, txid, chave, amount_cents, received_at, pagador_cpf,
-         pagador_cnpj, pagador_nome, info_pagador, components, origin)
-       select i.end_to_end_id, i.account_id, i.charge_id, i.txid, i.chave, i.amount_cents, i.received_at, i.pagador_cpf,
-         i.pagador_cnpj, i.pagador_nome, i.info_pagador, i.components, i.origin
-       from input i join paid on paid.id = i.charge_id
-       returning id, charge_id, end_to_end_id),
+       ${insertReceivedPixFrom('input i join paid on paid.id = i.charge_id', 'id, charge_id, end_to_end_id')}),
      ${PIX_RECEIVED_POSTING},
      -- Whether the event can reach a webhook (docs/webhooks.md, "Events with no webhook"): the keys are locked
      -- for share, so a registration (which updates its key's row) either committed before this statement's
@@ -224,5 +219,42 @@ export async function writeSettlements(sql: Sql, list: Settlement[]): Promise<(R
     if (row.pending && !woken.has(s.event.topic.name)) jobsEnqueued(sql, s.event.topic);
     if (row.pending) woken.add(s.event.topic.name);
     return { id: row.id, ...s.pix };
+  });
+}
+
+/** A key as the settlement path reads it. */
+export interface KeyForSettlement {
+  chave: string;
+  account_id: number;
+  removed_at: Date | null;
+  confirm_incoming: boolean;
+  /** The versions read of the key row and its settings row (`keyVersionSql`): the write pays only while they hold. */
+  version: string;
+  key_settings: KeySettings;
+  external_ledger_id: number | null;
+  available_ledger_id: number | null;
+}
+
+/**
+ * The version of a key as a payment depends on it, for a statement where `k` is its `pix_keys` row: the row's
+ * `xmin` (removal, confirmations, owner, webhook registrations rewrite it) and its settings row's (or none).
+ */
+export const keyVersionSql = (k: string) =>
+  `${k}.xmin::text || '/' || coalesce((select s.xmin::text from pix_key_settings s where s.chave = ${k}.chave), '')`;
+
+/** One statement for several keys, answering in the order asked; undefined where the key is not here. */
+export async function readKeysForSettlement(sql: Sql, chaves: string[]): Promise<(KeyForSettlement | undefined)[]> {
+  const { rows } = await sql.query<KeyForSettlement & { n: number }>(
+    `select t.n, k.chave, k.account_id, k.removed_at, k.confirm_incoming, ${keyVersionSql('k')} as version,
+       ${keySettingsJsonOf('k.account_id', 'k.chave')} as key_settings,
+       (select a.id from ledger_accounts a where a.code = $1) as external_ledger_id,
+       (select a.id from ledger_accounts a where a.code = ${availableCodeSql('k.account_id')}) as available_ledger_id
+     from unnest($2::text[]) with ordinality as t(chave, n) join pix_keys k on k.chave = t.chave`,
+    [ledgerCode.externalPix, chaves],
+  );
+  const byPosition = new Map(rows.map(({ n, ...row }) => [Number(n), row]));
+  return chaves.map((_, n) => {
+    const row = byPosition.get(n + 1);
+    return row && { ...row, account_id: Number(row.account_id), key_settings: keySettingsOf(row.key_settings) };
   });
 }

@@ -13,6 +13,7 @@ import { queuePaymentReturn } from '../../spi/outbound.ts';
 import { outboundExists } from '../../spi/store.ts';
 import { enqueuePixEvent } from './events.ts';
 import { creditPixdPayer, lockRefundParties } from '../send/returns.ts';
+import { beneficiaryParts, shortfallOf, takeBackParts } from '../split/refund-settlement.ts';
 
 export const INSUFFICIENT_BALANCE = 'Saldo insuficiente para a devolução.';
 
@@ -29,17 +30,29 @@ export function refundSettlementHandler(db: Database, clock: Clock, faults?: Fau
       const refund = await findRefundById(sql, job.payload.refundId, true);
       if (!refund || refund.status !== 'EM_PROCESSAMENTO') return;
       const now = clock.forAccount(refund.account_id).now();
-      await lockRefundParties(sql, refund.account_id, refund.received_pix_id);
+      // A split Pix's refund takes the beneficiaries' parts back first (split/refund-settlement.ts).
+      const parts = await beneficiaryParts(sql, refund.id);
+      await lockRefundParties(
+        sql,
+        refund.account_id,
+        refund.received_pix_id,
+        parts.map((part) => part.account_id),
+      );
       const pix = (await findReceivedPixById(sql, refund.received_pix_id))!;
       // Queued already (a second delivery of this job): its pacs.002 settles it (src/spi/answers.ts).
       if (pix.origin === 'spi' && (await outboundExists(sql, refund.rtr_id))) return;
       const available = await balanceCents(sql, ledgerCode.available(refund.account_id));
       const refused = await faults?.take(sql, refund.account_id, 'devolucao');
+      const shortfall = await shortfallOf(sql, parts);
+      const partsCents = parts.reduce((sum, part) => sum + part.amount_cents, 0);
       if (refused) {
         await settleRefund(sql, refund.id, 'NAO_REALIZADO', now, refused.motivo);
-      } else if (available < refund.amount_cents) {
+      } else if (shortfall) {
+        await settleRefund(sql, refund.id, 'NAO_REALIZADO', now, shortfall);
+      } else if (available + partsCents < refund.amount_cents) {
         await settleRefund(sql, refund.id, 'NAO_REALIZADO', now, INSUFFICIENT_BALANCE);
       } else {
+        await takeBackParts(sql, refund, parts, now);
         await transfer(sql, {
           kind: 'pix_devolvido',
           reference: refund.rtr_id,

@@ -71,7 +71,8 @@ export async function requestRefund(
   const existing = await findRefund(sql, pix.id, refundId);
   if (existing) {
     // Idempotent per id: the same request answers the same refund; a different one is a conflict.
-    if (existing.amount_cents === amountCents) return { created: false, view: refundView(existing) };
+    if (existing.amount_cents === amountCents)
+      return { created: false, refundRowId: existing.id, view: refundView(existing) };
     throw invalid(
       REFUND_INVALID,
       `A devolução ${refundId} já existe com outro valor (${formatAmount(existing.amount_cents)}).`,
@@ -112,7 +113,7 @@ export async function requestRefund(
     availableAt: caller.now,
     now: caller.now,
   });
-  return { created: true, view: refundView(refund) };
+  return { created: true, refundRowId: refund.id, view: refundView(refund) };
 }
 
 export async function readRefund(sql: Sql, caller: Caller, e2eid: string, refundId: string) {

@@ -1,7 +1,10 @@
 /** Storage of received Pix and their refunds. */
 import type { Sql } from '../../platform/db/database.ts';
+import type { SimulatedOrigin } from '../../platform/extensions.ts';
+import { qualifiedColumns } from '../../platform/db/columns.ts';
 
-export type PixOrigin = 'sandbox_auto' | 'sandbox_pay' | 'participant' | 'pixd_transfer' | 'open_finance' | 'spi';
+/** Who delivered a received Pix: a participant, a transfer inside pixd, Open Finance, the SPI, or a simulation. */
+export type PixOrigin = 'participant' | 'pixd_transfer' | 'open_finance' | 'spi' | SimulatedOrigin;
 
 export interface ReceivedPixRow {
   id: number;
@@ -37,6 +40,33 @@ export interface RefundRow {
 
 const PIX_COLUMNS = `id, end_to_end_id, account_id, charge_id, txid, chave, amount_cents, received_at, pagador_cpf, pagador_cnpj,
   pagador_nome, info_pagador, components, origin`;
+/** The columns a payment writes (`insertReceivedPixFrom`): every one but the id and the generated ones. */
+const WRITTEN_COLUMNS = [
+  'end_to_end_id',
+  'account_id',
+  'charge_id',
+  'txid',
+  'chave',
+  'amount_cents',
+  'received_at',
+  'pagador_cpf',
+  'pagador_cnpj',
+  'pagador_nome',
+  'info_pagador',
+  'components',
+  'origin',
+] as const;
+
+/**
+ * For a statement that records received Pix among other rows (the settlement statements): the insert of one
+ * received Pix per row of `from`, whose alias `i` has the written columns under their names.
+ */
+export const insertReceivedPixFrom = (from: string, returning: string) =>
+  `insert into received_pix (${WRITTEN_COLUMNS.join(', ')})
+       select ${WRITTEN_COLUMNS.map((column) => `i.${column}`).join(', ')} from ${from}
+       returning ${returning}`;
+
+const columnsOf = (alias: string) => qualifiedColumns(PIX_COLUMNS, alias);
 const REFUND_COLUMNS =
   'id, received_pix_id, account_id, refund_id, rtr_id, amount_cents, status, natureza, descricao, requested_at, settled_at, motivo';
 
@@ -73,6 +103,20 @@ export async function findReceivedPix(
   const { rows } = await sql.query<ReceivedPixRow>(
     `select ${PIX_COLUMNS} from received_pix where account_id = $1 and end_to_end_id = $2${forUpdate ? ' for update' : ''}`,
     [accountId, endToEndId],
+  );
+  return rows[0];
+}
+
+/** The Pix that paid the account's charge `txid` (by the charge's unique key, then its one payment). */
+export async function findReceivedPixByTxid(
+  sql: Sql,
+  accountId: number,
+  txid: string,
+): Promise<ReceivedPixRow | undefined> {
+  const { rows } = await sql.query<ReceivedPixRow>(
+    `select ${columnsOf('p')} from charges c join received_pix p on p.charge_id = c.id
+     where c.account_id = $1 and c.txid = $2`,
+    [accountId, txid],
   );
   return rows[0];
 }

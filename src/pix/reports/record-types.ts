@@ -55,6 +55,7 @@ const BY_KIND: Record<string, Direction> = {
   estorno_tarifa_pix_enviado: { credit: 'estornoTarifaPixEnviado' },
   estorno_tarifa_pix_recebido: { credit: 'estornoTarifaPixRecebido' },
   split_repasse: { debit: 'transferenciaEnviada', credit: 'transferenciaRecebida' },
+  split_devolucao: { debit: 'transferenciaEnviada', credit: 'transferenciaRecebida' },
   transferencia: { debit: 'transferenciaEnviada', credit: 'transferenciaRecebida' },
   estorno_transferencia: { credit: 'estornoTransferenciaEnviada' },
   tarifa_transferencia: { debit: 'tarifaTransferenciaEnviada' },

@@ -41,10 +41,16 @@ export async function creditReturnedPix(
 /**
  * The customers' locks of a refund of a received Pix, in the global lock order (docs/ledger.md, "Lock order"):
  * the receiver who returns the money and, when the Pix came from another account of this pixd, that payer,
- * whom `creditPixdPayer` credits in the same transaction. Taken before the refund's first posting: a refund
+ * whom `creditPixdPayer` credits in the same transaction, and the split's beneficiaries who give parts back. Taken before the refund's first posting: a refund
  * each way between two accounts would otherwise lock their totals in opposite orders.
  */
-export async function lockRefundParties(sql: Sql, receiverAccountId: number, receivedPixId: number): Promise<void> {
+export async function lockRefundParties(
+  sql: Sql,
+  receiverAccountId: number,
+  receivedPixId: number,
+  /** Beneficiaries of a split who give their parts back in the same transaction (split/refund-settlement.ts). */
+  others: number[] = [],
+): Promise<void> {
   const payer = await pixdPayerOf(sql, receivedPixId);
-  await lockCustomers(sql, payer === undefined ? [receiverAccountId] : [receiverAccountId, payer]);
+  await lockCustomers(sql, [receiverAccountId, ...(payer === undefined ? [] : [payer]), ...others]);
 }

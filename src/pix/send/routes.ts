@@ -3,7 +3,8 @@
  * named errors `{nome, mensagem}`, as Efí documents for it; the reads and the BR Code payment answer problem
  * objects, as the SDK documents for them (server.ts registers each in its family). docs/sending.md.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { Static } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { ApiError } from '../../platform/errors.ts';
@@ -19,14 +20,7 @@ import {
   SentListQuery,
   SentPixRead,
 } from './schemas.ts';
-import {
-  SENT_INVALID_QUERY,
-  keyLookupFault,
-  listSentPix,
-  readSentByE2e,
-  readSentByIdEnvio,
-  sendPix,
-} from './service.ts';
+import { SENT_INVALID_QUERY, lookUpKey, listSentPix, readSentByE2e, readSentByIdEnvio, sendPix } from './service.ts';
 import { payQrCode, qrCodeReader } from './qrcode.ts';
 import { findSentByIdEnvio } from './store.ts';
 
@@ -53,30 +47,46 @@ export const sendRoutes =
   async (base) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
     const deps = { external: ctx.externalInstitution, faults: ctx.faults };
-    for (const version of ['v2', 'v3']) {
+    const send =
+      (sameOwner: boolean) =>
+      async (
+        request: FastifyRequest<{ Params: Static<typeof IdEnvioParams>; Body: SendRequest }>,
+        reply: FastifyReply,
+      ) => {
+        const caller = callerOf(ctx, request);
+        const { idEnvio } = request.params;
+        const result = await refusing('named', async () => {
+          await lookUpKey(ctx.db, caller, deps, idEnvio, request.body);
+          return ctx.db.tx((sql) => sendPix(sql, caller, deps, idEnvio, request.body, { sameOwner }));
+        });
+        return reply.status(201).send(result.view);
+      };
+    const schema = { tags, params: IdEnvioParams, body: SendRequest, response: { 201: SendView } };
+    const config = { scope: 'pix.send', rateLimited: true } as const;
+    for (const version of ['v2', 'v3'])
       app.put(
         `/${version}/gn/pix/:idEnvio`,
         {
-          config: { scope: 'pix.send', rateLimited: true },
+          config,
           schema: {
-            tags,
+            ...schema,
             summary: 'Send a Pix by key or bank data (idempotent per idEnvio); the outcome comes by webhook',
-            params: IdEnvioParams,
-            body: SendRequest,
-            response: { 201: SendView },
           },
         },
-        async (request, reply) => {
-          const caller = callerOf(ctx, request);
-          const { idEnvio } = request.params;
-          const result = await refusing('named', async () => {
-            await keyLookupFault(ctx.db, caller, deps, idEnvio, request.body);
-            return ctx.db.tx((sql) => sendPix(sql, caller, deps, idEnvio, request.body));
-          });
-          return reply.status(201).send(result.view);
-        },
+        send(false),
       );
-    }
+    app.put(
+      '/v2/gn/pix/:idEnvio/mesma-titularidade',
+      {
+        config,
+        schema: {
+          ...schema,
+          summary:
+            "Send a Pix to another account of the payer's own CPF/CNPJ (idempotent per idEnvio); others are refused",
+        },
+      },
+      send(true),
+    );
   };
 
 /** Reads of sent Pix and the BR Code payment: problem format. */

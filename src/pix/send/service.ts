@@ -40,6 +40,7 @@ import {
 import { sendView, sentPixRead } from './view.ts';
 import { SEND_SETTLE_TOPIC } from './settlement.ts';
 import { canonicalJson } from '../../platform/canonical-json.ts';
+import { bucketOf, returnLookupToken, takeLookupTokens } from '../lookups/service.ts';
 
 /** What the send path needs beside the caller: who settles with other institutions. */
 export interface SendDeps {
@@ -246,11 +247,13 @@ export async function startSend(sql: Sql, caller: Caller, start: SendStart) {
 }
 
 /**
- * The directory's answer for the receiver's key when the account asked the sandbox to get it wrong
- * (docs/faults.md): not found, or no answer in time. Before the transaction, so a lookup that times out holds
- * no lock while it waits; a used idEnvio is a replay, which looks nothing up.
+ * The directory lookup of the receiver's key, before the transaction (so a lookup that times out holds no lock
+ * while it waits, and its tokens stay taken whatever the send's outcome): it takes tokens from the account's
+ * bucket (../lookups/service.ts) or is refused when the bucket is empty. The sandbox may have been asked to get
+ * the answer wrong (docs/faults.md): not found, or no answer in time. A used idEnvio is a replay, which looks
+ * nothing up.
  */
-export async function keyLookupFault(
+export async function lookUpKey(
   sql: Sql,
   caller: Caller,
   deps: SendDeps,
@@ -258,11 +261,21 @@ export async function keyLookupFault(
   body: SendRequest,
 ): Promise<void> {
   const { chave } = body.favorecido;
-  if (chave === undefined || !deps.faults?.active(caller.accountId, 'chave')) return;
+  if (chave === undefined || !isPixKey(chave)) return;
   if (await findSentByIdEnvio(sql, caller.accountId, idEnvio)) return;
-  const fault = await deps.faults.take(sql, caller.accountId, 'chave');
+  const fault = deps.faults?.active(caller.accountId, 'chave')
+    ? await deps.faults.take(sql, caller.accountId, 'chave')
+    : undefined;
+  const found = fault?.resultado !== 'nao_encontrada';
+  if (!(await takeLookupTokens(sql, caller.accountId, chave, found, caller.now)))
+    throw new SendRefused(
+      'limite_consultas_chave_atingido',
+      `As consultas de chaves ao DICT desta conta se esgotaram (balde ${bucketOf(chave)}, GET /v2/gn/chaves/balde); novas fichas chegam a cada ${LIMITS.keyLookupRefillPeriodSeconds} s.`,
+      'favorecido.chave',
+      429,
+    );
   if (!fault) return;
-  if (fault.resultado === 'nao_encontrada')
+  if (!found)
     throw new SendRefused(
       'chave_nao_encontrada',
       `A chave ${chave} não foi encontrada no DICT.`,
@@ -278,8 +291,31 @@ export async function keyLookupFault(
   );
 }
 
-/** `PUT /v2/gn/pix/:idEnvio` (and /v3): send by key or by bank data. */
-export function sendPix(sql: Sql, caller: Caller, deps: SendDeps, idEnvio: string, body: SendRequest) {
+/**
+ * A same-owner send (`PUT /v2/gn/pix/:idEnvio/mesma-titularidade`) reaches only an account whose holder has the
+ * payer's document (CPF or CNPJ), as the receiver's institution names it.
+ */
+async function checkSameOwner(sql: Sql, caller: Caller, destination: Destination): Promise<void> {
+  const payer = await holderIdentity(sql, caller.accountId);
+  const receiver = destination.favorecido.identificacao;
+  const document = (who?: { cpf?: string; cnpj?: string }) => who?.cpf ?? who?.cnpj;
+  if (document(receiver) !== document(payer))
+    throw new SendRefused(
+      'titularidade_divergente',
+      'O favorecido não tem o mesmo CPF/CNPJ da conta pagadora: este envio é só entre contas do mesmo titular.',
+      'favorecido',
+    );
+}
+
+/** `PUT /v2/gn/pix/:idEnvio` (and /v3): send by key or by bank data; `sameOwner`, only to the payer's own document. */
+export async function sendPix(
+  sql: Sql,
+  caller: Caller,
+  deps: SendDeps,
+  idEnvio: string,
+  body: SendRequest,
+  { sameOwner = false } = {},
+) {
   const { favorecido } = body;
   const byKey = favorecido.chave !== undefined;
   if (byKey === (favorecido.contaBanco !== undefined))
@@ -293,23 +329,28 @@ export function sendPix(sql: Sql, caller: Caller, deps: SendDeps, idEnvio: strin
   if (favorecido.cpf && favorecido.cnpj)
     throw new SendRefused('favorecido_invalido', 'Informe cpf ou cnpj do favorecido, não ambos.', 'favorecido.cpf');
   const amountCents = parseSendAmount(body.valor);
-  return startSend(sql, caller, {
+  const started = await startSend(sql, caller, {
     idEnvio,
-    request: body,
+    // The same idEnvio on the other route is another request (idempotency compares the request).
+    request: sameOwner ? { ...body, mesmaTitularidade: true } : body,
     via: byKey ? 'chave' : 'dados_bancarios',
     payerKey: body.pagador.chave,
     infoPagador: body.pagador.infoPagador,
-    resolve: async (tx) => ({
-      amountCents,
-      destination: byKey
+    resolve: async (tx) => {
+      const destination = byKey
         ? await keyDestination(tx, caller, deps, amountCents, {
             chave: favorecido.chave!,
             cpf: favorecido.cpf,
             cnpj: favorecido.cnpj,
           })
-        : await bankDestination(tx, caller, deps, amountCents, favorecido.contaBanco!),
-    }),
+        : await bankDestination(tx, caller, deps, amountCents, favorecido.contaBanco!);
+      if (sameOwner) await checkSameOwner(tx, caller, destination);
+      return { amountCents, destination };
+    },
   });
+  // The payment order sent gives the lookup's bucket a token back (the DICT's counting rule).
+  if (started.created && byKey) await returnLookupToken(sql, caller.accountId, favorecido.chave!, caller.now);
+  return started;
 }
 
 export const SENT_INVALID_QUERY = 'PixConsultaInvalida';

@@ -1,5 +1,6 @@
 /** Storage of sent Pix (migration 015). */
 import type { Sql } from '../../platform/db/database.ts';
+import { qualifiedColumns } from '../../platform/db/columns.ts';
 import type { SentFavorecido } from '../../platform/extensions.ts';
 import { asLedgerError, ledgerAccountIds, ledgerCode, transferCtes } from '../../platform/ledger/ledger.ts';
 import { moneyMoved } from '../../platform/logging.ts';
@@ -37,7 +38,7 @@ export interface SentPixRow {
 const COLUMNS = `id, account_id, id_envio, end_to_end_id, request, via, payer_key, info_pagador, amount_cents, favorecido,
   destination, target, receiver_account_id, status, motivo, requested_at, settled_at`;
 /** COLUMNS qualified by a table alias, for statements that join. */
-const columnsOf = (alias: string) => COLUMNS.replace(/(\w+)/g, `${alias}.$1`);
+const columnsOf = (alias: string) => qualifiedColumns(COLUMNS, alias);
 
 export async function findSentByIdEnvio(sql: Sql, accountId: number, idEnvio: string): Promise<SentPixRow | undefined> {
   const { rows } = await sql.query<SentPixRow>(

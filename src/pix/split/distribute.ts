@@ -1,8 +1,8 @@
 /**
  * The payment engine's split step, run inside the payment's transaction right after the receiver was
  * credited: divides what was received (shares.ts), posts one journal entry moving the beneficiaries'
- * shares out of the receiver's available balance, and records the division. A Pix so divided cannot be
- * refunded (`splitRefundGuard`).
+ * shares out of the receiver's available balance, and records the division. A Pix so divided is refunded only
+ * through the split refund (`splitRefundGuard`; ./refunds.ts), which takes each part back.
  *
  * Which configuration applies: for a charge, the revision its link pinned; for a Pix without a charge
  * (key or static QR code) that carries a txid, the latest revision of the configuration with that txid.
@@ -76,8 +76,8 @@ export async function distributeSplit(
   );
 }
 
-/** Spec: charges passed on through a split cannot be refunded. */
+/** Spec: charges passed on through a split cannot be refunded as a whole Pix; the split refund takes the parts back. */
 export const splitRefundGuard: RefundGuard = async (sql, receivedPixId) =>
   (await wasDistributed(sql, receivedPixId))
-    ? 'Pix recebido com split de pagamento não pode ser devolvido.'
+    ? 'Pix recebido com split de pagamento não pode ser devolvido por esta rota: use PUT /v2/gn/split/pix/:e2eid/devolucao/:id.'
     : undefined;

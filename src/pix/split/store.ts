@@ -251,3 +251,40 @@ export async function distributionOfPix(
   );
   return rows.map((r) => ({ ...r, amount_cents: Number(r.amount_cents) }));
 }
+
+export interface PositionShare {
+  position: number;
+  account_id: number;
+  amount_cents: number;
+}
+
+/** Each position's share of a divided Pix, less what its refunds not refused take back; empty: not divided. */
+export async function sharesLeftOfPix(sql: Sql, receivedPixId: number): Promise<PositionShare[]> {
+  const { rows } = await sql.query<PositionShare>(
+    `select s.position, s.account_id,
+            s.amount_cents - coalesce((select sum(r.amount_cents) from split_refund_shares r
+                                         join refunds f on f.id = r.refund_id
+                                        where f.received_pix_id = d.received_pix_id and f.status <> 'NAO_REALIZADO'
+                                          and r.position = s.position), 0) as amount_cents
+       from split_distributions d join split_distribution_shares s on s.distribution_id = d.id
+      where d.received_pix_id = $1 order by s.position`,
+    [receivedPixId],
+  );
+  return rows.map((r) => ({ ...r, account_id: Number(r.account_id), amount_cents: Number(r.amount_cents) }));
+}
+
+export async function insertRefundShares(sql: Sql, refundId: number, shares: PositionShare[]): Promise<void> {
+  await sql.query(
+    `insert into split_refund_shares (refund_id, position, account_id, amount_cents)
+     select $1, * from unnest($2::int[], $3::bigint[], $4::bigint[])`,
+    [refundId, shares.map((s) => s.position), shares.map((s) => s.account_id), shares.map((s) => s.amount_cents)],
+  );
+}
+
+export async function refundShares(sql: Sql, refundId: number): Promise<PositionShare[]> {
+  const { rows } = await sql.query<PositionShare>(
+    'select position, account_id, amount_cents from split_refund_shares where refund_id = $1 order by position',
+    [refundId],
+  );
+  return rows.map((r) => ({ ...r, account_id: Number(r.account_id), amount_cents: Number(r.amount_cents) }));
+}

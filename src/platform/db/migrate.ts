@@ -48,7 +48,10 @@ export const MIGRATION_FILES = [
   'spi/migrations/030_spi_inbound_returns.sql',
   'openfinance/migrations/031_open_finance_pix.sql',
   'sandbox/migrations/032_listen_sessions.sql',
-  'billing/statements/migrations/033_cnab_statements.sql',
+  'spi/migrations/033_spi_outbound_status_reports.sql',
+  'pix/lookups/migrations/034_key_lookup_buckets.sql',
+  'pix/split/migrations/035_split_refund_shares.sql',
+  'billing/statements/migrations/036_cnab_statements.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

@@ -50,6 +50,7 @@ const APPLIED: [number, string, string][] = [
   [35, 'split_refund_shares', '71038d3480740cb4'],
   [36, 'boletos_carnets', 'd628b441f977919b'],
   [37, 'bill_payments', '536d87fddc7c2e93'],
+  [38, 'cnab_statements', '205eba130a08d3ab'],
 ];
 
 describe('migrations', () => {

@@ -53,6 +53,7 @@ export const MIGRATION_FILES = [
   'pix/split/migrations/035_split_refund_shares.sql',
   'billing/migrations/036_boletos_carnets.sql',
   'billing/bills/migrations/037_bill_payments.sql',
+  'billing/statements/migrations/038_cnab_statements.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

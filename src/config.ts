@@ -39,6 +39,13 @@ export interface Config {
    * institutions leave as pacs.008 (docs/spi.md). Off: they are refused (destino_externo_indisponivel).
    */
   spiGateway: boolean;
+  /**
+   * The SFTP server of statement files (docs/statements.md): its port (0 picks a free one), or undefined when
+   * off (PIXD_SFTP_PORT; default: a free port in the sandbox, off in production).
+   */
+  sftpPort: number | undefined;
+  /** The SFTP server's host key file (PIXD_SFTP_HOST_KEY; default `<data dir>/sftp_host_key`, made on first use). */
+  sftpHostKey: string;
 }
 
 export class ConfigError extends Error {}
@@ -71,6 +78,12 @@ export const SETTING_FLAGS = [
     'port of the pages listener, no client certificate asked (default PORT + 1; 0 picks one)',
   ],
   ['--spi-gateway', 'PIXD_SPI_GATEWAY', 'on: an SPI gateway collects sends to other institutions (production)'],
+  [
+    '--sftp-port',
+    'PIXD_SFTP_PORT',
+    'port of the SFTP server of statement files, or off (sandbox: a free port; production: off)',
+  ],
+  ['--sftp-host-key', 'PIXD_SFTP_HOST_KEY', "the SFTP server's host key file (default <data dir>/sftp_host_key)"],
   ['--pages-url', 'PIXD_PAGES_URL', 'origin of the pages listener written into links people open'],
   ['--log-level', 'LOG_LEVEL', 'fatal, error, warn, info (default), debug, trace or silent'],
   ['--log-format', 'LOG_FORMAT', 'auto (default: pretty on a terminal, JSON otherwise), json or pretty'],
@@ -138,7 +151,10 @@ export function loadConfig(settings: Record<string, string | undefined>, cwd = p
   const spiGateway = settings.PIXD_SPI_GATEWAY || 'off';
   if (spiGateway !== 'on' && spiGateway !== 'off')
     throw new ConfigError(`PIXD_SPI_GATEWAY must be "on" or "off", got "${spiGateway}"`);
+  const sftpPort = settings.PIXD_SFTP_PORT || (environment === 'sandbox' ? '0' : 'off');
   return {
+    sftpPort: sftpPort === 'off' ? undefined : parsePort(sftpPort, 'PIXD_SFTP_PORT'),
+    sftpHostKey: path.resolve(cwd, settings.PIXD_SFTP_HOST_KEY || path.join(dataDir, 'sftp_host_key')),
     spiGateway: spiGateway === 'on' && environment === 'production',
     host,
     port,

@@ -21,6 +21,7 @@ import { LOTECOBV_TOPIC } from './pix/lotecobv/process.ts';
 import { SOLICREC_TOPICS } from './pix/solicrec/service.ts';
 import { REFUND_SETTLE_TOPIC } from './pix/received/jobs.ts';
 import { REPORT_TOPIC } from './pix/reports/generator.ts';
+import { STATEMENT_TOPIC } from './billing/statements/generator.ts';
 import { SCHEDULE_TOPICS } from './pix/schedules/scheduler.ts';
 import { WEBHOOK_TOPICS } from './pix/webhook/events.ts';
 import { SEND_SETTLE_TOPIC } from './pix/send/settlement.ts';
@@ -37,6 +38,7 @@ export const JOB_TOPICS: readonly AnyTopic<AppContext>[] = [
   REFUND_SETTLE_TOPIC,
   LOTECOBV_TOPIC,
   REPORT_TOPIC,
+  STATEMENT_TOPIC,
   SCHEDULE_TOPICS.due,
   SCHEDULE_TOPICS.send,
   CARD_TOPICS.authorize,

@@ -29,6 +29,7 @@ import { spiConnector } from './spi/connector.ts';
 import { productionPayer } from './spi/payer.ts';
 import { noBillConnector } from './billing/bills/external.ts';
 import { registerJobs } from './jobs.ts';
+import { listenForSftp } from './billing/statements/sftp.ts';
 import { ensureAttemptRetention } from './platform/webhooks/retention.ts';
 
 /** How often a sandbox node re-reads the account clock offsets that another node may have moved. */
@@ -130,6 +131,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     payerInstitution: productionPayer,
     billInstitution: noBillConnector,
     pages: pagesOf(config),
+    sftp: {},
   };
   // Extensions first: the webhook lanes and the handlers registerJobs builds take what they install (the
   // simulated institution, the faults on demand).
@@ -161,6 +163,11 @@ export async function startService(config: Config, options: StartOptions = {}): 
       : app.log.info('redis answers again: rate limits are shared across nodes');
   await app.listen({ port: config.port, host: config.host });
   const closePages = await listenForPages(app, ctx.pages, config, pki);
+  const sftp =
+    config.sftpPort === undefined
+      ? undefined
+      : await listenForSftp(db, { host: config.host, port: config.sftpPort, hostKeyPath: config.sftpHostKey }, app.log);
+  ctx.sftp.address = sftp?.address;
   await ensureAttemptRetention(db, clock.now());
   ctx.outbox.start();
   writeOperatorFile(config.dataDir, operator);
@@ -172,6 +179,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     async close() {
       clearInterval(clockSync);
       await closePages();
+      await sftp?.close();
       await app.close();
       // After the HTTP side drained: jobs enqueued by the last requests stay in the outbox for any node.
       await ctx.outbox.stop();
@@ -224,5 +232,8 @@ export function startupSummary(service: RunningService): string {
     `API reference: ${c.baseUrl}/docs`,
     `console (open in a browser; no client certificate asked): ${service.ctx.pages.url}/console`,
     `pages (checkout, QR codes) on the same listener: ${service.ctx.pages.url}`,
+    ...(service.ctx.sftp.address
+      ? [`statement files over SFTP: port ${service.ctx.sftp.address.port} (docs/statements.md)`]
+      : []),
   ].join('\n');
 }

@@ -91,6 +91,7 @@ import { ofPixRoutes } from './openfinance/pix/routes.ts';
 import { ofLinkRoutes } from './openfinance/links/routes.ts';
 import { billPaymentRoutes } from './billing/bills/routes.ts';
 import { withDeadline } from './platform/db/deadline.ts';
+import { statementRoutes } from './billing/statements/routes.ts';
 
 export interface BuildOptions {
   logger?: boolean | object;
@@ -335,6 +336,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(family(ctx, { format: 'named', pages: true }, consentRoutes(ctx)));
   // Paying bills (docs/bill-payments.md): the SDK's own host for it, served here at its paths; named errors.
   await app.register(family(ctx, { format: 'named', audience: 'pix' }, billPaymentRoutes(ctx)));
+  // CNAB statements (docs/statements.md): the SDK's Extratos family, {nome, mensagem} errors.
+  await app.register(family(ctx, { format: 'named', audience: 'pix' }, statementRoutes(ctx)));
   // Reports answer problem objects although they sit under /v2/gn (docs/reports-schedules.md).
   await app.register(family(ctx, { format: 'problem', audience: 'pix' }, reportRoutes(ctx)));
   // Loaded only in the sandbox: a production node never loads a module of src/sandbox/.

@@ -57,4 +57,9 @@ export interface AppContext {
   billInstitution: BillInstitution;
   /** The pages listener's address and connections (platform/pages.ts). */
   pages: Pages;
+  /**
+   * Where this node's SFTP server for statement files listens (docs/statements.md), once it does; absent
+   * while it does not (PIXD_SFTP_PORT off).
+   */
+  sftp: { address?: { host: string; port: number } };
 }

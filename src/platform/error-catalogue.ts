@@ -169,6 +169,9 @@ export const ERROR_CATALOGUE = {
     pagamento_duplicado: { status: 409 },
     pagamento_recusado: { status: 422 },
     webhook_nao_encontrado: { status: 404 },
+    agendamento_invalido: { status: 400 },
+    agendamento_nao_encontrado: { status: 404 },
+    arquivo_nao_encontrado: { status: 404 },
   },
   wrapper: {
     'Validation Error': { status: FRAMEWORK_4XX },

@@ -20,6 +20,10 @@ const REMOVED: readonly { table: string; where: string }[] = [
   ACCOUNT_JOBS,
   { table: 'report_chunks', where: 'report_id in (select id from reports where account_id = $1)' },
   { table: 'reports', where: 'account_id = $1' },
+  // CNAB statements: files, schedules and the SFTP key.
+  { table: 'statement_files', where: 'account_id = $1' },
+  { table: 'statement_schedules', where: 'account_id = $1' },
+  { table: 'statement_sftp_keys', where: 'account_id = $1' },
   { table: 'pix_webhooks', where: 'account_id = $1' },
   { table: 'account_webhooks', where: 'account_id = $1' },
   { table: 'opening_webhooks', where: 'account_id = $1' },

@@ -40,6 +40,9 @@ export const EFI_ORIGINS = [
   // Bill payments (`APIS.PAGAMENTOS.URL`): also a base path ending in /v1, served as is (docs/bill-payments.md).
   'https://pagarcontas-h.api.efipay.com.br',
   'https://pagarcontas.api.efipay.com.br',
+  // CNAB statements (`APIS.EXTRATOS.URL`): also a base path ending in /v1.
+  'https://extratos-h.api.efipay.com.br',
+  'https://extratos.api.efipay.com.br',
 ] as const;
 
 /** The URL the request goes to, if it is one of the SDK's origins; otherwise null. */

@@ -50,7 +50,8 @@ const APPLIED: [number, string, string][] = [
   [35, 'split_refund_shares', '71038d3480740cb4'],
   [36, 'boletos_carnets', 'd628b441f977919b'],
   [37, 'bill_payments', '536d87fddc7c2e93'],
-  [38, 'subscriptions_links', '3b94055fb4c00ee2'],
+  [38, 'cnab_statements', '205eba130a08d3ab'],
+  [39, 'subscriptions_links', '3b94055fb4c00ee2'],
 ];
 
 describe('migrations', () => {

@@ -217,3 +217,29 @@ export async function recentReports(sql: Sql, accountId: number, limit: number):
   );
   return rows;
 }
+
+/**
+ * Every movement of a ledger account in [start, end), in journal order, one keyset page at a time (what
+ * the CNAB statements read; the report generator pages itself to read ahead while it writes).
+ */
+export async function* movementsBetween(
+  db: Database,
+  ledgerAccountId: number,
+  period: { start: Date; end: Date },
+  pageRows: number,
+): AsyncGenerator<Movement> {
+  const range = await entryIdRange(db, period.start, period.end);
+  if (!range) return;
+  let after: PageCursor | undefined = { entryId: range.minId, lineId: 0 };
+  while (after) {
+    const page = await movementPage(db, {
+      ledgerAccountId,
+      after,
+      maxEntryId: range.maxId,
+      day: period,
+      limit: pageRows,
+    });
+    yield* page.movements;
+    after = page.scanned === pageRows ? page.next : undefined;
+  }
+}

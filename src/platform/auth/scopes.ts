@@ -59,6 +59,10 @@ export const SCOPES = [
   'gn.barcode.pay.read',
   'payment.webhook.write',
   'payment.webhook.read',
+  /** CNAB statements (/v1/extrato-cnab): schedules; files and schedules read; the SFTP key. */
+  'gn.cnab-statement.statement.write',
+  'gn.cnab-statement.statement.read',
+  'gn.cnab-statement.keys.write',
   'devolutionRequest.ind.write',
   'keys.ind.write',
   'pix.ind.write',

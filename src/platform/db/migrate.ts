@@ -53,7 +53,8 @@ export const MIGRATION_FILES = [
   'pix/split/migrations/035_split_refund_shares.sql',
   'billing/migrations/036_boletos_carnets.sql',
   'billing/bills/migrations/037_bill_payments.sql',
-  'billing/migrations/038_subscriptions_links.sql',
+  'billing/statements/migrations/038_cnab_statements.sql',
+  'billing/migrations/039_subscriptions_links.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

@@ -15,6 +15,8 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { sdkFor } from '../helpers/sdk.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { customer, items } from './helpers.ts';
+import { loadConfig } from '../../src/config.ts';
+import { redactedUrl } from '../../src/platform/log-redaction.ts';
 import { brasiliaDate, brazilianDate, fromEpochDay, toEpochDay } from '../../src/platform/calendar.ts';
 
 const received: ParsedMail[] = [];
@@ -39,6 +41,17 @@ async function smtpServer(port: number): Promise<SMTPServer> {
   return server;
 }
 const closed = (server: SMTPServer) => new Promise<void>((resolve) => server.close(() => resolve()));
+
+describe('PIXD_SMTP_URL is a secret', () => {
+  it('a refused value and the start log never show its password', () => {
+    assert.throws(
+      () => loadConfig({ PIXD_SMTP_URL: 'smtp://pixd:s3cret@[bad' }),
+      (e: Error) => e.message.includes('PIXD_SMTP_URL') && !e.message.includes('s3cret'),
+    );
+    assert.throws(() => loadConfig({ PIXD_SMTP_URL: 'https://pixd:s3cret@mail.example' }), /smtp: or smtps:/);
+    assert.equal(redactedUrl('smtps://pixd:s3cret@mail.example:465'), 'smtps://***@mail.example:465');
+  });
+});
 
 describe('billing e-mails through SMTP on a production node', () => {
   let svc: TestService;

@@ -126,6 +126,8 @@ export const boletoRoutes =
             body: m.body,
             reference: m.reference,
             status: m.status,
+            attempts: Number(m.attempts),
+            ...(m.error ? { error: m.error } : {}),
             created_at: brasiliaDateTime(m.created_at),
           })),
         }),

@@ -8,6 +8,7 @@ import { REFUND_TOPIC } from './billing/charges/refunds.ts';
 import { CARD_TOPICS } from './billing/charges/payment.ts';
 import { BOLETO_TOPICS } from './billing/boletos/jobs.ts';
 import { NOTIFICATION_TOPIC } from './billing/notifications/delivery.ts';
+import { RENEWAL_TOPIC } from './billing/subscriptions/renewal.ts';
 import { OPENING_TOPIC } from './opening/events.ts';
 import { OF_CALLBACK_TOPIC } from './openfinance/events.ts';
 import { CONSENT_EXPIRY_TOPIC, ENROLMENT_END_TOPIC } from './openfinance/enrolments/transitions.ts';
@@ -42,6 +43,7 @@ export const JOB_TOPICS: readonly AnyTopic<AppContext>[] = [
   SCHEDULE_TOPICS.send,
   CARD_TOPICS.authorize,
   CARD_TOPICS.settle,
+  RENEWAL_TOPIC,
   BOLETO_TOPICS.expire,
   BOLETO_TOPICS.credit,
   REFUND_TOPIC,

@@ -47,6 +47,10 @@ import { billingChargeRoutes } from './billing/charges/routes.ts';
 import { boletoPageRoutes, boletoRoutes } from './billing/boletos/routes.ts';
 import { carnetPageRoutes, carnetRoutes } from './billing/carnets/routes.ts';
 import { billingNotificationRoutes } from './billing/notifications/routes.ts';
+import { billingCardV2Routes } from './billing/card-v2/routes.ts';
+import { billingLinkRoutes, linkPageRoutes } from './billing/links/routes.ts';
+import { billingPlanRoutes } from './billing/plans/routes.ts';
+import { billingSubscriptionRoutes } from './billing/subscriptions/routes.ts';
 import { paymentTokenPublicRoutes, paymentTokenRoutes } from './billing/tokens/routes.ts';
 import { webRoutes } from './web/routes.ts';
 import { consoleRoutes } from './console/routes.ts';
@@ -384,6 +388,10 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       boletoRoutes(ctx),
       carnetRoutes(ctx),
       billingNotificationRoutes(ctx),
+      billingPlanRoutes(ctx),
+      billingSubscriptionRoutes(ctx),
+      billingLinkRoutes(ctx),
+      billingCardV2Routes(ctx),
       paymentTokenRoutes(ctx),
     ),
   );
@@ -395,6 +403,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       webRoutes(ctx),
       boletoPageRoutes(ctx),
       carnetPageRoutes(ctx),
+      linkPageRoutes(ctx),
     ),
   );
   // The web console (docs/console.md): its own sessions and HTML error pages; browsers open it on the pages listener.

@@ -43,6 +43,7 @@ export const standalone = [
   'automatic-payments.ts',
   'startup.ts',
   'cobr-due-day.ts',
+  'subscription-renewals.ts',
   'testing-helper.ts',
   'node-count.ts',
 ];

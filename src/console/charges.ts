@@ -21,6 +21,7 @@ import { deliveryTable } from './webhooks.ts';
 import { receivedPix, type PixShown, type Shares } from './received.ts';
 import { cobrListPage } from './cobr.ts';
 import { CARD_KIND, cardListPage } from './card.ts';
+import { LINK_KIND, SUBSCRIPTION_KIND, linkListPage, subscriptionListPage } from './subscriptions.ts';
 import type { Session } from './session.ts';
 import { cursorOf, cursorText, olderLink, pager } from './paging.ts';
 
@@ -68,7 +69,13 @@ function link(search: ChargeSearch, q: ChargeQuery, before?: string): string {
 
 /** The list tabs: the two kinds with a QR Code, then recurring (console/cobr.ts) and card charges (console/card.ts). */
 function kindTabs(current: string): Html {
-  return html`<nav class="tabs" aria-label="Tipo de cobrança">${[...CHARGE_KINDS, 'cobr', CARD_KIND].map(
+  return html`<nav class="tabs" aria-label="Tipo de cobrança">${[
+    ...CHARGE_KINDS,
+    'cobr',
+    CARD_KIND,
+    SUBSCRIPTION_KIND,
+    LINK_KIND,
+  ].map(
     (kind) =>
       html`<a href="/console/charges?kind=${kind}"${kind === current ? html` aria-current="page"` : ''}>${kind}</a>`,
   )}</nav>`;
@@ -81,6 +88,8 @@ export async function chargeListPage(
 ): Promise<Html> {
   if (q.kind === 'cobr') return cobrListPage(ctx, caller, q, kindTabs('cobr'));
   if (q.kind === CARD_KIND) return cardListPage(ctx, caller, q, kindTabs(CARD_KIND));
+  if (q.kind === SUBSCRIPTION_KIND) return subscriptionListPage(ctx, caller, kindTabs(SUBSCRIPTION_KIND));
+  if (q.kind === LINK_KIND) return linkListPage(ctx, caller, kindTabs(LINK_KIND));
   const search = searchOf(q);
   const { rows, more } = await chargePage(ctx.db, caller.accountId, search, LIMITS.consolePageSize);
   const next = olderLink({ rows, more }, (last) => link(search, q, cursorText(last.created_at, last.id)));

@@ -35,6 +35,7 @@ import { LiveStreams } from './live.ts';
 import { pixPage, type PixQuery } from './pix.ts';
 import { cobrDetailPage } from './cobr.ts';
 import { CARD_KIND, cardDetailPage } from './card.ts';
+import { SUBSCRIPTION_KIND, subscriptionDetailPage } from './subscriptions.ts';
 import { accountPage } from './account.ts';
 import { readReport } from '../pix/reports/service.ts';
 import { refusalText, requireScope, type ConsoleKit, type Form } from './kit.ts';
@@ -60,6 +61,10 @@ const CHARGE_PAGES = new Map<
   ],
   ['cobr', { scope: 'cobr.read', page: cobrDetailPage }],
   [CARD_KIND, { scope: 'charge.read', page: (ctx, caller, _session, id) => cardDetailPage(ctx, caller, id) }],
+  [
+    SUBSCRIPTION_KIND,
+    { scope: 'charge.read', page: (ctx, caller, _session, id) => subscriptionDetailPage(ctx, caller, id) },
+  ],
 ]);
 
 /** Where a form came from, as a path of the console (never another site's address), or `fallback`. */

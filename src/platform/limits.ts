@@ -352,6 +352,13 @@ export const LIMITS = {
   billingNotificationScheduleMinutes: [5, 15, 30, 60, 120, 240, 480, 720, 720, 720, 720],
   /** Spec: GET /v1/notification/:token covers changes of the last 6 months. */
   billingNotificationHistoryDays: 180,
+  /** Plans and subscriptions (docs/billing.md, "Subscriptions"): Efí's pages name no bound; these keep rows small. */
+  billingPlanIntervalMaxMonths: 24,
+  billingPlanRepeatsMax: 120,
+  billingPlanListMax: 100,
+  billingSubscriptionHistoryMaxChars: 255,
+  /** Payment links: the latest expiry a link may have, counted from today on the account's clock. */
+  billingLinkMaxDays: 365,
   /** Spec: notification URL updates, 7,500 per 24 hours (per account). */
   billingMetadataUpdatesPerWindow: 7500,
   billingMetadataUpdateWindowSeconds: 86400,

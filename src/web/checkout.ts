@@ -13,6 +13,8 @@ import { findCharge, type ChargeRow } from '../billing/charges/store.ts';
 import { SANDBOX_APPROVED_EXAMPLES, SANDBOX_REFUSALS, grossTotal } from '../billing/charges/payment.ts';
 import { payCharge, retryCharge, type BillingCaller } from '../billing/charges/service.ts';
 import type { CreditCardInput } from '../billing/charges/schemas.ts';
+import { linkCardTerms } from '../billing/links/service.ts';
+import { firstChargePaidByLink } from '../billing/subscriptions/service.ts';
 
 /** Checkout tokens are 18 random bytes in base64url (24 characters); anything else is simply unknown. */
 const CHECKOUT_TOKEN = /^[A-Za-z0-9_-]{10,64}$/;
@@ -126,6 +128,9 @@ export async function checkoutPay(
   const paid =
     charge.status === 'unpaid'
       ? await retryCharge(sql, caller, charge.id, card)
-      : await payCharge(sql, caller, charge.id, { credit_card: card });
+      : await payCharge(sql, caller, charge.id, {
+          credit_card: { ...card, ...(await linkCardTerms(sql, charge, caller.now)) },
+        });
+  await firstChargePaidByLink(sql, paid, caller.now);
   return paid.status;
 }

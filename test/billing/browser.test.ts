@@ -4,7 +4,9 @@
  * `page.route` answers every request to them by fetching the same path and query from pixd (docs/billing.md).
  * The checkout: merchant, summary and the sandbox banner; Portuguese messages for invalid fields and server
  * errors (never a property path); the pay button disabled while paying; a refusal by last digit, then an
- * approval whose receipt replaces the form, on reload too, and after settlement; a friendly 404.
+ * approval whose receipt replaces the form, on reload too, and after settlement; a friendly 404. A payment link
+ * (createOneStepLink's `payment_url`): the delivery address it asks for, card through the checkout with the
+ * link's card discount, its receipt; axe-core finds no serious or critical violation on it.
  */
 // suite: serial (a headless Chromium): run alone, after the concurrent files; see scripts/test.sh.
 // suite: database-independent (its subject is the pages in a browser; the storage under them is tested on both databases by the API and page tests)
@@ -15,6 +17,8 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestService, type Party, type TestService } from '../helpers/service.ts';
 import { launchChromium, newContext, PHONE, screenshot, visibleText } from '../helpers/browser.ts';
 import { billingApi, CARDS, customer, type BillingApi } from './helpers.ts';
+import { assertAccessible } from '../console/helpers.ts';
+import { brasiliaDate } from '../../src/platform/calendar.ts';
 
 const EFI_HOSTS = /^https:\/\/cobrancas(-h)?\.api\.efipay\.com\.br\//;
 const MERCHANT = 'Livraria Horizonte Ltda';
@@ -273,6 +277,68 @@ describe('payment-token-efi (official library) against pixd', () => {
       },
     });
     assert.equal(paid.data.status, 'approved');
+    await page.context().close();
+  });
+});
+
+describe('payment link page (headless Chromium)', () => {
+  it('asks the delivery address, pays by card through the checkout with the card discount, then shows the receipt', async () => {
+    const today = brasiliaDate(svc.clock.forAccount(merchant.accountId).now());
+    const link = (
+      await api.ok('POST', '/v1/charge/one-step/link', {
+        items: ORDER,
+        settings: {
+          expire_at: today,
+          request_delivery_address: true,
+          payment_method: 'credit_card',
+          card_discount: 1000,
+          message: 'Entrega em até 5 dias úteis.',
+        },
+      })
+    ).data;
+    assert.equal(link.status, 'link');
+    const page = await newPage();
+    assert.equal((await page.goto(link.payment_url))?.status(), 200);
+    assert.match(await page.innerText('main'), /Total\s+R\$\s132,30/);
+    assert.match(await page.innerText('main'), /Cartão de crédito \(10% de desconto\)/);
+    await assertAccessible(page, 'link page');
+    await screenshot(page, 'link-desktop');
+    const phone = await newPage(PHONE);
+    await phone.goto(link.payment_url);
+    await screenshot(phone, 'link-phone');
+    await phone.context().close();
+
+    await page.fill('#zipcode', '0131000');
+    await page.fill('#street', 'Avenida Paulista');
+    await page.fill('#number', '1000');
+    await page.fill('#neighborhood', 'Bela Vista');
+    await page.fill('#city', 'São Paulo');
+    await page.fill('#state', 'SP');
+    await page.click('button[type=submit]');
+    assert.match((await page.textContent('#link-error')) ?? '', /CEP com 8 números/);
+    await page.fill('#zipcode', '01310000');
+    await page.click('button[type=submit]');
+    await page.waitForURL(/\/checkout\//);
+    await page.waitForFunction(() => document.querySelector('#items tr.total') !== null);
+    await fillCard(page, CARDS.approved);
+    await page.click('#submit');
+    await page.waitForFunction(() => !document.getElementById('receipt')!.hidden);
+    assert.match(await page.innerText('#receipt-details'), /Total\s+R\$\s119,07/);
+
+    await page.goto(link.payment_url);
+    assert.equal(await page.textContent('#receipt-status'), 'Pagamento aprovado');
+    await assertAccessible(page, 'link receipt');
+    await screenshot(page, 'link-receipt-desktop');
+    const detail = (await api.ok('GET', `/v1/charge/${link.charge_id}`)).data;
+    assert.deepEqual(
+      detail.history.slice(0, 4).map((h: { message: string }) => h.message.split('.')[0]),
+      [
+        'Cobrança criada',
+        'Link de pagamento criado',
+        'Pagamento via cartão de crédito aguardando a resposta da operadora',
+        'Pagamento via cartão de crédito aprovado pela operadora; aguardando confirmação',
+      ],
+    );
     await page.context().close();
   });
 });

@@ -290,6 +290,34 @@ describe('web console journey (headless Chromium)', () => {
     );
     await context.close();
   });
+  it('plans, a subscription with its charges and a payment link appear in their tabs', async () => {
+    const api = billingApi(svc.anonymous, svc.demo);
+    const plan = (await api.ok('POST', '/v1/plan', { name: 'Plano console', interval: 1, repeats: 6 })).data;
+    const token = await paymentToken(svc.anonymous, svc.demo.payeeCode, CARDS.approved);
+    const sub = (
+      await api.ok('POST', `/v1/plan/${plan.plan_id}/subscription/one-step`, { items, ...cardPayment(token) })
+    ).data;
+    const link = (
+      await api.ok('POST', '/v1/charge/one-step/link', {
+        items,
+        settings: { expire_at: brasiliaDate(new Date()), request_delivery_address: false, payment_method: 'all' },
+      })
+    ).data;
+    const context = await newContext();
+    const page = await signInDemo(context);
+    await page.goto(`${console_}/charges?kind=assinatura`);
+    assert.match(await page.innerText('#plans + *'), /Plano console[\s\S]*6/);
+    await assertAccessible(page, 'subscriptions list');
+    await page.click(`a[href="/console/charges/assinatura/${sub.subscription_id}"]`);
+    assert.match(await page.innerText('#summary + dl'), /Plano console/);
+    assert.match(await page.innerText('#renewals + *'), new RegExp(`1\\s+${sub.charge.id}\\s+approved`));
+    await assertAccessible(page, 'subscription page');
+    await page.goto(`${console_}/charges?kind=link`);
+    assert.match(await page.innerText('tbody'), new RegExp(`${link.charge_id}\\s+link`));
+    await assertAccessible(page, 'links list');
+    await context.close();
+  });
+
   it('a recurring charge (cobr) appears in its tab and opens with its history', async () => {
     const today = brasiliaDate(new Date());
     const rec = await demoApi.call(

@@ -51,7 +51,8 @@ const APPLIED: [number, string, string][] = [
   [36, 'boletos_carnets', 'd628b441f977919b'],
   [37, 'bill_payments', '536d87fddc7c2e93'],
   [38, 'cnab_statements', '205eba130a08d3ab'],
-  [39, 'simplified_accounts', '6659b4427529eeb8'],
+  [39, 'subscriptions_links', '3b94055fb4c00ee2'],
+  [40, 'simplified_accounts', '6659b4427529eeb8'],
 ];
 
 describe('migrations', () => {

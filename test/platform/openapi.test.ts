@@ -21,6 +21,7 @@ const UNDECLARED = [
   'GET /web/payment-token.mjs',
   'GET /web/payment-token.js',
   'GET /checkout/{token}',
+  'GET /link/{token}',
   'GET /boleto/{file}',
   'GET /carne/{file}',
 ];

@@ -157,7 +157,7 @@ export async function payCharge(
 ): Promise<ChargeRow> {
   checkOneMethod(payment);
   const charge = await lockOwn(sql, caller, id);
-  requireStatus(charge, ['new'], 'Definir a forma de pagamento');
+  requireStatus(charge, ['new', 'link'], 'Definir a forma de pagamento');
   if (payment.banking_billet) await issueBoleto(sql, caller, charge, payment.banking_billet);
   else await setCardPayment(sql, charge, payment.credit_card!, caller.now);
   return charge;
@@ -185,7 +185,7 @@ export async function cancelCharge(sql: Sql, caller: BillingCaller, id: number):
   const charge = await lockOwn(sql, caller, id);
   const boleto = await findBoleto(sql, { chargeId: id });
   if (boleto) return cancelBoleto(sql, charge, boleto, caller.now);
-  requireStatus(charge, ['new', 'waiting', 'unpaid'], 'O cancelamento');
+  requireStatus(charge, ['new', 'link', 'waiting', 'unpaid'], 'O cancelamento');
   await transition(sql, charge, charge.status, 'canceled', caller.now);
 }
 

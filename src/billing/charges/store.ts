@@ -4,6 +4,8 @@ import type { ItemInput, ShippingInput } from './schemas.ts';
 
 export type ChargeStatus =
   | 'new'
+  /** A payment link was made for it: the payer chooses how to pay on its page. */
+  | 'link'
   | 'waiting'
   | 'approved'
   | 'paid'

@@ -14,7 +14,8 @@ type Table = Partial<Record<ChargeStatus | 'none', readonly ChargeStatus[]>>;
 /** Card charges. */
 export const TRANSITIONS: Table = {
   none: ['new'],
-  new: ['waiting', 'canceled'],
+  new: ['waiting', 'link', 'canceled'],
+  link: ['waiting', 'canceled'],
   waiting: ['approved', 'unpaid', 'canceled'],
   approved: ['paid'],
   unpaid: ['waiting', 'canceled'],
@@ -43,6 +44,7 @@ function tableOf(charge: ChargeRow): Table {
 
 export const MESSAGES: Partial<Record<ChargeStatus, string>> = {
   new: 'Cobrança criada.',
+  link: 'Link de pagamento criado.',
   waiting: 'Pagamento via cartão de crédito aguardando a resposta da operadora.',
   approved: 'Pagamento via cartão de crédito aprovado pela operadora; aguardando confirmação.',
   paid: 'Pagamento confirmado.',

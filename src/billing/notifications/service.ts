@@ -4,13 +4,15 @@ import { LIMITS } from '../../platform/limits.ts';
 import { billingError } from '../shared/errors.ts';
 import { brasiliaDate, brasiliaDateTime, DAY_MS } from '../../platform/calendar.ts';
 import { findCharge, historyOf, updateCharge, type ChargeRow } from '../charges/store.ts';
+import { findSubscription } from '../subscriptions/store.ts';
 
 export interface NotificationEvent {
   id: number;
-  type: 'charge' | 'carnet' | 'carnet_charge';
+  /** `subscription_charge`: a charge of a subscription (its identifiers then name the subscription too). */
+  type: 'charge' | 'carnet' | 'carnet_charge' | 'subscription_charge';
   custom_id: string | null;
   status: { current: string; previous: string | null };
-  identifiers: { charge_id?: number; carnet_id?: number };
+  identifiers: { charge_id?: number; carnet_id?: number; subscription_id?: number };
   created_at: string;
   received_by_bank_at?: string;
   value?: number;
@@ -45,9 +47,15 @@ export async function readNotification(
       );
       await updateCharge(sql, charge.id, {}, now);
     }
+    const subscription = charge.recurrent ? await findSubscription(sql, { chargeId: charge.id }) : undefined;
     return events.map((e) => ({
       id: e.event_id!,
-      ...eventSubject(charge, e.subject_charge_id),
+      ...(subscription
+        ? {
+            type: 'subscription_charge' as const,
+            identifiers: { charge_id: charge.id, subscription_id: subscription.id },
+          }
+        : eventSubject(charge, e.subject_charge_id)),
       custom_id: charge.custom_id,
       status: { current: e.status!, previous: e.previous_status },
       created_at: brasiliaDateTime(e.created_at),

@@ -54,7 +54,8 @@ export const MIGRATION_FILES = [
   'billing/migrations/036_boletos_carnets.sql',
   'billing/bills/migrations/037_bill_payments.sql',
   'billing/statements/migrations/038_cnab_statements.sql',
-  'opening/accounts/migrations/039_simplified_accounts.sql',
+  'billing/migrations/039_subscriptions_links.sql',
+  'opening/accounts/migrations/040_simplified_accounts.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

@@ -1,0 +1,296 @@
+/** Subscriptions: create, pay (card), detail, update, metadata, history, cancel. No HTTP here. */
+import type { Sql } from '../../platform/db/database.ts';
+import { brasiliaDate, brasiliaDateTime } from '../../platform/calendar.ts';
+import { billingError } from '../shared/errors.ts';
+import type { BillingCaller } from '../shared/caller.ts';
+import { answerCardPayment, grossTotal, setCardPayment } from '../charges/payment.ts';
+import { checkNotificationUrl } from '../charges/service.ts';
+import { findPlanById, type PlanRow } from '../plans/store.ts';
+import { requirePlan } from '../plans/service.ts';
+import { chargeStoredCard, parcelDate, scheduleRenewal, subscriptionCharge } from './renewal.ts';
+import type {
+  OneStepSubscriptionInput,
+  SubscriptionCreateInput,
+  SubscriptionLinkInput,
+  SubscriptionMetadataInput,
+  SubscriptionPaymentInput,
+  SubscriptionUpdateInput,
+} from './schemas.ts';
+import {
+  chargesOfSubscription,
+  findSubscription,
+  insertSubscription,
+  insertSubscriptionHistory,
+  lockSubscription,
+  subscriptionHistoryOf,
+  updateSubscription,
+  type SubscriptionRow,
+} from './store.ts';
+import { lockCharge, type CardPaymentRecord, type ChargeRow } from '../charges/store.ts';
+import { moveSubscription, recordCreation } from './transitions.ts';
+import { randomBytes } from 'node:crypto';
+import { defineLink, paymentUrl } from '../links/service.ts';
+import type { LinkRow } from '../links/store.ts';
+
+export const subscriptionNotFound = () =>
+  billingError(404, 'subscription_not_found', 'Assinatura não encontrada para esta conta.');
+
+export async function lockOwnSubscription(sql: Sql, caller: BillingCaller, id: number): Promise<SubscriptionRow> {
+  const s = await lockSubscription(sql, { id, accountId: caller.accountId });
+  if (!s) throw subscriptionNotFound();
+  return s;
+}
+
+/** The subscription (status new) and its first charge (parcel 1, status new). */
+export async function createSubscription(
+  sql: Sql,
+  caller: BillingCaller,
+  planId: number,
+  body: SubscriptionCreateInput,
+  linkToken: string | null = null,
+): Promise<{ subscription: SubscriptionRow; plan: PlanRow; charge: ChargeRow }> {
+  checkNotificationUrl(body.metadata?.notification_url);
+  const plan = await requirePlan(sql, caller.accountId, planId);
+  const subscription = await insertSubscription(
+    sql,
+    {
+      account_id: caller.accountId,
+      plan_id: plan.id,
+      items: body.items.map((i) => ({ ...i, amount: i.amount ?? 1 })),
+      shippings: body.shippings ?? [],
+      custom_id: body.metadata?.custom_id ?? null,
+      notification_url: body.metadata?.notification_url ?? null,
+      link_token: linkToken,
+    },
+    caller.now,
+  );
+  await recordCreation(sql, subscription, caller.now);
+  const charge = await subscriptionCharge(sql, subscription, 1, caller.now);
+  return { subscription, plan, charge };
+}
+
+export const createdView = (subscription: SubscriptionRow, charge: ChargeRow) => ({
+  subscription_id: subscription.id,
+  status: subscription.status,
+  custom_id: subscription.custom_id,
+  charges: [{ charge_id: charge.id, status: charge.status, total: charge.total_cents, parcel: 1 }],
+  created_at: brasiliaDateTime(subscription.created_at),
+});
+
+/**
+ * new → active: the first charge is paid with the card at once (the issuer answers inline), the card is kept
+ * for the renewals and the second parcel is scheduled. `trial_days` moves the first execution that many days.
+ */
+export async function paySubscription(
+  sql: Sql,
+  caller: BillingCaller,
+  subscription: SubscriptionRow,
+  payment: SubscriptionPaymentInput,
+): Promise<{ subscription: SubscriptionRow; plan: PlanRow; charge: ChargeRow }> {
+  if (subscription.status !== 'new')
+    throw billingError(
+      400,
+      'invalid_subscription_status',
+      `A forma de pagamento só pode ser definida numa assinatura new; ela está em ${subscription.status}.`,
+    );
+  const [first] = await chargesOfSubscription(sql, subscription.id);
+  const charge = (await lockCharge(sql, { id: first.charge_id }))!;
+  const { trial_days, ...card } = payment.credit_card;
+  await setCardPayment(sql, charge, card, caller.now, { answerNow: true });
+  await answerCardPayment(sql, charge, caller.now, caller.faults);
+  const plan = await activate(
+    sql,
+    subscription,
+    charge,
+    caller.now,
+    trial_days ? `Período de teste de ${trial_days} dias não aplicado: a primeira cobrança é imediata.` : undefined,
+  );
+  return { subscription, plan, charge };
+}
+
+/** new → active: the first charge's card kept for the renewals, the second parcel scheduled. */
+async function activate(
+  sql: Sql,
+  subscription: SubscriptionRow,
+  charge: ChargeRow,
+  now: Date,
+  message?: string,
+): Promise<PlanRow> {
+  const plan = (await findPlanById(sql, subscription.plan_id))!;
+  subscription.first_execution = brasiliaDate(now);
+  const next = await scheduleRenewal(sql, subscription, plan, 2, now);
+  await moveSubscription(sql, subscription, 'active', now, {
+    changes: {
+      payment: charge.payment as CardPaymentRecord,
+      first_execution: subscription.first_execution,
+      occurrences: 1,
+      next_execution: next,
+    },
+    ...(message && { message }),
+  });
+  return plan;
+}
+
+/**
+ * After the checkout set the card payment of a charge: when it is the first charge of a subscription made by a
+ * subscription link (still new), the subscription becomes active on that card.
+ */
+export async function firstChargePaidByLink(sql: Sql, charge: ChargeRow, now: Date): Promise<void> {
+  if (!charge.recurrent || charge.payment?.method !== 'credit_card') return;
+  const found = await findSubscription(sql, { chargeId: charge.id });
+  if (!found || found.status !== 'new' || !found.link_token) return;
+  await activate(
+    sql,
+    (await lockSubscription(sql, { id: found.id }))!,
+    charge,
+    now,
+    'Primeira cobrança paga pelo link.',
+  );
+}
+
+/** POST /v1/plan/:id/subscription/one-step/link: the subscription, its first charge and that charge's link. */
+export async function oneStepSubscriptionLink(
+  sql: Sql,
+  caller: BillingCaller,
+  planId: number,
+  body: SubscriptionLinkInput,
+) {
+  const { settings, ...rest } = body;
+  const made = await createSubscription(sql, caller, planId, rest, randomBytes(18).toString('base64url'));
+  const { link } = await defineLink(sql, caller, made.charge, settings);
+  return { ...made, link };
+}
+
+export const subscriptionLinkView = (
+  caller: BillingCaller,
+  { subscription, charge, link }: { subscription: SubscriptionRow; charge: ChargeRow; link: LinkRow },
+) => ({
+  subscription_id: subscription.id,
+  status: subscription.status,
+  custom_id: subscription.custom_id,
+  charge: { id: charge.id, status: charge.status, total: charge.total_cents, parcel: 1 },
+  payment_url: paymentUrl(caller.pagesUrl, link),
+  payment_method: link.payment_method,
+  conditional_discount_date: link.conditional_discount?.until_date ?? null,
+  request_delivery_address: link.request_delivery_address,
+  expire_at: link.expire_at,
+  created_at: brasiliaDateTime(subscription.created_at),
+});
+
+export const paidView = ({
+  subscription,
+  plan,
+  charge,
+}: {
+  subscription: SubscriptionRow;
+  plan: PlanRow;
+  charge: ChargeRow;
+}) => ({
+  subscription_id: subscription.id,
+  status: subscription.status,
+  plan: { id: plan.id, interval: plan.interval_months, repeats: plan.repeats },
+  charge: { id: charge.id, status: charge.status, parcel: 1, total: charge.total_cents },
+  first_execution: subscription.first_execution!.split('-').reverse().join('/'),
+  total: charge.total_cents,
+  payment: 'credit_card',
+});
+
+export async function oneStepSubscription(
+  sql: Sql,
+  caller: BillingCaller,
+  planId: number,
+  body: OneStepSubscriptionInput,
+) {
+  const { payment, ...rest } = body;
+  const { subscription } = await createSubscription(sql, caller, planId, rest);
+  return paySubscription(sql, caller, subscription, payment);
+}
+
+export async function subscriptionDetail(sql: Sql, caller: BillingCaller, id: number) {
+  const s = await findSubscription(sql, { id, accountId: caller.accountId });
+  if (!s) throw subscriptionNotFound();
+  const plan = (await findPlanById(sql, s.plan_id))!;
+  const [charges, history] = await Promise.all([chargesOfSubscription(sql, s.id), subscriptionHistoryOf(sql, s.id)]);
+  return {
+    subscription_id: s.id,
+    value: grossTotal(s),
+    status: s.status,
+    custom_id: s.custom_id,
+    notification_url: s.notification_url,
+    payment_method: s.payment ? 'credit_card' : null,
+    next_execution: s.next_execution,
+    next_expire_at: s.next_execution,
+    plan: { plan_id: plan.id, name: plan.name, interval: plan.interval_months, repeats: plan.repeats },
+    occurrences: s.occurrences,
+    created_at: brasiliaDateTime(s.created_at),
+    history: [
+      ...charges.map((c) => ({
+        charge_id: c.charge_id,
+        parcel: c.parcel,
+        status: c.status,
+        created_at: brasiliaDateTime(c.created_at),
+      })),
+      ...history.map((h) => ({
+        status: h.status ?? s.status,
+        message: h.message,
+        created_at: brasiliaDateTime(h.created_at),
+      })),
+    ],
+  };
+}
+
+/** Only card subscriptions change; the next renewals use the new plan, items and shippings. */
+export async function changeSubscription(sql: Sql, caller: BillingCaller, id: number, body: SubscriptionUpdateInput) {
+  const s = await lockOwnSubscription(sql, caller, id);
+  if (!s.payment)
+    throw billingError(400, 'subscription_not_card', 'Só assinaturas pagas por cartão de crédito podem ser alteradas.');
+  if (!['active', 'new_charge'].includes(s.status))
+    throw billingError(400, 'invalid_subscription_status', `A assinatura está em ${s.status}.`);
+  const plan = body.plan_id ? await requirePlan(sql, caller.accountId, body.plan_id) : undefined;
+  const customer = { ...s.payment.customer, ...body.customer };
+  const changes = {
+    ...(plan && { plan_id: plan.id }),
+    ...(body.items && { items: body.items.map((i) => ({ ...i, amount: i.amount ?? 1 })) }),
+    ...(body.shippings && { shippings: body.shippings }),
+    payment: { ...s.payment, customer },
+  };
+  await updateSubscription(sql, s.id, changes, caller.now);
+  Object.assign(s, changes);
+  await insertSubscriptionHistory(sql, s.id, { message: 'Dados da assinatura alterados.' }, caller.now);
+  const detail = await subscriptionDetail(sql, caller, s.id);
+  const { history: _history, ...rest } = detail;
+  return {
+    ...rest,
+    customer: { email: String(customer.email ?? ''), phone_number: String(customer.phone_number ?? '') },
+  };
+}
+
+export async function updateSubscriptionMetadata(
+  sql: Sql,
+  caller: BillingCaller,
+  id: number,
+  body: SubscriptionMetadataInput,
+): Promise<void> {
+  checkNotificationUrl(body.notification_url);
+  const s = await lockOwnSubscription(sql, caller, id);
+  await updateSubscription(
+    sql,
+    s.id,
+    {
+      ...(body.custom_id !== undefined && { custom_id: body.custom_id }),
+      ...(body.notification_url !== undefined && { notification_url: body.notification_url }),
+    },
+    caller.now,
+  );
+}
+
+export async function addSubscriptionHistory(sql: Sql, caller: BillingCaller, id: number, description: string) {
+  const s = await lockOwnSubscription(sql, caller, id);
+  await insertSubscriptionHistory(sql, s.id, { message: description }, caller.now);
+}
+
+/** Cancel stops future renewals: the pending renewal job finds the subscription canceled and does nothing. */
+export async function cancelSubscription(sql: Sql, caller: BillingCaller, id: number): Promise<void> {
+  const s = await lockOwnSubscription(sql, caller, id);
+  await moveSubscription(sql, s, 'canceled', caller.now, { changes: { next_execution: null } });
+}

@@ -34,6 +34,7 @@ import { keyBucketRoutes } from './pix/lookups/routes.ts';
 import { settingsRoutes } from './pix/settings/routes.ts';
 import { pixWebhookRoutes } from './pix/webhook/routes.ts';
 import { openingWebhookRoutes } from './opening/routes.ts';
+import { simplifiedAccountRoutes } from './opening/accounts/routes.ts';
 import { operatorRoutes } from './operator/routes.ts';
 import { spiRoutes } from './spi/routes.ts';
 import { boundRequestNumbers, rejectUnstorableText } from './platform/request-guards.ts';
@@ -284,7 +285,15 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       splitRoutes(ctx),
     ),
   );
-  await app.register(family(ctx, { format: 'named', audience: 'pix' }, balanceRoutes(ctx), openingWebhookRoutes(ctx)));
+  await app.register(
+    family(
+      ctx,
+      { format: 'named', audience: 'pix' },
+      balanceRoutes(ctx),
+      openingWebhookRoutes(ctx),
+      simplifiedAccountRoutes(ctx),
+    ),
+  );
   await app.register(family(ctx, { format: 'problem', audience: 'pix' }, locRoutes(ctx)));
   // Automatic Pix (docs/automatic-pix.md).
   await app.register(

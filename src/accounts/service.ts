@@ -126,6 +126,9 @@ export function validateAccountInput(
   return { nome, documento, scopes, ...address, ispb };
 }
 
+/** A client secret as Efí spells them; only its hash is stored. */
+export const newClientSecret = () => `Client_Secret_${randomBytes(24).toString('hex')}`;
+
 /** `db`: the database, or an open transaction to create the account in (the demo account, accounts/demo.ts). */
 export async function createAccount(
   db: Sql,
@@ -138,7 +141,7 @@ export async function createAccount(
   const conta = String(randomInt(10 ** 7, 10 ** 8));
   const now = clock.now();
   const clientId = `Client_Id_${randomBytes(20).toString('hex')}`;
-  const clientSecret = `Client_Secret_${randomBytes(24).toString('hex')}`;
+  const clientSecret = newClientSecret();
   const certificate = issueCertificate(pki.ca, { commonName: clientId, usage: 'client', now });
   const chave = randomUUID();
   const account = await db.atomic(async (sql) => {

@@ -58,6 +58,19 @@ export async function insertApplication(
   );
 }
 
+/** A new certificate (the previous one stops authenticating) or a new secret for an application. */
+export async function replaceApplicationCredential(
+  sql: Sql,
+  clientId: string,
+  change: { certificateSha256: string } | { secretHash: string },
+): Promise<void> {
+  const [column, value] =
+    'certificateSha256' in change
+      ? ['certificate_sha256', change.certificateSha256]
+      : ['secret_hash', change.secretHash];
+  await sql.query(`update applications set ${column} = $2 where client_id = $1`, [clientId, value]);
+}
+
 export interface ApplicationRow {
   client_id: string;
   account_id: number;

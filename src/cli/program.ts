@@ -67,7 +67,7 @@ export function buildProgram(): Command {
     .option('--documento <documento>', "the holder's CPF or CNPJ")
     .option(
       '--scopes <a,b>',
-      'scopes the application holds, comma-separated (default: every scope but sandbox.write, which the sandbox adds)',
+      'scopes the application holds, comma-separated (default: every scope but sandbox.write, which the sandbox adds, and gn.registration.*, named only by the operator)',
     )
     .option('--logradouro <logradouro>', "the holder's street address (default: Avenida Paulista, 1000)")
     .option('--cidade <cidade>', "the holder's city, also the QR codes' merchant city (default: Sao Paulo)")

@@ -31,7 +31,8 @@ declare module 'fastify' {
 
 const tags = ['Abertura de contas: webhooks'];
 
-const requireOpeningScope: onRequestHookHandler = async (request) => {
+/** Also checks the simplified-account routes' scopes (opening/accounts/routes.ts). */
+export const requireOpeningScope: onRequestHookHandler = async (request) => {
   const scope = request.routeOptions.config.openingScope;
   if (scope && !request.principal.scopes.has(scope))
     throw new ApiError(401, 'Unauthorized', `Escopo necessário: ${scope}.`);

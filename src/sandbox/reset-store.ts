@@ -107,6 +107,7 @@ const REMOVED: readonly { table: string; where: string }[] = [
 /** Tables a reset leaves alone, each with the reason. */
 export const KEPT_TABLES: Readonly<Record<string, string>> = {
   accounts: 'the account itself',
+  simplified_accounts: 'the accounts it opened are accounts of their own, which a reset of the opener leaves alone',
   applications: 'its credentials: the integrator keeps calling with the same client id and certificate',
   journal_entries: 'the journal is append-only; the reset posts its own entry',
   journal_lines: 'the journal is append-only; the reset posts its own entry',

@@ -43,6 +43,9 @@ export const EFI_ORIGINS = [
   // CNAB statements (`APIS.EXTRATOS.URL`): also a base path ending in /v1.
   'https://extratos-h.api.efipay.com.br',
   'https://extratos.api.efipay.com.br',
+  // Account opening (`APIS.CONTAS.URL`): also a base path ending in /v1 (docs/simplified-accounts.md).
+  'https://abrircontas-h.api.efipay.com.br',
+  'https://abrircontas.api.efipay.com.br',
 ] as const;
 
 /** The URL the request goes to, if it is one of the SDK's origins; otherwise null. */

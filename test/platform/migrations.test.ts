@@ -53,6 +53,7 @@ const APPLIED: [number, string, string][] = [
   [38, 'cnab_statements', '205eba130a08d3ab'],
   [39, 'subscriptions_links', '3b94055fb4c00ee2'],
   [40, 'mail_smtp', '9400120277cca6c4'],
+  [41, 'simplified_accounts', '6659b4427529eeb8'],
 ];
 
 describe('migrations', () => {

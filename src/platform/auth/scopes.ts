@@ -44,6 +44,12 @@ export const SCOPES = [
   'gn.reports.read',
   'gn.registration.webhook.write',
   'gn.registration.webhook.read',
+  /**
+   * Opening simplified accounts (/v1/conta-simplificada) and their certificates; reading their credentials.
+   * Granted by the operator only (not among the defaults): docs/simplified-accounts.md.
+   */
+  'gn.registration.write',
+  'gn.registration.read',
   'gn.opb.automatic.consent.write',
   'gn.opb.automatic.consent.read',
   'gn.opb.automatic.payment.write',
@@ -85,8 +91,11 @@ export const isParticipantScope = (scope: string) => (PARTICIPANT_SCOPES as read
 
 /** What a new account's application holds when no scopes are named: every scope but the sandbox tools (and
  * the participant scopes, unless the account is a participant). */
+/** Scopes an application holds only when the operator names them: opening accounts creates credentials. */
+export const OPERATOR_GRANTED_SCOPES: readonly Scope[] = ['gn.registration.write', 'gn.registration.read'];
+
 export const DEFAULT_ACCOUNT_SCOPES: readonly Scope[] = SCOPES.filter(
-  (s) => s !== 'sandbox.write' && !isParticipantScope(s),
+  (s) => s !== 'sandbox.write' && !isParticipantScope(s) && !OPERATOR_GRANTED_SCOPES.includes(s),
 );
 
 export function isScope(value: string): value is Scope {

@@ -56,6 +56,7 @@ export const MIGRATION_FILES = [
   'billing/statements/migrations/038_cnab_statements.sql',
   'billing/migrations/039_subscriptions_links.sql',
   'billing/migrations/040_mail_smtp.sql',
+  'opening/accounts/migrations/041_simplified_accounts.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

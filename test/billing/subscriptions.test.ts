@@ -39,6 +39,19 @@ async function nextMonth(): Promise<void> {
 }
 const detail = async (id: number): Promise<any> => ((await efi.detailSubscription({ id })) as any).data;
 const chargesOf = (d: any) => d.history.filter((h: any) => h.charge_id !== undefined);
+async function notificationsOf(chargeId: number): Promise<any[]> {
+  const { rows } = await svc.service.ctx.db.query<{ notification_token: string }>(
+    'select notification_token from billing_charges where id = $1',
+    [chargeId],
+  );
+  return ((await efi.getNotification({ token: rows[0].notification_token })) as any).data;
+}
+/** The subscription's own events (type subscription) on its first charge's token: [previous, current]. */
+async function subscriptionEvents(d: any): Promise<string[][]> {
+  const events = (await notificationsOf(chargesOf(d)[0].charge_id)).filter((e) => e.type === 'subscription');
+  assert.ok(events.every((e) => e.identifiers.subscription_id === d.subscription_id));
+  return events.map((e) => [e.status.previous, e.status.current]);
+}
 
 before(async () => {
   svc = await startTestService();
@@ -130,19 +143,26 @@ describe('plans and subscriptions (sdk-node-apis-efi)', () => {
     const renewal: any = await efi.detailCharge({ id: chargesOf(d)[1].charge_id });
     assert.equal(renewal.data.payment.credit_card.mask.slice(-4), CARDS.approved.slice(-4));
     assert.equal(renewal.data.custom_id, 'assinatura-1b');
-    const { rows } = await svc.service.ctx.db.query<{ notification_token: string }>(
-      'select notification_token from billing_charges where id = $1',
-      [renewal.data.charge_id],
-    );
-    const events: any = await efi.getNotification({ token: rows[0].notification_token });
     assert.deepEqual(
-      events.data.map((e: any) => [e.type, e.status.current, e.identifiers.subscription_id]),
+      (await notificationsOf(renewal.data.charge_id)).map((e) => [
+        e.type,
+        e.status.current,
+        e.identifiers.subscription_id,
+      ]),
       ['new', 'waiting', 'approved', 'paid'].map((status) => ['subscription_charge', status, subId]),
     );
+    assert.deepEqual(await subscriptionEvents(d), [
+      [null, 'new'],
+      ['new', 'active'],
+      ['active', 'new_charge'],
+      ['new_charge', 'new_charge'],
+      ['new_charge', 'new_charge'],
+    ]);
 
     const cancelled = await detail(created.data.subscription_id);
     assert.equal(cancelled.status, 'canceled');
     assert.equal(chargesOf(cancelled).length, 1);
+    assert.deepEqual((await subscriptionEvents(cancelled)).at(-1), ['active', 'canceled']);
     await assert.rejects(
       efi.defineSubscriptionPayMethod({ id: created.data.subscription_id }, (await card()) as any),
       (e: any) => e.error === 'invalid_subscription_status',

@@ -64,8 +64,8 @@ export async function createSubscription(
     },
     caller.now,
   );
-  await recordCreation(sql, subscription, caller.now);
   const charge = await subscriptionCharge(sql, subscription, 1, caller.now);
+  await recordCreation(sql, subscription, caller.now);
   return { subscription, plan, charge };
 }
 

@@ -20,6 +20,7 @@ import { outboxIdle, waitFor } from '../helpers/wait.ts';
 import { assertLedgerBalanced } from '../helpers/ledger.ts';
 import { billingApi, CARDS, customer, items, paymentToken } from './helpers.ts';
 import { brasiliaDate } from '../../src/platform/calendar.ts';
+import { addMonths } from '../../src/billing/subscriptions/renewal.ts';
 
 const DAY = 86_400;
 let svc: TestService;
@@ -180,6 +181,33 @@ describe('plans and subscriptions (sdk-node-apis-efi)', () => {
       (e: any) => e.error === 'retry_recurrent',
     );
     await assertLedgerBalanced(svc.service.ctx.db);
+  });
+  it('a boleto subscription: the first charge a boleto, the renewal another issued ahead of its due date', async () => {
+    const plan: any = await efi.createPlan({}, { name: 'Revista', interval: 1, repeats: 2 });
+    const today = brasiliaDate(svc.clock.forAccount(svc.demo.accountId).now());
+    const expire_at = today;
+    const made: any = await efi.createOneStepSubscription({ id: plan.data.plan_id }, {
+      items,
+      payment: { banking_billet: { customer, expire_at, message: 'Assinatura da revista' } },
+    } as any);
+    assert.equal(made.data.status, 'active');
+    assert.equal(made.data.payment, 'banking_billet');
+    assert.equal(made.data.expire_at, expire_at);
+    assert.match(made.data.pdf.charge, /\/boleto\/.+\.pdf$/);
+    await nextMonth();
+    const id = made.data.subscription_id;
+    await waitFor(async () => chargesOf(await detail(id)).length === 2, 'boleto renewal');
+    const d = await detail(id);
+    assert.equal(d.status, 'expired');
+    assert.equal(d.payment_method, 'banking_billet');
+    const renewal: any = await efi.detailCharge({ id: chargesOf(d)[1].charge_id });
+    assert.equal(renewal.data.status, 'waiting');
+    // Due a month after the first, or today when the clock jumped past that date.
+    const due = addMonths(expire_at, 1);
+    const now = brasiliaDate(svc.clock.forAccount(svc.demo.accountId).now());
+    assert.equal(renewal.data.payment.banking_billet.expire_at, due < now ? now : due);
+    assert.notEqual(renewal.data.payment.banking_billet.barcode, made.data.barcode);
+    assert.deepEqual((await subscriptionEvents(d)).at(-1), ['active', 'expired']);
   });
 });
 

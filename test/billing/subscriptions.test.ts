@@ -6,7 +6,8 @@
  * calls), each renewal charged once with the stored card and settled; a cancelled one that renews no more; a
  * refused renewal card unpaid and not retryable; the ledger balanced. Payment links (createOneStepLink,
  * defineLinkPayMethod, updateChargeLink; the page's expiry on the account's clock), createOneStepSubscriptionLink
- * (its first charge paid through the page's checkout), sendLinkEmail and sendSubscriptionLinkEmail (the sandbox
+ * (its first charge paid through the page's checkout), a link paid by Pix (the page issues the boleto and shows
+ * its linha digitável, PDF and QR; a second payment refused), sendLinkEmail and sendSubscriptionLinkEmail (the sandbox
  * mailbox) and createChargeCard
  * (/v2/charge/card). The link paid in a browser: test/billing/browser.test.ts.
  */
@@ -321,6 +322,45 @@ describe('payment links and /v2/charge/card (sdk-node-apis-efi)', () => {
     assert.equal(active.status, 'active');
     assert.equal(active.payment_method, 'credit_card');
     assert.match(active.next_execution, /^\d{4}-\d{2}-\d{2}$/);
+
+    // Pix on the page: the charge's boleto is issued and its QR shown; paid once, a second payment refused.
+    const all: any = await efi.createOneStepLink({}, {
+      items,
+      settings: {
+        ...settings,
+        expire_at: brasiliaDate(svc.clock.forAccount(svc.demo.accountId).now()),
+        payment_method: 'all',
+      },
+    } as any);
+    const path = new URL(all.data.payment_url).pathname;
+    const post = (rawBody: string) =>
+      svc.anonymous.request('POST', `${path}/choose`, {
+        rawBody,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+    assert.equal((await post('method=pix&name=Fulano&cpf=123')).status, 400);
+    const chosenPix = await post(`method=pix&name=${encodeURIComponent(customer.name)}&cpf=${customer.cpf}`);
+    assert.equal(chosenPix.status, 303);
+    assert.equal(chosenPix.headers.location, `${path}#pix`);
+    const boletoPage = (await svc.anonymous.request('GET', path)).text;
+    const line = /<code id="boleto-line">([^<]+)<\/code>/.exec(boletoPage)![1];
+    const pixCode = /<code id="pix-code">([^<]+)<\/code>/.exec(boletoPage)![1].replaceAll('&amp;', '&');
+    const issued: any = await efi.detailCharge({ id: all.data.charge_id });
+    assert.equal(issued.data.status, 'waiting');
+    assert.equal(line, issued.data.payment.banking_billet.barcode);
+    assert.match(boletoPage, /id="boleto-pdf" href="[^"]+\/boleto\/[\w-]+\.pdf"/);
+    const paidByPix = await svc.demo.http.request('POST', '/sandbox/pix/pay', {
+      token: await svc.demo.token(),
+      body: { pixCopiaECola: pixCode },
+    });
+    assert.equal(paidByPix.status, 201, paidByPix.text);
+    const twice = await svc.demo.http.request('POST', '/sandbox/boleto/pay', {
+      token: await svc.demo.token(),
+      body: { codBarras: issued.data.payment.banking_billet.barcode_digits ?? line.replace(/\D/g, '') },
+    });
+    assert.equal(twice.status, 400, twice.text);
+    assert.equal(((await efi.detailCharge({ id: all.data.charge_id })) as any).data.status, 'paid');
+    assert.match((await svc.anonymous.request('GET', path)).text, /Pagamento aprovado[\s\S]*Boleto ou Pix/);
 
     const v2: any = await efi.createChargeCard({}, {
       items,

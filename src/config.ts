@@ -46,6 +46,13 @@ export interface Config {
   sftpPort: number | undefined;
   /** The SFTP server's host key file (PIXD_SFTP_HOST_KEY; default `<data dir>/sftp_host_key`, made on first use). */
   sftpHostKey: string;
+  /**
+   * The SMTP server billing e-mails leave through (PIXD_SMTP_URL, `smtp://user:pass@host:port` or `smtps://…`);
+   * undefined: no sender (production refuses e-mails, the sandbox keeps them in its mailbox). A secret: never logged.
+   */
+  smtpUrl: string | undefined;
+  /** The From of those e-mails (PIXD_MAIL_FROM; default `pixd <no-reply@host of the public URL>`). */
+  mailFrom: string;
 }
 
 export class ConfigError extends Error {}
@@ -84,6 +91,8 @@ export const SETTING_FLAGS = [
     'port of the SFTP server of statement files, or off (sandbox: a free port; production: off)',
   ],
   ['--sftp-host-key', 'PIXD_SFTP_HOST_KEY', "the SFTP server's host key file (default <data dir>/sftp_host_key)"],
+  ['--smtp-url', 'PIXD_SMTP_URL', 'smtp://user:pass@host:port or smtps://… that billing e-mails are sent through'],
+  ['--mail-from', 'PIXD_MAIL_FROM', 'From address of billing e-mails (default pixd <no-reply@public host>)'],
   ['--pages-url', 'PIXD_PAGES_URL', 'origin of the pages listener written into links people open'],
   ['--log-level', 'LOG_LEVEL', 'fatal, error, warn, info (default), debug, trace or silent'],
   ['--log-format', 'LOG_FORMAT', 'auto (default: pretty on a terminal, JSON otherwise), json or pretty'],
@@ -151,6 +160,8 @@ export function loadConfig(settings: Record<string, string | undefined>, cwd = p
   const spiGateway = settings.PIXD_SPI_GATEWAY || 'off';
   if (spiGateway !== 'on' && spiGateway !== 'off')
     throw new ConfigError(`PIXD_SPI_GATEWAY must be "on" or "off", got "${spiGateway}"`);
+  const smtpUrl = settings.PIXD_SMTP_URL || undefined;
+  if (smtpUrl) parseUrl('PIXD_SMTP_URL', smtpUrl, ['smtp:', 'smtps:'], true);
   const sftpPort = settings.PIXD_SFTP_PORT || (environment === 'sandbox' ? '0' : 'off');
   return {
     sftpPort: sftpPort === 'off' ? undefined : parsePort(sftpPort, 'PIXD_SFTP_PORT'),
@@ -178,6 +189,8 @@ export function loadConfig(settings: Record<string, string | undefined>, cwd = p
     dictTimeoutMs,
     webhookAttemptRetentionDays,
     requestDeadlineMs,
+    smtpUrl,
+    mailFrom: settings.PIXD_MAIL_FROM || `pixd <no-reply@${new URL(publicUrl).hostname}>`,
   };
 }
 
@@ -202,12 +215,13 @@ function parsePort(raw: string, name = 'PORT'): number {
   return port;
 }
 
-function parseUrl(name: string, raw: string, protocols: string[]): string {
+/** `secret`: the URL may hold a password, so an error names the setting but does not quote it. */
+function parseUrl(name: string, raw: string, protocols: string[], secret = false): string {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError(`${name} is not a valid URL: "${raw}"`);
+    throw new ConfigError(secret ? `${name} is not a valid URL` : `${name} is not a valid URL: "${raw}"`);
   }
   if (!protocols.includes(url.protocol))
     throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${url.protocol}"`);

@@ -7,6 +7,7 @@
 import { REFUND_TOPIC } from './billing/charges/refunds.ts';
 import { CARD_TOPICS } from './billing/charges/payment.ts';
 import { BOLETO_TOPICS } from './billing/boletos/jobs.ts';
+import { MAIL_TOPIC } from './billing/mail/delivery.ts';
 import { NOTIFICATION_TOPIC } from './billing/notifications/delivery.ts';
 import { RENEWAL_TOPIC } from './billing/subscriptions/renewal.ts';
 import { OPENING_TOPIC } from './opening/events.ts';
@@ -46,6 +47,7 @@ export const JOB_TOPICS: readonly AnyTopic<AppContext>[] = [
   RENEWAL_TOPIC,
   BOLETO_TOPICS.expire,
   BOLETO_TOPICS.credit,
+  MAIL_TOPIC,
   REFUND_TOPIC,
   SEND_SETTLE_TOPIC,
   INFRACTION_DEADLINE_TOPIC,

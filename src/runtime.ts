@@ -31,6 +31,7 @@ import { noBillConnector } from './billing/bills/external.ts';
 import { registerJobs } from './jobs.ts';
 import { listenForSftp } from './billing/statements/sftp.ts';
 import { ensureAttemptRetention } from './platform/webhooks/retention.ts';
+import { redactedUrl } from './platform/log-redaction.ts';
 
 /** How often a sandbox node re-reads the account clock offsets that another node may have moved. */
 const CLOCK_SYNC_INTERVAL_MS = 1000;
@@ -155,6 +156,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
   app.addHook('onReady', async () => ctx.webhooks.start(app.log));
   app.addHook('onClose', async () => ctx.webhooks.stop());
   ctx.outbox.setErrorLogger(jobErrorLogger(app.log, 'outbox job failed'));
+  // The SMTP URL holds the server's password: the log names the server, never the login.
+  if (config.smtpUrl) app.log.info({ smtp: redactedUrl(config.smtpUrl) }, 'billing e-mails are sent through SMTP');
   db.subscribe(MONEY_CHANNEL, (movement) => app.log.info(JSON.parse(movement ?? '{}') as MoneyMovement, 'money moved'));
   await redisLimiter?.connected();
   rateLimiterLog = ({ degraded, error }) =>

@@ -126,6 +126,15 @@ export const LIMITS = {
    */
   outboxUnexpectedRetryFirstMs: 5_000,
   outboxUnexpectedRetryMaxMs: 3_600_000,
+  /**
+   * An e-mail the SMTP server did not take (down, refusing for now) is tried again after this pause, doubled
+   * at each attempt up to the maximum, and marked failed after the last attempt (about a day of trying).
+   */
+  mailRetryFirstMs: 1_000,
+  mailRetryMaxMs: 1_800_000,
+  mailAttemptsMax: 60,
+  /** One SMTP conversation (connect, greeting, each reply) waits at most this long before it counts as failed. */
+  smtpTimeoutMs: 15_000,
   /** Bacen: paginacao.itensPorPagina is 1..1000, default 100. */
   pageSizeDefault: 100,
   pageSizeMax: 1000,

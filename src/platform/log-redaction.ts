@@ -52,3 +52,13 @@ const PERSONAL_DATA = [/\+?\d[\d.\-/]{8,}\d/g, /[^\s@"'`]+@[^\s@"'`]+/g];
 export function redactedText(text: string): string {
   return clip(PERSONAL_DATA.reduce((redacted, pattern) => redacted.replace(pattern, '***'), text));
 }
+
+/** A URL that may carry a login (PIXD_SMTP_URL) as it may be logged: its user and password become `***`. */
+export function redactedUrl(raw: string): string {
+  const url = new URL(raw);
+  if (url.username || url.password) {
+    url.username = '***';
+    url.password = '';
+  }
+  return url.toString();
+}

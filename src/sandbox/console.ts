@@ -34,7 +34,9 @@ export const sandboxConsoleTools: ConsoleTools = {
       return html`<section aria-labelledby="mail"><h2 id="mail">E-mails enviados (caixa de saída do sandbox)</h2>${
         mail.length
           ? html`<ul>${mail.map(
-              (m) => html`<li><details><summary>${when(m.created_at)} · para ${m.to_address} · ${m.subject}</summary>
+              (
+                m,
+              ) => html`<li><details><summary>${when(m.created_at)} · para ${m.to_address} · ${m.subject}${m.status === 'sent' ? '' : ` · ${m.status}`}</summary>
 <pre>${m.body}</pre></details></li>`,
             )}</ul>`
           : html`<p class="muted">Nenhum e-mail. <code>sendBilletEmail</code> e <code>sendCarnetEmail</code> aparecem aqui.</p>`

@@ -319,7 +319,7 @@ describe('boletos: what production refuses and payBoleto refuses', () => {
     const db = svc.service.ctx.db;
     const mail = { accountId: svc.demo.accountId, to: 'a@example.com', subject: 's', body: 'b', reference: 'charge:1' };
     await assert.rejects(
-      db.tx((sql) => sendBillingMail(sql, { captures: false }, mail, new Date())),
+      db.tx((sql) => sendBillingMail(sql, { delivery: 'none' }, mail, new Date())),
       (e: any) => e.statusCode === 503 && e.errorName === 'mail_not_configured',
     );
     const issued = await api.ok('POST', '/v1/charge/one-step', { items, ...billet(businessDayAfter(3), terms) });

@@ -52,7 +52,8 @@ const APPLIED: [number, string, string][] = [
   [37, 'bill_payments', '536d87fddc7c2e93'],
   [38, 'cnab_statements', '205eba130a08d3ab'],
   [39, 'subscriptions_links', '3b94055fb4c00ee2'],
-  [40, 'subscription_events', '4d640f0e39dadbb4'],
+  [40, 'mail_smtp', '9400120277cca6c4'],
+  [41, 'subscription_events', '4d640f0e39dadbb4'],
 ];
 
 describe('migrations', () => {

@@ -13,7 +13,7 @@ import { addHistory, settleCharge } from '../charges/service.ts';
 import { listCharges } from '../charges/list.ts';
 import { billingCallerOf } from '../shared/caller.ts';
 import { mailOf } from '../mail/store.ts';
-import type { Mailer } from '../mail/service.ts';
+import { mailerOf as mailerOfConfig, type Mailer } from '../mail/service.ts';
 import {
   BalanceSheet,
   ChargeList,
@@ -30,8 +30,8 @@ const tags = ['Billing: boletos'];
 const write = { scope: 'charge.write' } as const;
 const read = { scope: 'charge.read' } as const;
 
-/** The sandbox keeps e-mails in its outbox; production has no SMTP sender yet (mail/service.ts). */
-export const mailerOf = (ctx: AppContext): Mailer => ({ captures: ctx.config.environment === 'sandbox' });
+/** SMTP when configured, else the sandbox's mailbox, else refused (mail/service.ts). */
+export const mailerOf = (ctx: AppContext): Mailer => mailerOfConfig(ctx.config);
 
 export const boletoRoutes =
   (ctx: AppContext): FastifyPluginAsync =>
@@ -126,6 +126,8 @@ export const boletoRoutes =
             body: m.body,
             reference: m.reference,
             status: m.status,
+            attempts: Number(m.attempts),
+            ...(m.error ? { error: m.error } : {}),
             created_at: brasiliaDateTime(m.created_at),
           })),
         }),

@@ -156,7 +156,12 @@ export const MailList = Type.Object({
       subject: Type.String(),
       body: Type.String(),
       reference: Type.String(),
+      /** queued (SMTP still trying), sent, failed (docs/billing.md, "E-mails"). */
       status: Type.String(),
+      /** SMTP attempts made; 0 in the sandbox's mailbox. */
+      attempts: Type.Integer(),
+      /** The last failed SMTP attempt's reason. */
+      error: Type.Optional(Type.String()),
       created_at: Type.String(),
     }),
   ),

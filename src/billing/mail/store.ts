@@ -9,10 +9,15 @@ export interface MailRow {
   body: string;
   reference: string;
   status: 'queued' | 'sent' | 'failed';
+  /** SMTP attempts made (0: kept in the sandbox's mailbox, or not tried yet). */
+  attempts: number;
+  /** The last failed attempt's reason. */
   error: string | null;
   created_at: Date;
   sent_at: Date | null;
 }
+
+const COLUMNS = 'id, account_id, to_address, subject, body, reference, status, attempts, error, created_at, sent_at';
 
 export async function insertMail(
   sql: Sql,
@@ -27,11 +32,27 @@ export async function insertMail(
   return Number(rows[0].id);
 }
 
+export async function findMail(sql: Sql, id: number): Promise<MailRow | undefined> {
+  const { rows } = await sql.query<MailRow>(`select ${COLUMNS} from mail_outbox where id = $1`, [id]);
+  return rows[0] && { ...rows[0], attempts: Number(rows[0].attempts) };
+}
+
+/** One SMTP attempt's outcome, counted. */
+export async function recordMailAttempt(
+  sql: Sql,
+  id: number,
+  outcome: { status: MailRow['status']; error: string | null; sentAt: Date | null },
+): Promise<void> {
+  await sql.query(
+    `update mail_outbox set status = $2, error = $3, sent_at = $4, attempts = attempts + 1 where id = $1`,
+    [id, outcome.status, outcome.error, outcome.sentAt],
+  );
+}
+
 /** The account's e-mails, newest first. */
 export async function mailOf(sql: Sql, accountId: number, limit: number): Promise<MailRow[]> {
   const { rows } = await sql.query<MailRow>(
-    `select id, account_id, to_address, subject, body, reference, status, error, created_at, sent_at from mail_outbox
-     where account_id = $1 order by id desc limit $2`,
+    `select ${COLUMNS} from mail_outbox where account_id = $1 order by id desc limit $2`,
     [accountId, limit],
   );
   return rows;

@@ -55,7 +55,8 @@ export const MIGRATION_FILES = [
   'billing/bills/migrations/037_bill_payments.sql',
   'billing/statements/migrations/038_cnab_statements.sql',
   'billing/migrations/039_subscriptions_links.sql',
-  'billing/migrations/040_subscription_events.sql',
+  'billing/migrations/040_mail_smtp.sql',
+  'billing/migrations/041_subscription_events.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

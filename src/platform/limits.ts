@@ -366,6 +366,8 @@ export const LIMITS = {
   billingPlanRepeatsMax: 120,
   billingPlanListMax: 100,
   billingSubscriptionHistoryMaxChars: 255,
+  /** A boleto subscription's renewal is issued this many days before its due date (Efí's pages name none). */
+  billingSubscriptionBilletLeadDays: 10,
   /** Payment links: the latest expiry a link may have, counted from today on the account's clock. */
   billingLinkMaxDays: 365,
   /** Spec: notification URL updates, 7,500 per 24 hours (per account). */

@@ -78,7 +78,8 @@ const REMOVED: readonly { table: string; where: string }[] = [
   { table: 'of_config', where: 'account_id = $1' },
   // Billing: e-mails, boletos (before their Pix charges and charges), carnês (parcels before the carnê row).
   { table: 'mail_outbox', where: 'account_id = $1' },
-  // Card billing: links, subscriptions and plans before the charges they point at.
+  // Card billing: links, history (it names subscriptions), subscriptions and plans before the charges they point at.
+  { table: 'billing_history', where: 'charge_id in (select id from billing_charges where account_id = $1)' },
   { table: 'billing_links', where: 'charge_id in (select id from billing_charges where account_id = $1)' },
   {
     table: 'billing_subscription_charges',
@@ -90,7 +91,6 @@ const REMOVED: readonly { table: string; where: string }[] = [
   },
   { table: 'billing_subscriptions', where: 'account_id = $1' },
   { table: 'billing_plans', where: 'account_id = $1' },
-  { table: 'billing_history', where: 'charge_id in (select id from billing_charges where account_id = $1)' },
   { table: 'billing_refunds', where: 'charge_id in (select id from billing_charges where account_id = $1)' },
   { table: 'billing_charges', where: 'account_id = $1' },
   { table: 'billing_payment_tokens', where: 'account_id = $1' },

@@ -6,7 +6,8 @@
  * calls), each renewal charged once with the stored card and settled; a cancelled one that renews no more; a
  * refused renewal card unpaid and not retryable; the ledger balanced. Payment links (createOneStepLink,
  * defineLinkPayMethod, updateChargeLink; the page's expiry on the account's clock), createOneStepSubscriptionLink
- * (its first charge paid through the page's checkout), sendLinkEmail and sendSubscriptionLinkEmail (the sandbox
+ * (its first charge paid through the page's checkout), a link paid by Pix (the page issues the boleto and shows
+ * its linha digitável, PDF and QR; a second payment refused), sendLinkEmail and sendSubscriptionLinkEmail (the sandbox
  * mailbox) and createChargeCard
  * (/v2/charge/card). The link paid in a browser: test/billing/browser.test.ts.
  */
@@ -20,6 +21,7 @@ import { outboxIdle, waitFor } from '../helpers/wait.ts';
 import { assertLedgerBalanced } from '../helpers/ledger.ts';
 import { billingApi, CARDS, customer, items, paymentToken } from './helpers.ts';
 import { brasiliaDate } from '../../src/platform/calendar.ts';
+import { addMonths } from '../../src/billing/subscriptions/renewal.ts';
 
 const DAY = 86_400;
 let svc: TestService;
@@ -39,6 +41,19 @@ async function nextMonth(): Promise<void> {
 }
 const detail = async (id: number): Promise<any> => ((await efi.detailSubscription({ id })) as any).data;
 const chargesOf = (d: any) => d.history.filter((h: any) => h.charge_id !== undefined);
+async function notificationsOf(chargeId: number): Promise<any[]> {
+  const { rows } = await svc.service.ctx.db.query<{ notification_token: string }>(
+    'select notification_token from billing_charges where id = $1',
+    [chargeId],
+  );
+  return ((await efi.getNotification({ token: rows[0].notification_token })) as any).data;
+}
+/** The subscription's own events (type subscription) on its first charge's token: [previous, current]. */
+async function subscriptionEvents(d: any): Promise<string[][]> {
+  const events = (await notificationsOf(chargesOf(d)[0].charge_id)).filter((e) => e.type === 'subscription');
+  assert.ok(events.every((e) => e.identifiers.subscription_id === d.subscription_id));
+  return events.map((e) => [e.status.previous, e.status.current]);
+}
 
 before(async () => {
   svc = await startTestService();
@@ -130,19 +145,26 @@ describe('plans and subscriptions (sdk-node-apis-efi)', () => {
     const renewal: any = await efi.detailCharge({ id: chargesOf(d)[1].charge_id });
     assert.equal(renewal.data.payment.credit_card.mask.slice(-4), CARDS.approved.slice(-4));
     assert.equal(renewal.data.custom_id, 'assinatura-1b');
-    const { rows } = await svc.service.ctx.db.query<{ notification_token: string }>(
-      'select notification_token from billing_charges where id = $1',
-      [renewal.data.charge_id],
-    );
-    const events: any = await efi.getNotification({ token: rows[0].notification_token });
     assert.deepEqual(
-      events.data.map((e: any) => [e.type, e.status.current, e.identifiers.subscription_id]),
+      (await notificationsOf(renewal.data.charge_id)).map((e) => [
+        e.type,
+        e.status.current,
+        e.identifiers.subscription_id,
+      ]),
       ['new', 'waiting', 'approved', 'paid'].map((status) => ['subscription_charge', status, subId]),
     );
+    assert.deepEqual(await subscriptionEvents(d), [
+      [null, 'new'],
+      ['new', 'active'],
+      ['active', 'new_charge'],
+      ['new_charge', 'new_charge'],
+      ['new_charge', 'new_charge'],
+    ]);
 
     const cancelled = await detail(created.data.subscription_id);
     assert.equal(cancelled.status, 'canceled');
     assert.equal(chargesOf(cancelled).length, 1);
+    assert.deepEqual((await subscriptionEvents(cancelled)).at(-1), ['active', 'canceled']);
     await assert.rejects(
       efi.defineSubscriptionPayMethod({ id: created.data.subscription_id }, (await card()) as any),
       (e: any) => e.error === 'invalid_subscription_status',
@@ -160,6 +182,33 @@ describe('plans and subscriptions (sdk-node-apis-efi)', () => {
       (e: any) => e.error === 'retry_recurrent',
     );
     await assertLedgerBalanced(svc.service.ctx.db);
+  });
+  it('a boleto subscription: the first charge a boleto, the renewal another issued ahead of its due date', async () => {
+    const plan: any = await efi.createPlan({}, { name: 'Revista', interval: 1, repeats: 2 });
+    const today = brasiliaDate(svc.clock.forAccount(svc.demo.accountId).now());
+    const expire_at = today;
+    const made: any = await efi.createOneStepSubscription({ id: plan.data.plan_id }, {
+      items,
+      payment: { banking_billet: { customer, expire_at, message: 'Assinatura da revista' } },
+    } as any);
+    assert.equal(made.data.status, 'active');
+    assert.equal(made.data.payment, 'banking_billet');
+    assert.equal(made.data.expire_at, expire_at);
+    assert.match(made.data.pdf.charge, /\/boleto\/.+\.pdf$/);
+    await nextMonth();
+    const id = made.data.subscription_id;
+    await waitFor(async () => chargesOf(await detail(id)).length === 2, 'boleto renewal');
+    const d = await detail(id);
+    assert.equal(d.status, 'expired');
+    assert.equal(d.payment_method, 'banking_billet');
+    const renewal: any = await efi.detailCharge({ id: chargesOf(d)[1].charge_id });
+    assert.equal(renewal.data.status, 'waiting');
+    // Due a month after the first, or today when the clock jumped past that date.
+    const due = addMonths(expire_at, 1);
+    const now = brasiliaDate(svc.clock.forAccount(svc.demo.accountId).now());
+    assert.equal(renewal.data.payment.banking_billet.expire_at, due < now ? now : due);
+    assert.notEqual(renewal.data.payment.banking_billet.barcode, made.data.barcode);
+    assert.deepEqual((await subscriptionEvents(d)).at(-1), ['active', 'expired']);
   });
 });
 
@@ -273,6 +322,45 @@ describe('payment links and /v2/charge/card (sdk-node-apis-efi)', () => {
     assert.equal(active.status, 'active');
     assert.equal(active.payment_method, 'credit_card');
     assert.match(active.next_execution, /^\d{4}-\d{2}-\d{2}$/);
+
+    // Pix on the page: the charge's boleto is issued and its QR shown; paid once, a second payment refused.
+    const all: any = await efi.createOneStepLink({}, {
+      items,
+      settings: {
+        ...settings,
+        expire_at: brasiliaDate(svc.clock.forAccount(svc.demo.accountId).now()),
+        payment_method: 'all',
+      },
+    } as any);
+    const path = new URL(all.data.payment_url).pathname;
+    const post = (rawBody: string) =>
+      svc.anonymous.request('POST', `${path}/choose`, {
+        rawBody,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+    assert.equal((await post('method=pix&name=Fulano&cpf=123')).status, 400);
+    const chosenPix = await post(`method=pix&name=${encodeURIComponent(customer.name)}&cpf=${customer.cpf}`);
+    assert.equal(chosenPix.status, 303);
+    assert.equal(chosenPix.headers.location, `${path}#pix`);
+    const boletoPage = (await svc.anonymous.request('GET', path)).text;
+    const line = /<code id="boleto-line">([^<]+)<\/code>/.exec(boletoPage)![1];
+    const pixCode = /<code id="pix-code">([^<]+)<\/code>/.exec(boletoPage)![1].replaceAll('&amp;', '&');
+    const issued: any = await efi.detailCharge({ id: all.data.charge_id });
+    assert.equal(issued.data.status, 'waiting');
+    assert.equal(line, issued.data.payment.banking_billet.barcode);
+    assert.match(boletoPage, /id="boleto-pdf" href="[^"]+\/boleto\/[\w-]+\.pdf"/);
+    const paidByPix = await svc.demo.http.request('POST', '/sandbox/pix/pay', {
+      token: await svc.demo.token(),
+      body: { pixCopiaECola: pixCode },
+    });
+    assert.equal(paidByPix.status, 201, paidByPix.text);
+    const twice = await svc.demo.http.request('POST', '/sandbox/boleto/pay', {
+      token: await svc.demo.token(),
+      body: { codBarras: issued.data.payment.banking_billet.barcode_digits ?? line.replace(/\D/g, '') },
+    });
+    assert.equal(twice.status, 400, twice.text);
+    assert.equal(((await efi.detailCharge({ id: all.data.charge_id })) as any).data.status, 'paid');
+    assert.match((await svc.anonymous.request('GET', path)).text, /Pagamento aprovado[\s\S]*Boleto ou Pix/);
 
     const v2: any = await efi.createChargeCard({}, {
       items,

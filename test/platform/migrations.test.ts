@@ -54,6 +54,7 @@ const APPLIED: [number, string, string][] = [
   [39, 'subscriptions_links', '3b94055fb4c00ee2'],
   [40, 'mail_smtp', '9400120277cca6c4'],
   [41, 'simplified_accounts', '6659b4427529eeb8'],
+  [42, 'subscription_events', '4d640f0e39dadbb4'],
 ];
 
 describe('migrations', () => {

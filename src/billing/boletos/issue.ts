@@ -75,7 +75,8 @@ export function checkDueDate(caller: BillingCaller, expireAt: string, property: 
 }
 
 /**
- * new → waiting: issues the boleto of `charge` (the caller holds its lock): total = items + shippings − discount,
+ * new (or link: the payer chose boleto on the link page) → waiting: issues the boleto of `charge` (the caller
+ * holds its lock): total = items + shippings − discount,
  * the terms in cents, the Pix QR, the barcode; the unpaid check queued for the day after the due date.
  */
 export async function issueBoleto(
@@ -83,8 +84,9 @@ export async function issueBoleto(
   caller: BillingCaller,
   charge: ChargeRow,
   input: BankingBilletInput,
+  from: 'new' | 'link' = 'new',
 ): Promise<BoletoRow> {
-  requireStatus(charge, ['new'], 'Definir a forma de pagamento');
+  requireStatus(charge, [from], 'Definir a forma de pagamento');
   const juridical = checkCustomer(input.customer);
   checkDueDate(caller, input.expire_at, 'expire_at');
   const discount = discountCents(charge.total_cents, input.discount, 'discount');
@@ -123,7 +125,7 @@ export async function issueBoleto(
     discount_cents: discount,
     message: input.message ?? null,
   };
-  await transition(sql, charge, 'new', 'waiting', caller.now, {
+  await transition(sql, charge, from, 'waiting', caller.now, {
     message: juridical ? `Pagador pessoa jurídica: ${input.customer.juridical_person!.corporate_name}.` : undefined,
     changes: { payment, total_cents: amount },
   });

@@ -197,6 +197,8 @@ export async function updateCharge(
 export interface HistoryRow {
   event_id: number | null;
   subject_charge_id: number | null;
+  /** A subscription's own status event, in the history of its first charge (type subscription). */
+  subject_subscription_id: number | null;
   status: string | null;
   previous_status: string | null;
   message: string;
@@ -217,13 +219,14 @@ export async function insertHistory(
     receivedByBankAt?: Date;
     /** A carnê's event about one of its parcels (type carnet_charge). */
     subjectChargeId?: number;
+    subjectSubscriptionId?: number;
   },
   now: Date,
 ): Promise<number | null> {
   const { rows } = await sql.query<{ event_id: number | null }>(
-    `insert into billing_history (charge_id, event_id, status, previous_status, message, value_cents, received_by_bank_at, created_at, subject_charge_id)
+    `insert into billing_history (charge_id, event_id, status, previous_status, message, value_cents, received_by_bank_at, created_at, subject_charge_id, subject_subscription_id)
      values ($1, case when $2::text is null then null else
-       (select coalesce(max(event_id), 0) + 1 from billing_history where charge_id = $1) end, $2, $3, $4, $5, $6, $7, $8)
+       (select coalesce(max(event_id), 0) + 1 from billing_history where charge_id = $1) end, $2, $3, $4, $5, $6, $7, $8, $9)
      returning event_id`,
     [
       chargeId,
@@ -234,6 +237,7 @@ export async function insertHistory(
       entry.receivedByBankAt ?? null,
       now,
       entry.subjectChargeId ?? null,
+      entry.subjectSubscriptionId ?? null,
     ],
   );
   return rows[0].event_id;
@@ -245,7 +249,7 @@ export async function historyOf(
   options: { eventsSince?: Date } = {},
 ): Promise<HistoryRow[]> {
   const { rows } = await sql.query<HistoryRow>(
-    `select event_id, subject_charge_id, status, previous_status, message, value_cents, received_by_bank_at, created_at from billing_history
+    `select event_id, subject_charge_id, subject_subscription_id, status, previous_status, message, value_cents, received_by_bank_at, created_at from billing_history
      where charge_id = $1 and ($2::timestamptz is null or (event_id is not null and created_at >= $2)) order by id`,
     [chargeId, options.eventsSince ?? null],
   );

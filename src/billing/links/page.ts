@@ -11,6 +11,9 @@ import { findAccount } from '../../accounts/store.ts';
 import { findCharge, type CardPaymentRecord, type ChargeRow } from '../charges/store.ts';
 import { isExpired, linkByToken } from './service.ts';
 import type { LinkRow } from './store.ts';
+import { findBoleto, type BoletoRow } from '../boletos/store.ts';
+import { formattedLine } from '../boletos/barcode.ts';
+import { boletoLink, pixOf } from '../boletos/view.ts';
 
 const PAID = ['approved', 'paid', 'partially_refunded', 'refunded'];
 
@@ -18,6 +21,8 @@ export interface LinkPageState {
   link: LinkRow;
   charge: ChargeRow;
   merchant: string;
+  /** Once the payer chose boleto or Pix. */
+  boleto: BoletoRow | undefined;
 }
 
 export async function linkPageState(sql: Sql, token: string): Promise<LinkPageState | undefined> {
@@ -26,7 +31,7 @@ export async function linkPageState(sql: Sql, token: string): Promise<LinkPageSt
   const charge = (await findCharge(sql, { id: link.charge_id }))!;
   const account = await findAccount(sql, charge.account_id);
   assert.ok(account, `account of billing charge ${charge.id}`);
-  return { link, charge, merchant: account.nome };
+  return { link, charge, merchant: account.nome, boleto: await findBoleto(sql, { chargeId: charge.id }) };
 }
 
 const ADDRESS_FIELDS: [string, string, string][] = [
@@ -59,30 +64,56 @@ ${link.message ? `<p class="muted" id="link-message">${escapeHtml(link.message)}
 function choice(state: LinkPageState, error: string | undefined, values: Record<string, string>): string {
   const { link } = state;
   const card = link.payment_method !== 'banking_billet';
-  const discount = link.card_discount ? ` (${(link.card_discount / 100).toLocaleString('pt-BR')}% de desconto)` : '';
+  const billet = link.payment_method !== 'credit_card';
+  const percent = (hundredths: number | null) =>
+    hundredths ? ` (${(hundredths / 100).toLocaleString('pt-BR')}% de desconto)` : '';
+  const option = (value: string, label: string, checked: boolean) =>
+    `<label><input type="radio" name="method" value="${value}"${checked ? ' checked' : ''} style="width:auto"> ${label}</label>`;
+  const payer = billet
+    ? `<fieldset><legend>Pagador (para boleto ou Pix)</legend><label for="name">Nome completo</label><input id="name" name="name" autocomplete="name" value="${escapeHtml(values.name ?? '')}">
+<label for="cpf">CPF (só números)</label><input id="cpf" name="cpf" inputmode="numeric" value="${escapeHtml(values.cpf ?? '')}"></fieldset>`
+    : '';
   const address = link.request_delivery_address
     ? `<fieldset><legend>Endereço de entrega</legend>${ADDRESS_FIELDS.map(
         ([name, label, auto]) =>
           `<label for="${name}">${label}</label><input id="${name}" name="${name}" autocomplete="${auto}" value="${escapeHtml(values[name] ?? '')}"${name === 'complement' ? '' : ' required'}>`,
       ).join('')}</fieldset>`
     : '';
-  const methods = card
-    ? `<fieldset><legend>Como você quer pagar?</legend>
-<label><input type="radio" name="method" value="credit_card" checked style="width:auto"> Cartão de crédito${discount}</label></fieldset>`
-    : '<p class="status info">Este link aceita apenas boleto, que ainda não pode ser emitido por esta página.</p>';
+  const methods = `<fieldset><legend>Como você quer pagar?</legend>
+${card ? option('credit_card', `Cartão de crédito${percent(link.card_discount)}`, true) : ''}
+${billet ? option('banking_billet', `Boleto${percent(link.billet_discount)}`, !card) + option('pix', `Pix (QR Code)${percent(link.billet_discount)}`, false) : ''}</fieldset>${payer}`;
   return `<section class="card" aria-labelledby="pay-title"><h2 id="pay-title">Pagamento</h2>
 <p class="muted">Pague até ${brazilianDate(link.expire_at)}.</p>
 ${error ? `<p class="status error" role="alert" id="link-error">${escapeHtml(error)}</p>` : ''}
 <form method="post" action="/link/${link.token}/choose">${address}${methods}
-${card ? '<button type="submit">Continuar para o pagamento</button>' : ''}</form></section>`;
+<button type="submit">Continuar para o pagamento</button></form></section>`;
+}
+
+/** The boleto issued for the link: its linha digitável, PDF and Pix QR (the boleto's cobv). */
+async function boletoSection(state: LinkPageState, boleto: BoletoRow, pagesUrl: string): Promise<string> {
+  const pix = await pixOf(boleto);
+  return `<section class="card" aria-labelledby="boleto-title"><h2 id="boleto-title">Boleto</h2>
+<p class="muted">Vencimento: ${brazilianDate(boleto.due_date)} · ${brl(state.charge.total_cents)}</p>
+<p><strong>Linha digitável</strong><br><code id="boleto-line">${formattedLine(boleto.barcode)}</code></p>
+<p><a id="boleto-pdf" href="${boletoLink({ pagesUrl }, boleto)}.pdf">Baixar o boleto (PDF)</a></p>
+${
+  pix
+    ? `<h2 id="pix">Pix</h2><img id="pix-qr" src="${pix.qrcode_image}" alt="QR Code Pix do boleto" width="220" height="220">
+<p><strong>Pix copia e cola</strong><br><code id="pix-code">${escapeHtml(pix.qrcode)}</code></p>`
+    : '<p class="muted" id="pix">Esta conta não tem chave Pix: pague pelo boleto.</p>'
+}</section>`;
 }
 
 function receipt({ charge }: LinkPageState): string {
   const p = charge.payment as CardPaymentRecord;
+  const paidWith =
+    p.method === 'credit_card'
+      ? `<dt>Cartão</dt><dd>${escapeHtml(p.brand)} final ${escapeHtml(p.card_mask.slice(-4))}</dd>`
+      : '<dt>Forma</dt><dd>Boleto ou Pix</dd>';
   return `<section class="card" aria-labelledby="receipt-title"><p class="status ok" role="status" id="receipt-status">Pagamento aprovado</p>
 <h2 id="receipt-title">Comprovante</h2><dl>
 <dt>Pedido</dt><dd>${charge.id}</dd><dt>Total</dt><dd>${brl(charge.total_cents)}</dd>
-<dt>Cartão</dt><dd>${escapeHtml(p.brand)} final ${escapeHtml(p.card_mask.slice(-4))}</dd>
+${paidWith}
 <dt>Data</dt><dd>${brasiliaDisplayDateTime(charge.approved_at ?? charge.paid_at!)}</dd></dl></section>`;
 }
 
@@ -91,14 +122,16 @@ function notice(text: string, kind: 'info' | 'error'): string {
 }
 
 /** The page for the link's current state; after a refused choice, the error and what the payer typed. */
-export function linkPage(
+export async function linkPage(
   state: LinkPageState,
   now: Date,
+  pagesUrl: string,
   refused?: { error: string; values: Record<string, string> },
-): string {
-  const { charge, link, merchant } = state;
+): Promise<string> {
+  const { charge, link, merchant, boleto } = state;
   let body: string;
   if (PAID.includes(charge.status)) body = receipt(state);
+  else if (boleto && ['waiting', 'unpaid'].includes(charge.status)) body = await boletoSection(state, boleto, pagesUrl);
   else if (charge.status === 'canceled')
     body = notice('Esta cobrança foi cancelada. Nenhum valor foi cobrado.', 'info');
   else if (charge.status !== 'link')

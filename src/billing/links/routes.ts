@@ -12,7 +12,7 @@ import { notFoundPage } from '../../platform/html.ts';
 import { billingCallerOf } from '../shared/caller.ts';
 import { ChargeIdParams } from '../charges/schemas.ts';
 import { DeliveryAddress, LinkAnswer, LinkEmail, LinkSettings, OneStepLink } from './schemas.ts';
-import { chooseCard, defineLinkOf, linkView, mailLink, oneStepLink, updateLink } from './service.ts';
+import { chooseBoleto, chooseCard, defineLinkOf, linkView, mailLink, oneStepLink, updateLink } from './service.ts';
 import { mailerOf } from '../boletos/routes.ts';
 import { Done } from '../charges/schemas.ts';
 import { linkPage, linkPageState } from './page.ts';
@@ -123,7 +123,7 @@ export const linkPageRoutes =
         return reply
           .type(html)
           .header('cache-control', 'no-store')
-          .send(linkPage(state, now(state.charge.account_id)));
+          .send(await linkPage(state, now(state.charge.account_id), ctx.pages.url));
       },
     );
 
@@ -145,13 +145,34 @@ export const linkPageRoutes =
               'validation_error',
               'Confira o endereço de entrega: CEP com 8 números e o estado com 2 letras.',
             );
-          await ctx.db.tx((sql) => chooseCard(sql, state.link, state.charge, address as never, at));
+          const method = request.body.method ?? 'credit_card';
+          if (!['credit_card', 'banking_billet', 'pix'].includes(method))
+            throw new ApiError(400, 'validation_error', 'Escolha cartão, boleto ou Pix.');
+          if (method === 'credit_card')
+            await ctx.db.tx((sql) => chooseCard(sql, state.link, state.charge, address as never, at));
+          else {
+            // Boleto and Pix both issue the boleto: its Pix QR is the Pix option (docs/billing.md, "Payment links").
+            const payer = { name: request.body.name?.trim() ?? '', cpf: (request.body.cpf ?? '').replace(/\D/g, '') };
+            const caller = {
+              accountId: state.charge.account_id,
+              now: at,
+              pagesUrl: ctx.pages.url,
+              publicUrl: ctx.config.publicUrl,
+            };
+            await ctx.db.tx((sql) => chooseBoleto(sql, caller, state.link, payer, address as never));
+            return reply.redirect(`/link/${state.link.token}${method === 'pix' ? '#pix' : ''}`, 303);
+          }
         } catch (error) {
           if (!(error instanceof ApiError)) throw error;
           return reply
             .code(400)
             .type(html)
-            .send(linkPage(state, at, { error: error.message, values: fields }));
+            .send(
+              await linkPage(state, at, ctx.pages.url, {
+                error: error.message,
+                values: { ...fields, name: request.body.name ?? '', cpf: request.body.cpf ?? '' },
+              }),
+            );
         }
         return reply.redirect(`/checkout/${state.charge.checkout_token}`, 303);
       },

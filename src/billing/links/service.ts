@@ -17,6 +17,7 @@ import type { CreditCardInput } from '../charges/schemas.ts';
 import type { DeliveryAddressInput, LinkSettingsInput, OneStepLinkInput } from './schemas.ts';
 import { findAccount } from '../../accounts/store.ts';
 import { sendBillingMail, type Mailer } from '../mail/service.ts';
+import { issueBoleto } from '../boletos/issue.ts';
 import { findLink, insertLink, saveDeliveryAddress, updateLinkSettings, type LinkRow } from './store.ts';
 
 /** Link tokens are 18 random bytes in base64url; anything else is simply unknown. */
@@ -127,10 +128,53 @@ export async function chooseCard(
   now: Date,
 ): Promise<void> {
   if (charge.status !== 'link') return;
+  await checkChoice(sql, link, charge, 'credit_card', address, now);
+}
+
+/**
+ * The payer chose boleto or Pix on the link page: the charge (locked here) issued as a boleto due on the link's
+ * last day, with the link's boleto discount; its Pix QR (the boleto's cobv) is the Pix option. Once only: a
+ * second post finds the charge no longer `link` and changes nothing.
+ */
+export async function chooseBoleto(
+  sql: Sql,
+  caller: BillingCaller,
+  link: LinkRow,
+  payer: { name: string; cpf: string },
+  address: DeliveryAddressInput | undefined,
+): Promise<void> {
+  const charge = (await lockCharge(sql, { id: link.charge_id }))!;
+  if (charge.status !== 'link') return;
+  await checkChoice(sql, link, charge, 'banking_billet', address, caller.now);
+  await issueBoleto(
+    sql,
+    caller,
+    charge,
+    {
+      customer: payer,
+      expire_at: link.expire_at,
+      ...(link.billet_discount && { discount: { type: 'percentage' as const, value: link.billet_discount } }),
+    },
+    'link',
+  );
+}
+
+async function checkChoice(
+  sql: Sql,
+  link: LinkRow,
+  charge: ChargeRow,
+  method: 'credit_card' | 'banking_billet',
+  address: DeliveryAddressInput | undefined,
+  now: Date,
+): Promise<void> {
   if (isExpired(link, now))
     throw billingError(400, 'link_expired', `O link de pagamento expirou em ${link.expire_at}.`);
-  if (link.payment_method === 'banking_billet')
-    throw billingError(400, 'link_method_not_allowed', 'Este link não aceita cartão de crédito.');
+  if (link.payment_method !== 'all' && link.payment_method !== method)
+    throw billingError(
+      400,
+      'link_method_not_allowed',
+      method === 'credit_card' ? 'Este link não aceita cartão de crédito.' : 'Este link não aceita boleto nem Pix.',
+    );
   if (link.request_delivery_address) {
     if (!address) throw billingError(400, 'validation_error', 'delivery_address: informe o endereço de entrega.');
     await saveDeliveryAddress(sql, charge.id, address, now);

@@ -8,8 +8,11 @@ import { findSubscription } from '../subscriptions/store.ts';
 
 export interface NotificationEvent {
   id: number;
-  /** `subscription_charge`: a charge of a subscription (its identifiers then name the subscription too). */
-  type: 'charge' | 'carnet' | 'carnet_charge' | 'subscription_charge';
+  /**
+   * `subscription_charge`: a charge of a subscription (its identifiers then name the subscription too);
+   * `subscription`: the subscription's own status, on its first charge's token.
+   */
+  type: 'charge' | 'carnet' | 'carnet_charge' | 'subscription' | 'subscription_charge';
   custom_id: string | null;
   status: { current: string; previous: string | null };
   identifiers: { charge_id?: number; carnet_id?: number; subscription_id?: number };
@@ -50,12 +53,14 @@ export async function readNotification(
     const subscription = charge.recurrent ? await findSubscription(sql, { chargeId: charge.id }) : undefined;
     return events.map((e) => ({
       id: e.event_id!,
-      ...(subscription
-        ? {
-            type: 'subscription_charge' as const,
-            identifiers: { charge_id: charge.id, subscription_id: subscription.id },
-          }
-        : eventSubject(charge, e.subject_charge_id)),
+      ...(e.subject_subscription_id !== null
+        ? { type: 'subscription' as const, identifiers: { subscription_id: Number(e.subject_subscription_id) } }
+        : subscription
+          ? {
+              type: 'subscription_charge' as const,
+              identifiers: { charge_id: charge.id, subscription_id: subscription.id },
+            }
+          : eventSubject(charge, e.subject_charge_id)),
       custom_id: charge.custom_id,
       status: { current: e.status!, previous: e.previous_status },
       created_at: brasiliaDateTime(e.created_at),

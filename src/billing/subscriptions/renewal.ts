@@ -1,35 +1,52 @@
 /**
- * Renewals: each parcel after the first is a charge made on its date by the account's clock. A subscription
+ * Renewals: each parcel after the first is a charge made on its date by the account's clock (a boleto
+ * subscription's: its boleto issued LIMITS.billingSubscriptionBilletLeadDays before that date, its due date). A subscription
  * has at most one pending renewal job, enqueued on the account's clock for midnight (Brasília) of its next
  * execution date, so `pixd clock advance` and the sandbox's per-account clock move it with the account's other
  * jobs. The job acts only on the parcel it names, and the (subscription, parcel) primary key makes a second
  * run of the same parcel fail rather than charge twice (outbox jobs run at least once).
  */
 import type { Sql } from '../../platform/db/database.ts';
-import { brasiliaDayStart } from '../../platform/calendar.ts';
+import { brasiliaDate, brasiliaDayStart, fromEpochDay, toEpochDay } from '../../platform/calendar.ts';
+import { LIMITS } from '../../platform/limits.ts';
+import type { BillingCaller } from '../shared/caller.ts';
+import { issueBoleto } from '../boletos/issue.ts';
 import { defineTopic, enqueue, type JobDeps } from '../../platform/outbox/jobs.ts';
 import type { FaultHooks } from '../../platform/faults.ts';
 import { answerCardPayment, grossTotal } from '../charges/payment.ts';
-import { insertCharge, updateCharge, type ChargeRow } from '../charges/store.ts';
+import { insertCharge, updateCharge, type CardPaymentRecord, type ChargeRow } from '../charges/store.ts';
 import { transition } from '../charges/transitions.ts';
 import { randomBytes } from 'node:crypto';
 import type { PlanRow } from '../plans/store.ts';
 import { findPlanById } from '../plans/store.ts';
-import { insertSubscriptionCharge, lockSubscription, type SubscriptionRow } from './store.ts';
+import {
+  insertSubscriptionCharge,
+  lockSubscription,
+  type BilletSubscriptionPayment,
+  type SubscriptionRow,
+} from './store.ts';
 import { moveSubscription } from './transitions.ts';
 
 type RenewalJob = { subscriptionId: number; parcel: number };
 
-export const RENEWAL_TOPIC = defineTopic<RenewalJob, JobDeps & { faults?: FaultHooks }>({
+type RenewalDeps = JobDeps & { faults?: FaultHooks; config: { publicUrl?: string }; pages: { url: string } };
+
+export const RENEWAL_TOPIC = defineTopic<RenewalJob, RenewalDeps>({
   name: 'billing.subscription.renew',
   handler:
-    ({ db, clock, faults }) =>
+    ({ db, clock, faults, config, pages }) =>
     async (job) => {
       await db.tx(async (sql) => {
         const subscription = await lockSubscription(sql, { id: job.payload.subscriptionId });
         if (!subscription) return;
-        const now = clock.forAccount(subscription.account_id).now();
-        await renew(sql, subscription, job.payload.parcel, now, faults);
+        const accountId = subscription.account_id;
+        const now = clock.forAccount(accountId).now();
+        await renew(
+          sql,
+          { accountId, now, faults, pagesUrl: pages.url, publicUrl: config.publicUrl },
+          subscription,
+          job.payload.parcel,
+        );
       });
       return { done: true };
     },
@@ -49,7 +66,10 @@ export function addMonths(date: string, months: number): string {
 export const parcelDate = (s: Pick<SubscriptionRow, 'first_execution'>, plan: PlanRow, parcel: number) =>
   addMonths(s.first_execution!, plan.interval_months * (parcel - 1));
 
-/** Schedules the renewal of `parcel` at midnight of its date (account's clock); null when the plan has no more. */
+/**
+ * Schedules the renewal of `parcel` at midnight of its date (account's clock; a boleto's lead days before its
+ * due date, not before now); null when the plan has no more.
+ */
 export async function scheduleRenewal(
   sql: Sql,
   subscription: SubscriptionRow,
@@ -63,7 +83,11 @@ export async function scheduleRenewal(
     topic: RENEWAL_TOPIC,
     payload: { subscriptionId: subscription.id, parcel },
     accountId: subscription.account_id,
-    availableAt: brasiliaDayStart(date),
+    availableAt: brasiliaDayStart(
+      subscription.payment?.method === 'banking_billet'
+        ? fromEpochDay(toEpochDay(date) - LIMITS.billingSubscriptionBilletLeadDays)
+        : date,
+    ),
     now,
   });
   return date;
@@ -107,7 +131,7 @@ export async function chargeStoredCard(
   now: Date,
   faults?: FaultHooks,
 ): Promise<void> {
-  const stored = subscription.payment!;
+  const stored = subscription.payment as CardPaymentRecord;
   const gross = grossTotal(charge);
   const discount = stored.discount_cents < gross ? stored.discount_cents : 0;
   await transition(sql, charge, 'new', 'waiting', now, {
@@ -119,11 +143,38 @@ export async function chargeStoredCard(
   await answerCardPayment(sql, charge, now, faults);
 }
 
-async function renew(sql: Sql, subscription: SubscriptionRow, parcel: number, now: Date, faults?: FaultHooks) {
+/**
+ * A boleto renewal: the first boleto's terms, due on the parcel's date (a conditional discount moved with it),
+ * or today when the job runs after that date (the clock jumped past it).
+ */
+async function issueRenewalBoleto(
+  sql: Sql,
+  caller: BillingCaller,
+  subscription: SubscriptionRow,
+  plan: PlanRow,
+  charge: ChargeRow,
+  parcel: number,
+) {
+  const { billet } = subscription.payment as BilletSubscriptionPayment;
+  const months = plan.interval_months * (parcel - 1);
+  const conditional = billet.conditional_discount;
+  await issueBoleto(sql, caller, charge, {
+    ...billet,
+    expire_at: [parcelDate(subscription, plan, parcel), brasiliaDate(caller.now)].sort()[1],
+    ...(conditional && {
+      conditional_discount: { ...conditional, until_date: addMonths(conditional.until_date, months) },
+    }),
+  });
+}
+
+async function renew(sql: Sql, caller: BillingCaller, subscription: SubscriptionRow, parcel: number) {
   if (!['active', 'new_charge'].includes(subscription.status) || subscription.occurrences + 1 !== parcel) return;
+  const { now } = caller;
   const plan = (await findPlanById(sql, subscription.plan_id))!;
   const charge = await subscriptionCharge(sql, subscription, parcel, now);
-  await chargeStoredCard(sql, subscription, charge, now, faults);
+  if (subscription.payment?.method === 'banking_billet')
+    await issueRenewalBoleto(sql, caller, subscription, plan, charge, parcel);
+  else await chargeStoredCard(sql, subscription, charge, now, caller.faults);
   const next = await scheduleRenewal(sql, subscription, plan, parcel + 1, now);
   await moveSubscription(sql, subscription, next ? 'new_charge' : 'expired', now, {
     changes: { occurrences: parcel, next_execution: next },

@@ -3,6 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { LIMITS } from '../../platform/limits.ts';
 import { ChargeCreate, CreditCard, Item, Metadata, Shipping } from '../charges/schemas.ts';
 import { LinkSettings } from '../links/schemas.ts';
+import { BankingBillet } from '../boletos/schemas.ts';
 
 const strict = { additionalProperties: false } as const;
 
@@ -11,10 +12,14 @@ export const SubscriptionPayment = Type.Object(
   {
     payment: Type.Object(
       {
-        credit_card: Type.Object(
-          { ...CreditCard.properties, trial_days: Type.Optional(Type.Integer({ minimum: 0, maximum: 365 })) },
-          strict,
+        // Exactly one of the two (checked by the service).
+        credit_card: Type.Optional(
+          Type.Object(
+            { ...CreditCard.properties, trial_days: Type.Optional(Type.Integer({ minimum: 0, maximum: 365 })) },
+            strict,
+          ),
         ),
+        banking_billet: Type.Optional(BankingBillet),
       },
       strict,
     ),
@@ -98,6 +103,12 @@ export const SubscriptionPaid = Envelope(
     first_execution: Type.String(),
     total: Type.Integer(),
     payment: Type.String(),
+    // A boleto subscription: its first boleto.
+    barcode: Type.Optional(Type.String()),
+    link: Type.Optional(Type.String()),
+    billet_link: Type.Optional(Type.String()),
+    pdf: Type.Optional(Type.Object({ charge: Type.String() })),
+    expire_at: Type.Optional(Type.String()),
   }),
 );
 export const SubscriptionDetail = Envelope(

@@ -31,6 +31,8 @@ import { moveSubscription, recordCreation } from './transitions.ts';
 import { randomBytes } from 'node:crypto';
 import { defineLink, paymentUrl } from '../links/service.ts';
 import type { LinkRow } from '../links/store.ts';
+import { issueBoleto } from '../boletos/issue.ts';
+import { boletoFields } from '../boletos/view.ts';
 
 export const subscriptionNotFound = () =>
   billingError(404, 'subscription_not_found', 'Assinatura não encontrada para esta conta.');
@@ -64,8 +66,8 @@ export async function createSubscription(
     },
     caller.now,
   );
-  await recordCreation(sql, subscription, caller.now);
   const charge = await subscriptionCharge(sql, subscription, 1, caller.now);
+  await recordCreation(sql, subscription, caller.now);
   return { subscription, plan, charge };
 }
 
@@ -77,16 +79,23 @@ export const createdView = (subscription: SubscriptionRow, charge: ChargeRow) =>
   created_at: brasiliaDateTime(subscription.created_at),
 });
 
+type Paid = { subscription: SubscriptionRow; plan: PlanRow; charge: ChargeRow; billet?: BilletFields };
+type BilletFields = Pick<
+  Awaited<ReturnType<typeof boletoFields>>,
+  'barcode' | 'link' | 'billet_link' | 'pdf' | 'expire_at'
+>;
+
 /**
  * new → active: the first charge is paid with the card at once (the issuer answers inline), the card is kept
- * for the renewals and the second parcel is scheduled. `trial_days` moves the first execution that many days.
+ * for the renewals and the second parcel is scheduled; or the first charge is a boleto (its due date the first
+ * execution) and each renewal another boleto with the same terms. `trial_days` is recorded, not applied.
  */
 export async function paySubscription(
   sql: Sql,
   caller: BillingCaller,
   subscription: SubscriptionRow,
   payment: SubscriptionPaymentInput,
-): Promise<{ subscription: SubscriptionRow; plan: PlanRow; charge: ChargeRow }> {
+): Promise<Paid> {
   if (subscription.status !== 'new')
     throw billingError(
       400,
@@ -95,33 +104,46 @@ export async function paySubscription(
     );
   const [first] = await chargesOfSubscription(sql, subscription.id);
   const charge = (await lockCharge(sql, { id: first.charge_id }))!;
-  const { trial_days, ...card } = payment.credit_card;
+  if (!payment.credit_card === !payment.banking_billet)
+    throw billingError(400, 'validation_error', 'payment: informe credit_card ou banking_billet (um dos dois).');
+  if (payment.banking_billet) {
+    const boleto = await issueBoleto(sql, caller, charge, payment.banking_billet);
+    const start = {
+      firstExecution: boleto.due_date,
+      payment: { method: 'banking_billet' as const, billet: payment.banking_billet },
+    };
+    const plan = await activate(sql, subscription, caller.now, start);
+    const { barcode, link, billet_link, pdf, expire_at } = await boletoFields(caller, boleto);
+    return { subscription, plan, charge, billet: { barcode, link, billet_link, pdf, expire_at } };
+  }
+  const { trial_days, ...card } = payment.credit_card!;
   await setCardPayment(sql, charge, card, caller.now, { answerNow: true });
   await answerCardPayment(sql, charge, caller.now, caller.faults);
   const plan = await activate(
     sql,
     subscription,
-    charge,
     caller.now,
+    { firstExecution: brasiliaDate(caller.now), payment: charge.payment as CardPaymentRecord },
     trial_days ? `Período de teste de ${trial_days} dias não aplicado: a primeira cobrança é imediata.` : undefined,
   );
   return { subscription, plan, charge };
 }
 
-/** new → active: the first charge's card kept for the renewals, the second parcel scheduled. */
+/** new → active: how the renewals are paid kept (the first charge's card, or the boleto terms), parcel 2 scheduled. */
 async function activate(
   sql: Sql,
   subscription: SubscriptionRow,
-  charge: ChargeRow,
   now: Date,
+  start: { firstExecution: string; payment: NonNullable<SubscriptionRow['payment']> },
   message?: string,
 ): Promise<PlanRow> {
   const plan = (await findPlanById(sql, subscription.plan_id))!;
-  subscription.first_execution = brasiliaDate(now);
+  subscription.first_execution = start.firstExecution;
+  subscription.payment = start.payment;
   const next = await scheduleRenewal(sql, subscription, plan, 2, now);
   await moveSubscription(sql, subscription, 'active', now, {
     changes: {
-      payment: charge.payment as CardPaymentRecord,
+      payment: start.payment,
       first_execution: subscription.first_execution,
       occurrences: 1,
       next_execution: next,
@@ -142,8 +164,8 @@ export async function firstChargePaidByLink(sql: Sql, charge: ChargeRow, now: Da
   await activate(
     sql,
     (await lockSubscription(sql, { id: found.id }))!,
-    charge,
     now,
+    { firstExecution: brasiliaDate(now), payment: charge.payment as CardPaymentRecord },
     'Primeira cobrança paga pelo link.',
   );
 }
@@ -177,22 +199,15 @@ export const subscriptionLinkView = (
   created_at: brasiliaDateTime(subscription.created_at),
 });
 
-export const paidView = ({
-  subscription,
-  plan,
-  charge,
-}: {
-  subscription: SubscriptionRow;
-  plan: PlanRow;
-  charge: ChargeRow;
-}) => ({
+export const paidView = ({ subscription, plan, charge, billet }: Paid) => ({
   subscription_id: subscription.id,
   status: subscription.status,
   plan: { id: plan.id, interval: plan.interval_months, repeats: plan.repeats },
   charge: { id: charge.id, status: charge.status, parcel: 1, total: charge.total_cents },
   first_execution: subscription.first_execution!.split('-').reverse().join('/'),
   total: charge.total_cents,
-  payment: 'credit_card',
+  payment: subscription.payment!.method,
+  ...billet,
 });
 
 export async function oneStepSubscription(
@@ -217,7 +232,7 @@ export async function subscriptionDetail(sql: Sql, caller: BillingCaller, id: nu
     status: s.status,
     custom_id: s.custom_id,
     notification_url: s.notification_url,
-    payment_method: s.payment ? 'credit_card' : null,
+    payment_method: s.payment?.method ?? null,
     next_execution: s.next_execution,
     next_expire_at: s.next_execution,
     plan: { plan_id: plan.id, name: plan.name, interval: plan.interval_months, repeats: plan.repeats },
@@ -242,7 +257,7 @@ export async function subscriptionDetail(sql: Sql, caller: BillingCaller, id: nu
 /** Only card subscriptions change; the next renewals use the new plan, items and shippings. */
 export async function changeSubscription(sql: Sql, caller: BillingCaller, id: number, body: SubscriptionUpdateInput) {
   const s = await lockOwnSubscription(sql, caller, id);
-  if (!s.payment)
+  if (s.payment?.method !== 'credit_card')
     throw billingError(400, 'subscription_not_card', 'Só assinaturas pagas por cartão de crédito podem ser alteradas.');
   if (!['active', 'new_charge'].includes(s.status))
     throw billingError(400, 'invalid_subscription_status', `A assinatura está em ${s.status}.`);

@@ -2,6 +2,13 @@
 import type { Sql } from '../../platform/db/database.ts';
 import type { ItemInput, ShippingInput } from '../charges/schemas.ts';
 import type { CardPaymentRecord } from '../charges/store.ts';
+import type { BankingBilletInput } from '../boletos/schemas.ts';
+
+/** A boleto subscription: the first boleto's terms, each renewal's boleto issued with them (due date moved). */
+export interface BilletSubscriptionPayment {
+  method: 'banking_billet';
+  billet: BankingBilletInput;
+}
 
 export type SubscriptionStatus = 'new' | 'active' | 'new_charge' | 'canceled' | 'expired';
 
@@ -14,7 +21,7 @@ export interface SubscriptionRow {
   shippings: ShippingInput[];
   custom_id: string | null;
   notification_url: string | null;
-  payment: CardPaymentRecord | null;
+  payment: CardPaymentRecord | BilletSubscriptionPayment | null;
   first_execution: string | null;
   occurrences: number;
   next_execution: string | null;

@@ -1,7 +1,13 @@
-/** The one place a subscription changes status: checked against the table, written to its history. */
+/**
+ * The one place a subscription changes status: checked against the table, written to its history and notified
+ * as a `subscription` event on its first charge's token (docs/billing.md, "Subscription notifications").
+ */
 import type { Sql } from '../../platform/db/database.ts';
 import { billingError } from '../shared/errors.ts';
+import { insertHistory, lockCharge } from '../charges/store.ts';
+import { enqueueNotification } from '../notifications/delivery.ts';
 import {
+  chargesOfSubscription,
   insertSubscriptionHistory,
   updateSubscription,
   type SubscriptionRow,
@@ -38,15 +44,36 @@ export async function moveSubscription(
       'invalid_subscription_status',
       `A assinatura está em ${subscription.status} e não pode passar para ${to}.`,
     );
+  const previous = subscription.status;
   await updateSubscription(sql, subscription.id, { status: to, ...extra.changes }, now);
   Object.assign(subscription, { status: to, ...extra.changes });
-  await insertSubscriptionHistory(
-    sql,
-    subscription.id,
-    { status: to, message: extra.message ? `${MESSAGES[to]} ${extra.message}` : MESSAGES[to] },
-    now,
-  );
+  const message = extra.message ? `${MESSAGES[to]} ${extra.message}` : MESSAGES[to];
+  await insertSubscriptionHistory(sql, subscription.id, { status: to, message }, now);
+  await subscriptionEvent(sql, subscription, to, previous, message, now);
 }
 
-export const recordCreation = (sql: Sql, subscription: SubscriptionRow, now: Date) =>
-  insertSubscriptionHistory(sql, subscription.id, { status: 'new', message: MESSAGES.new }, now);
+/** Once its first charge exists: the subscription's first event (new). */
+export async function recordCreation(sql: Sql, subscription: SubscriptionRow, now: Date): Promise<void> {
+  await insertSubscriptionHistory(sql, subscription.id, { status: 'new', message: MESSAGES.new }, now);
+  await subscriptionEvent(sql, subscription, 'new', null, MESSAGES.new, now);
+}
+
+/**
+ * The subscription's status event, the next of its first charge's token (locked after the subscription, the
+ * order every subscription path takes), and that token notified when
+ * the charge has a notification_url (the subscription's when it was made).
+ */
+async function subscriptionEvent(
+  sql: Sql,
+  subscription: SubscriptionRow,
+  status: SubscriptionStatus,
+  previous: SubscriptionStatus | null,
+  message: string,
+  now: Date,
+): Promise<void> {
+  const first = (await chargesOfSubscription(sql, subscription.id)).find((c) => c.parcel === 1);
+  if (!first) throw new Error(`subscription ${subscription.id} has no first charge`);
+  const charge = (await lockCharge(sql, { id: first.charge_id }))!;
+  await insertHistory(sql, charge.id, { status, previous, message, subjectSubscriptionId: subscription.id }, now);
+  await enqueueNotification(sql, charge, now);
+}

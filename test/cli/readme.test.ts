@@ -1,3 +1,4 @@
+// suite: database-independent
 /**
  * The README's first flow pastes verbatim: its first `sh` block under "First steps", run by bash at a
  * directory whose `.pixd` is a running sandbox's data directory (on a free port, not 8443: the flow must read

@@ -1,3 +1,4 @@
+// suite: database-independent
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

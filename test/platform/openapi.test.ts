@@ -1,3 +1,4 @@
+// suite: database-independent
 /**
  * The API reference as a tool reads it: /openapi.json passes an OpenAPI linter (Redocly's recommended
  * rules, no errors), and every operation says how to authenticate and what its family's errors look like.

@@ -6,12 +6,15 @@
  * parcels' pages in one document.
  */
 import QRCode from 'qrcode';
-import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
+import type { PDFDocument, PDFFont, PDFPage } from 'pdf-lib';
 import { brazilianDate } from '../../platform/calendar.ts';
 import type { AccountRow } from '../../accounts/store.ts';
 import type { BoletoRow } from './store.ts';
 import { BOLETO_BANK_CODE, formattedLine } from './barcode.ts';
 import { payerDocument, payerName } from './issue.ts';
+
+/** pdf-lib, loaded by the first PDF rather than by every process that loads the billing routes. */
+let pdfLib: typeof import('pdf-lib');
 
 const MM = 72 / 25.4;
 /** ITF widths: narrow 0.254 mm, wide three times that; 44 digits come to 103 mm, FEBRABAN's length. */
@@ -80,7 +83,7 @@ interface Fonts {
 }
 
 function field(page: PDFPage, fonts: Fonts, x: number, y: number, w: number, label: string, value: string) {
-  page.drawRectangle({ x, y, width: w, height: 22, borderColor: rgb(0, 0, 0), borderWidth: 0.5 });
+  page.drawRectangle({ x, y, width: w, height: 22, borderColor: pdfLib.rgb(0, 0, 0), borderWidth: 0.5 });
   page.drawText(label, { x: x + 2, y: y + 14, size: 6, font: fonts.regular });
   page.drawText(value, { x: x + 2, y: y + 4, size: 9, font: fonts.bold });
 }
@@ -140,7 +143,7 @@ async function boletoPage(doc: PDFDocument, fonts: Fonts, boleto: BoletoRow, own
     y: y - box + 22,
     width: 435,
     height: box,
-    borderColor: rgb(0, 0, 0),
+    borderColor: pdfLib.rgb(0, 0, 0),
     borderWidth: 0.5,
   });
   page.drawText('Instruções (texto de responsabilidade do beneficiário)', {
@@ -172,7 +175,7 @@ async function boletoPage(doc: PDFDocument, fonts: Fonts, boleto: BoletoRow, own
   // The barcode (ITF) and the Pix QR.
   const barsY = y - 10 - BAR_HEIGHT;
   for (const bar of itfBars(boleto.barcode))
-    page.drawRectangle({ x: left + bar.x, y: barsY, width: bar.width, height: BAR_HEIGHT, color: rgb(0, 0, 0) });
+    page.drawRectangle({ x: left + bar.x, y: barsY, width: bar.width, height: BAR_HEIGHT, color: pdfLib.rgb(0, 0, 0) });
   if (boleto.pix_qrcode) {
     const png = await doc.embedPng(await QRCode.toBuffer(boleto.pix_qrcode, { errorCorrectionLevel: 'M', margin: 1 }));
     const side = 100;
@@ -212,14 +215,15 @@ export async function boletoPdf(
   owner: AccountRow,
   options: { carnet?: boolean } = {},
 ): Promise<Uint8Array> {
-  const doc = await PDFDocument.create();
+  pdfLib ??= await import('pdf-lib');
+  const doc = await pdfLib.PDFDocument.create();
   doc.setTitle(options.carnet ? `Carnê - ${owner.nome}` : `Boleto ${boletos[0]!.charge_id} - ${owner.nome}`);
   doc.setProducer('pixd');
   doc.setCreationDate(boletos[0]!.created_at);
   doc.setModificationDate(boletos[0]!.created_at);
   const fonts = {
-    regular: await doc.embedFont(StandardFonts.Helvetica),
-    bold: await doc.embedFont(StandardFonts.HelveticaBold),
+    regular: await doc.embedFont(pdfLib.StandardFonts.Helvetica),
+    bold: await doc.embedFont(pdfLib.StandardFonts.HelveticaBold),
   };
   for (const [i, boleto] of boletos.entries()) {
     await boletoPage(doc, fonts, boleto, owner, options.carnet ? `${i + 1}/${boletos.length}` : undefined);

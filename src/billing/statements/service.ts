@@ -1,11 +1,11 @@
 /** CNAB statements: files, schedules and SFTP keys of the calling account. No HTTP here. */
-import ssh2 from 'ssh2';
 import type { Sql } from '../../platform/db/database.ts';
 import { ApiError } from '../../platform/errors.ts';
 import { randomUUID } from '../../platform/ids.ts';
 import { findAccount } from '../../accounts/store.ts';
 import type { Caller } from '../../pix/shared/caller.ts';
 import { enqueueRun, nextRunAt } from './generator.ts';
+import { sshKeyPair } from './keys.ts';
 import type { ScheduleRequest, ScheduleUpdate, ScheduleView, SftpKeyView } from './schemas.ts';
 import {
   fileContent,
@@ -97,7 +97,7 @@ export async function createSftpKey(
 ): Promise<SftpKeyView> {
   const account = await findAccount(sql, caller.accountId);
   if (!account) throw new Error(`account ${caller.accountId} not found`);
-  const pair = ssh2.utils.generateKeyPairSync('ed25519', { comment: `pixd ${account.conta}` });
+  const pair = sshKeyPair(`pixd ${account.conta}`);
   await saveSftpKey(sql, caller.accountId, pair.public, caller.now);
   return {
     privateKey: pair.private,

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import ssh2, { type Connection, type FileEntry, type SFTPWrapper } from 'ssh2';
 import type { Database } from '../../platform/db/database.ts';
 import { fileContent, listFiles, sftpKeyOf, type StatementFileRow } from './store.ts';
+import { sshKeyPair } from './keys.ts';
 
 const { Server, utils } = ssh2;
 const { OPEN_MODE, STATUS_CODE } = utils.sftp;
@@ -37,7 +38,7 @@ type Log = { warn(obj: object, msg: string): void };
 function hostKey(file: string): Buffer {
   if (!fs.existsSync(file)) {
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, utils.generateKeyPairSync('ed25519').private, { mode: 0o600, flag: 'wx' });
+    fs.writeFileSync(file, sshKeyPair().private, { mode: 0o600, flag: 'wx' });
   }
   return fs.readFileSync(file);
 }

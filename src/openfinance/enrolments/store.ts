@@ -1,5 +1,6 @@
 /** SQL of enrolments: rows, state changes under lock, and the keyset page of the list. */
 import type { Sql } from '../../platform/db/database.ts';
+import { findConsentRecord, type ConsentRecordKey } from '../consent/store.ts';
 import type { EnrolmentStatus } from '../shared.ts';
 import type { EnrolmentBody } from './schemas.ts';
 
@@ -48,28 +49,8 @@ export async function insertEnrolment(
   return rows[0];
 }
 
-export async function findEnrolment(
-  sql: Sql,
-  by:
-    | { accountId: number; identificador: string }
-    | { accountId: number; idempotencyKey: string }
-    | { consentToken: string }
-    | { id: number },
-  lock = false,
-): Promise<EnrolmentRow | undefined> {
-  const [where, params] =
-    'consentToken' in by
-      ? ['consent_token = $1', [by.consentToken]]
-      : 'id' in by
-        ? ['id = $1', [by.id]]
-        : 'idempotencyKey' in by
-          ? ['account_id = $1 and idempotency_key = $2', [by.accountId, by.idempotencyKey]]
-          : ['account_id = $1 and identificador = $2', [by.accountId, by.identificador]];
-  const { rows } = await sql.query<EnrolmentRow>(
-    `select * from of_enrolments where ${where}${lock ? ' for update' : ''}`,
-    params,
-  );
-  return rows[0];
+export function findEnrolment(sql: Sql, by: ConsentRecordKey, lock = false): Promise<EnrolmentRow | undefined> {
+  return findConsentRecord<EnrolmentRow>(sql, 'of_enrolments', '*', by, lock);
 }
 
 export async function setEnrolmentStatus(

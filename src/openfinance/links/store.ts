@@ -1,5 +1,6 @@
 /** SQL of biometric links (vínculos) and the expiry of an unused consent link. */
 import type { Sql } from '../../platform/db/database.ts';
+import { findConsentRecord, type ConsentRecordKey } from '../consent/store.ts';
 import { EXPIRED_LINK_REASON } from '../consent/journey.ts';
 import { enqueueOfCallback } from '../events.ts';
 import type { PixPagador } from '../pix/schemas.ts';
@@ -58,28 +59,8 @@ export async function insertLink(
   return rows[0];
 }
 
-export async function findLink(
-  sql: Sql,
-  by:
-    | { id: number }
-    | { consentToken: string }
-    | { accountId: number; identificador: string }
-    | { accountId: number; idempotencyKey: string },
-  lock = false,
-): Promise<LinkRow | undefined> {
-  const [where, params] =
-    'id' in by
-      ? ['id = $1', [by.id]]
-      : 'consentToken' in by
-        ? ['consent_token = $1', [by.consentToken]]
-        : 'identificador' in by
-          ? ['account_id = $1 and identificador = $2', [by.accountId, by.identificador]]
-          : ['account_id = $1 and idempotency_key = $2', [by.accountId, by.idempotencyKey]];
-  const { rows } = await sql.query<LinkRow>(
-    `select ${COLUMNS} from of_links where ${where}${lock ? ' for update' : ''}`,
-    params,
-  );
-  return rows[0];
+export function findLink(sql: Sql, by: ConsentRecordKey, lock = false): Promise<LinkRow | undefined> {
+  return findConsentRecord<LinkRow>(sql, 'of_links', COLUMNS, by, lock);
 }
 
 /** The account's links of a payer, authorised and within their validity at `now`, oldest first. */

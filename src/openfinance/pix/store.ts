@@ -1,5 +1,6 @@
 /** SQL of Open Finance Pix payments and their parcels. */
 import type { Sql } from '../../platform/db/database.ts';
+import { findConsentRecord, type ConsentRecordKey } from '../consent/store.ts';
 import type { PixPaymentBody } from './schemas.ts';
 
 export type PixKind = 'imediato' | 'agendado' | 'recorrente' | 'biometria';
@@ -89,28 +90,8 @@ export async function insertPixPayment(
   return rows[0];
 }
 
-export async function findPixPayment(
-  sql: Sql,
-  by:
-    | { id: number }
-    | { consentToken: string }
-    | { accountId: number; identificador: string }
-    | { accountId: number; idempotencyKey: string },
-  lock = false,
-): Promise<PixPaymentRow | undefined> {
-  const [where, params] =
-    'id' in by
-      ? ['id = $1', [by.id]]
-      : 'consentToken' in by
-        ? ['consent_token = $1', [by.consentToken]]
-        : 'identificador' in by
-          ? ['account_id = $1 and identificador = $2', [by.accountId, by.identificador]]
-          : ['account_id = $1 and idempotency_key = $2', [by.accountId, by.idempotencyKey]];
-  const { rows } = await sql.query<PixPaymentRow>(
-    `select ${PAYMENT} from of_pix_payments where ${where}${lock ? ' for update' : ''}`,
-    params,
-  );
-  return rows[0];
+export function findPixPayment(sql: Sql, by: ConsentRecordKey, lock = false): Promise<PixPaymentRow | undefined> {
+  return findConsentRecord<PixPaymentRow>(sql, 'of_pix_payments', PAYMENT, by, lock);
 }
 
 export async function setPixPaymentStatus(

@@ -11,7 +11,9 @@ command -v sftp >/dev/null 2>&1 || missing+=(openssh-client)
 [ "${#missing[@]}" -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "installing Debian's ${missing[*]} for the suite..." >&2
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}") >&2
+  # Several test runs may start at once on one machine: wait for another's apt-get instead of failing.
+  lock=(-o DPkg::Lock::Timeout=600)
+  (apt-get "${lock[@]}" update -qq && DEBIAN_FRONTEND=noninteractive apt-get "${lock[@]}" install -y -qq "${missing[@]}") >&2
   exit 0
 fi
 echo "pixd: the suite needs ${missing[*]}: run 'apt-get install -y ${missing[*]}' as root" >&2

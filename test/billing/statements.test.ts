@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { EfiPay } from '../compat/efipay.ts';
 import { pointSdkAt } from '../../src/testing/point-sdk.ts';
+import { sdkForParty } from '../helpers/sdk.ts';
 import { startTestService, type Party, type TestService } from '../helpers/service.ts';
 import { waitFor, outboxIdle } from '../helpers/wait.ts';
 import { callerWithFreshToken, setClock } from '../helpers/time-travel.ts';
@@ -66,17 +67,7 @@ describe('CNAB statements (official SDK, HTTPS and SFTP)', () => {
   const day = fromEpochDay(toEpochDay(brasiliaDate(new Date())) + 3);
   const nextDay = fromEpochDay(toEpochDay(day) + 1);
 
-  const sdkOf = (party: Party, name: string) => {
-    fs.writeFileSync(path.join(dir, `${name}.pem`), party.identity.certPem);
-    fs.writeFileSync(path.join(dir, `${name}.key.pem`), party.identity.keyPem);
-    return new EfiPay({
-      sandbox: true,
-      client_id: party.clientId,
-      client_secret: party.clientSecret,
-      certificate: path.join(dir, `${name}.pem`),
-      pemKey: path.join(dir, `${name}.key.pem`),
-    });
-  };
+  const sdkOf = (party: Party, name: string) => sdkForParty(party, dir, name);
   const saldo = async (efi: EfiPay) => ((await efi.getAccountBalance()) as { saldo: string }).saldo;
   const keyFileOf = (key: SftpKey, name: string) => {
     const file = path.join(dir, name);

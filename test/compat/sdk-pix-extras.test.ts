@@ -16,7 +16,7 @@ import { EfiPay } from './efipay.ts';
 import { pointSdkAt } from '../../src/testing/point-sdk.ts';
 import { cobBody, startTestService, type Party, type TestService } from '../helpers/service.ts';
 import { Receiver } from '../helpers/receiver.ts';
-import { sdkFor } from '../helpers/sdk.ts';
+import { sdkFor, sdkForParty } from '../helpers/sdk.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { assertBalanceMatchesLines, assertLedgerBalanced } from '../helpers/ledger.ts';
 import { configBody, newBeneficiary } from '../pix/split-fixtures.ts';
@@ -36,18 +36,7 @@ describe('official Node SDK: same-owner sends, key-lookup buckets, receipts, spl
   let sameOwner: Party;
   let other: Party;
 
-  /** The SDK as an integrator of another account constructs it (PEM pair). */
-  const sdkOf = (party: Party, name: string) => {
-    fs.writeFileSync(path.join(dir, `${name}.pem`), party.identity.certPem);
-    fs.writeFileSync(path.join(dir, `${name}.key.pem`), party.identity.keyPem);
-    return new EfiPay({
-      sandbox: true,
-      client_id: party.clientId,
-      client_secret: party.clientSecret,
-      certificate: path.join(dir, `${name}.pem`),
-      pemKey: path.join(dir, `${name}.key.pem`),
-    });
-  };
+  const sdkOf = (party: Party, name: string) => sdkForParty(party, dir, name);
   const refusal = async (call: Promise<unknown>) =>
     call.then(
       () => assert.fail('expected a refusal'),

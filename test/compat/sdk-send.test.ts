@@ -14,7 +14,7 @@ import { EfiPay } from './efipay.ts';
 import { pointSdkAt } from '../../src/testing/point-sdk.ts';
 import { cobBody, startTestService, type Party, type TestService } from '../helpers/service.ts';
 import { Receiver } from '../helpers/receiver.ts';
-import { sdkFor } from '../helpers/sdk.ts';
+import { sdkFor, sdkForParty } from '../helpers/sdk.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { assertLedgerBalanced } from '../helpers/ledger.ts';
 
@@ -42,15 +42,7 @@ describe('official Node SDK: sending Pix and paying BR Codes', () => {
     a = sdkFor(svc);
     partyB = await svc.newParty({ nome: 'Loja B Ltda' });
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pixd-sdk-send-'));
-    fs.writeFileSync(path.join(dir, 'b.pem'), partyB.identity.certPem);
-    fs.writeFileSync(path.join(dir, 'b.key.pem'), partyB.identity.keyPem);
-    b = new EfiPay({
-      sandbox: true,
-      client_id: partyB.clientId,
-      client_secret: partyB.clientSecret,
-      certificate: path.join(dir, 'b.pem'),
-      pemKey: path.join(dir, 'b.key.pem'),
-    });
+    b = sdkForParty(partyB, dir, 'b');
     await a.pixConfigWebhook({ chave: keyA }, { webhookUrl: `${receiver.url}/a` });
     await b.pixConfigWebhook({ chave: partyB.chaves[0] }, { webhookUrl: `${receiver.url}/b` });
     // A's funds: three charges of 10.00, paid by the sandbox's fictitious payer.

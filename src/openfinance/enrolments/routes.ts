@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { callerOf } from '../../pix/shared/caller.ts';
+import { payerFacingCallerOf } from '../caller.ts';
 import { IdempotencyHeaders } from '../shared.ts';
 import {
   EnrolmentBody,
@@ -36,8 +37,7 @@ export const enrolmentRoutes =
         },
       },
       async (request) => {
-        // redirectURI is a page the payer opens: on the pages listener, which asks the browser for no certificate.
-        const caller = { ...callerOf(ctx, request), publicUrl: ctx.pages.url };
+        const caller = payerFacingCallerOf(ctx, request);
         return ctx.db.tx((sql) =>
           createEnrolment(sql, caller, request.body, sandbox, request.headers['x-idempotency-key']),
         );

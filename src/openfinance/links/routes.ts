@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { callerOf } from '../../pix/shared/caller.ts';
+import { payerFacingCallerOf } from '../caller.ts';
 import { IdempotencyHeaders } from '../shared.ts';
 import { LinkBody, LinkCreated, LinkList, LinkListQuery, LinkRevoke, LinkRevoked } from './schemas.ts';
 import { createLink, listLinks, revokeLink } from './service.ts';
@@ -29,8 +30,7 @@ export const ofLinkRoutes =
         },
       },
       async (request) => {
-        // redirectURI is a page the payer opens: on the pages listener, which asks the browser for no certificate.
-        const caller = { ...callerOf(ctx, request), publicUrl: ctx.pages.url };
+        const caller = payerFacingCallerOf(ctx, request);
         return ctx.db.tx((sql) => createLink(sql, caller, request.body, sandbox, request.headers['x-idempotency-key']));
       },
     );

@@ -9,6 +9,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { callerOf } from '../../pix/shared/caller.ts';
+import { payerFacingCallerOf } from '../caller.ts';
 import { IdempotencyHeaders } from '../shared.ts';
 import {
   cancelRecurring,
@@ -56,11 +57,6 @@ export const ofPixRoutes =
   async (base) => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();
     const sandbox = ctx.config.environment === 'sandbox';
-    // redirectURI is a page the payer opens: on the pages listener, which asks the browser for no certificate.
-    const payerFacing = (request: Parameters<typeof callerOf>[1]) => ({
-      ...callerOf(ctx, request),
-      publicUrl: ctx.pages.url,
-    });
     const tx = ctx.db.tx.bind(ctx.db);
 
     const starts = [
@@ -77,7 +73,7 @@ export const ofPixRoutes =
         },
         async (request) =>
           tx((sql) =>
-            startPixPayment(sql, payerFacing(request), kind, request.body, {
+            startPixPayment(sql, payerFacingCallerOf(ctx, request), kind, request.body, {
               sandbox,
               idempotencyKey: request.headers['x-idempotency-key'],
             }),
@@ -198,7 +194,7 @@ export const ofPixRoutes =
       },
       async (request) =>
         tx((sql) =>
-          replaceParcel(sql, payerFacing(request), request.params, request.body?.valor, {
+          replaceParcel(sql, payerFacingCallerOf(ctx, request), request.params, request.body?.valor, {
             sandbox,
             idempotencyKey: request.headers['x-idempotency-key'],
           }),

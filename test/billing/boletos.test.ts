@@ -182,6 +182,24 @@ describe('boletos', () => {
     assert.equal(missing.status, 404);
   });
 
+  it('a PDF for a payer named in another script: what the standard fonts cannot draw is replaced, never a 500', async () => {
+    const answer: any = await efi.createOneStepCharge({}, {
+      items,
+      payment: {
+        banking_billet: {
+          customer: { ...customer, name: 'Dvořák Nguyễn 中文' },
+          expire_at: businessDayAfter(5),
+          message: 'Obrigado 🙂',
+        },
+      },
+    } as any);
+    const pdf = await fetchBytes(new URL(answer.data.pdf.charge).pathname);
+    assert.equal(pdf.status, 200);
+    const text = pdfText(pdf.bytes);
+    assert.ok(text.includes('Dvorák Nguyen ??'), `accents outside WinAnsi lose their mark:\n${text}`);
+    assert.ok(text.includes('Obrigado ?'), text);
+  });
+
   it('paid by its Pix QR at once, then its barcode is refused: paid once; ledger balanced', async () => {
     const created: any = await efi.createCharge({}, { items });
     const id = created.data.charge_id;

@@ -6,15 +6,16 @@
  * parcels' pages in one document.
  */
 import QRCode from 'qrcode';
-import type { PDFDocument, PDFFont, PDFPage } from 'pdf-lib';
+import type { PDFDocument, PDFPage, PDFPageDrawTextOptions } from 'pdf-lib';
+import { drawable, pdfLib, standardFonts, type PdfFonts, type PdfLib } from '../../platform/pdf.ts';
 import { brazilianDate } from '../../platform/calendar.ts';
 import type { AccountRow } from '../../accounts/store.ts';
 import type { BoletoRow } from './store.ts';
 import { BOLETO_BANK_CODE, formattedLine } from './barcode.ts';
 import { payerDocument, payerName } from './issue.ts';
 
-/** pdf-lib, loaded by the first PDF rather than by every process that loads the billing routes. */
-let pdfLib: typeof import('pdf-lib');
+/** pdf-lib, loaded by the first PDF (src/platform/pdf.ts). */
+let lib: PdfLib;
 
 const MM = 72 / 25.4;
 /** ITF widths: narrow 0.254 mm, wide three times that; 44 digits come to 103 mm, FEBRABAN's length. */
@@ -77,18 +78,18 @@ function instructions(boleto: BoletoRow): string[] {
   return lines;
 }
 
-interface Fonts {
-  regular: PDFFont;
-  bold: PDFFont;
+/** Names, addresses and messages are the integrator's: drawn as the standard fonts can (platform/pdf.ts). */
+function drawText(page: PDFPage, text: string, options: PDFPageDrawTextOptions & { font: PdfFonts['regular'] }) {
+  page.drawText(drawable(options.font, text), options);
 }
 
-function field(page: PDFPage, fonts: Fonts, x: number, y: number, w: number, label: string, value: string) {
-  page.drawRectangle({ x, y, width: w, height: 22, borderColor: pdfLib.rgb(0, 0, 0), borderWidth: 0.5 });
-  page.drawText(label, { x: x + 2, y: y + 14, size: 6, font: fonts.regular });
-  page.drawText(value, { x: x + 2, y: y + 4, size: 9, font: fonts.bold });
+function field(page: PDFPage, fonts: PdfFonts, x: number, y: number, w: number, label: string, value: string) {
+  page.drawRectangle({ x, y, width: w, height: 22, borderColor: lib.rgb(0, 0, 0), borderWidth: 0.5 });
+  drawText(page, label, { x: x + 2, y: y + 14, size: 6, font: fonts.regular });
+  drawText(page, value, { x: x + 2, y: y + 4, size: 9, font: fonts.bold });
 }
 
-async function boletoPage(doc: PDFDocument, fonts: Fonts, boleto: BoletoRow, owner: AccountRow, parcel?: string) {
+async function boletoPage(doc: PDFDocument, fonts: PdfFonts, boleto: BoletoRow, owner: AccountRow, parcel?: string) {
   const page = doc.addPage([595.28, 841.89]);
   const left = 30;
   const width = 535;
@@ -99,15 +100,15 @@ async function boletoPage(doc: PDFDocument, fonts: Fonts, boleto: BoletoRow, own
   const beneficiary = `${owner.nome} - ${owner.documento}`;
   const payer = `${payerName(boleto.customer)} - ${payerDocument(boleto.customer)}`;
   const header = (y: number) => {
-    page.drawText('pixd', { x: left, y, size: 14, font: fonts.bold });
-    page.drawText(`| ${BOLETO_BANK_CODE} |`, { x: left + 50, y, size: 14, font: fonts.bold });
-    page.drawText(line, { x: left + 140, y, size: 10.5, font: fonts.bold });
+    drawText(page, 'pixd', { x: left, y, size: 14, font: fonts.bold });
+    drawText(page, `| ${BOLETO_BANK_CODE} |`, { x: left + 50, y, size: 14, font: fonts.bold });
+    drawText(page, line, { x: left + 140, y, size: 10.5, font: fonts.bold });
   };
   // The payer's receipt.
   let y = 800;
   header(y);
   y -= 30;
-  page.drawText(`Recibo do pagador${parcel ? ` - parcela ${parcel}` : ''}`, {
+  drawText(page, `Recibo do pagador${parcel ? ` - parcela ${parcel}` : ''}`, {
     x: left,
     y: y + 8,
     size: 8,
@@ -143,17 +144,17 @@ async function boletoPage(doc: PDFDocument, fonts: Fonts, boleto: BoletoRow, own
     y: y - box + 22,
     width: 435,
     height: box,
-    borderColor: pdfLib.rgb(0, 0, 0),
+    borderColor: lib.rgb(0, 0, 0),
     borderWidth: 0.5,
   });
-  page.drawText('Instruções (texto de responsabilidade do beneficiário)', {
+  drawText(page, 'Instruções (texto de responsabilidade do beneficiário)', {
     x: left + 2,
     y: y + 14,
     size: 6,
     font: fonts.regular,
   });
   instructions(boleto).forEach((text, i) =>
-    page.drawText(text.slice(0, 95), { x: left + 4, y: y + 2 - i * 11, size: 8, font: fonts.regular }),
+    drawText(page, text.slice(0, 95), { x: left + 4, y: y + 2 - i * 11, size: 8, font: fonts.regular }),
   );
   for (const [i, label] of ['(-) Desconto', '(+) Mora / Multa', '(=) Valor cobrado'].entries())
     field(page, fonts, left + 435, y - 22 * (i + 1), 100, label, '');
@@ -161,7 +162,7 @@ async function boletoPage(doc: PDFDocument, fonts: Fonts, boleto: BoletoRow, own
   field(page, fonts, left, y - 22, width, 'Pagador', payer);
   const address = boleto.customer.address;
   if (address)
-    page.drawText(
+    drawText(page, 
       `${address.street}, ${address.number} - ${address.neighborhood} - ${address.city}/${address.state} - CEP ${address.zipcode}`,
       {
         x: left + 200,
@@ -171,34 +172,34 @@ async function boletoPage(doc: PDFDocument, fonts: Fonts, boleto: BoletoRow, own
       },
     );
   y -= 40;
-  page.drawText('Ficha de compensação - autenticação mecânica', { x: left, y, size: 7, font: fonts.regular });
+  drawText(page, 'Ficha de compensação - autenticação mecânica', { x: left, y, size: 7, font: fonts.regular });
   // The barcode (ITF) and the Pix QR.
   const barsY = y - 10 - BAR_HEIGHT;
   for (const bar of itfBars(boleto.barcode))
-    page.drawRectangle({ x: left + bar.x, y: barsY, width: bar.width, height: BAR_HEIGHT, color: pdfLib.rgb(0, 0, 0) });
+    page.drawRectangle({ x: left + bar.x, y: barsY, width: bar.width, height: BAR_HEIGHT, color: lib.rgb(0, 0, 0) });
   if (boleto.pix_qrcode) {
     const png = await doc.embedPng(await QRCode.toBuffer(boleto.pix_qrcode, { errorCorrectionLevel: 'M', margin: 1 }));
     const side = 100;
     page.drawImage(png, { x: left + width - side, y: barsY - 60, width: side, height: side });
-    page.drawText('Pague com Pix', { x: left + width - side + 22, y: barsY - 72, size: 8, font: fonts.bold });
+    drawText(page, 'Pague com Pix', { x: left + width - side + 22, y: barsY - 72, size: 8, font: fonts.bold });
   }
 }
 
-function balanceSheetPage(doc: PDFDocument, fonts: Fonts, sheet: NonNullable<BoletoRow['balance_sheet']>) {
+function balanceSheetPage(doc: PDFDocument, fonts: PdfFonts, sheet: NonNullable<BoletoRow['balance_sheet']>) {
   const page = doc.addPage([595.28, 841.89]);
   let y = 800;
-  page.drawText(sheet.title.slice(0, 80), { x: 30, y, size: 14, font: fonts.bold });
+  drawText(page, sheet.title.slice(0, 80), { x: 30, y, size: 14, font: fonts.bold });
   for (const section of sheet.body) {
     y -= 24;
     if (y < 40) break;
-    page.drawText(section.header.slice(0, 90), { x: 30, y, size: 10, font: fonts.bold });
+    drawText(page, section.header.slice(0, 90), { x: 30, y, size: 10, font: fonts.bold });
     for (const table of section.tables)
       for (const row of table.rows) {
         y -= 14;
         if (y < 40) return;
         const cellWidth = 535 / Math.max(1, row.length);
         row.forEach((cell, i) =>
-          page.drawText(cell.text.slice(0, Math.floor(cellWidth / 5)), {
+          drawText(page, cell.text.slice(0, Math.floor(cellWidth / 5)), {
             x: 30 + i * cellWidth,
             y,
             size: 8,
@@ -215,16 +216,13 @@ export async function boletoPdf(
   owner: AccountRow,
   options: { carnet?: boolean } = {},
 ): Promise<Uint8Array> {
-  pdfLib ??= await import('pdf-lib');
-  const doc = await pdfLib.PDFDocument.create();
+  lib = await pdfLib();
+  const doc = await lib.PDFDocument.create();
   doc.setTitle(options.carnet ? `Carnê - ${owner.nome}` : `Boleto ${boletos[0]!.charge_id} - ${owner.nome}`);
   doc.setProducer('pixd');
   doc.setCreationDate(boletos[0]!.created_at);
   doc.setModificationDate(boletos[0]!.created_at);
-  const fonts = {
-    regular: await doc.embedFont(pdfLib.StandardFonts.Helvetica),
-    bold: await doc.embedFont(pdfLib.StandardFonts.HelveticaBold),
-  };
+  const fonts = await standardFonts(doc);
   for (const [i, boleto] of boletos.entries()) {
     await boletoPage(doc, fonts, boleto, owner, options.carnet ? `${i + 1}/${boletos.length}` : undefined);
     if (boleto.balance_sheet) balanceSheetPage(doc, fonts, boleto.balance_sheet);

@@ -8,7 +8,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,7 +23,13 @@ import { brasiliaDate, fromEpochDay, toEpochDay, weekday } from '../../src/platf
 import { parseAmount } from '../../src/platform/money.ts';
 
 type FileItem = { nome: string; data_geracao: string; periodo_inicio: string; periodo_fim: string };
-type Schedule = { identificador: string; status: string; periodicidade: string; proxima_execucao: string | null };
+type Schedule = {
+  identificador: string;
+  status: string;
+  periodicidade: string;
+  proxima_execucao: string | null;
+  comprimir_arquivos: boolean;
+};
 type SftpKey = { privateKey: string; usuario: string; host: string; porta: number };
 
 /** Runs `sftp` in batch mode; resolves with its exit code and output (a failed command ends the batch). */
@@ -218,6 +224,35 @@ describe('CNAB statements (official SDK, HTTPS and SFTP)', () => {
     await assert.rejects(
       efiA.createStatementRecurrency({}, { periodicidade: 'anual' } as never),
       (e: { nome?: string }) => e.nome === 'agendamento_invalido',
+    );
+  });
+
+  it('comprimir_arquivos: the file is a ZIP holding the .RET, over SFTP as listed', async () => {
+    const created = (await efiB.createStatementRecurrency(
+      {},
+      { periodicidade: 'diario', envia_email: false, comprimir_arquivos: true },
+    )) as unknown as Schedule;
+    assert.equal(created.comprimir_arquivos, true);
+    const runDay = String(created.proxima_execucao).slice(0, 10);
+    setClock(svc, `${runDay}T00:30:00-03:00`);
+    const [zipped] = await waitFor(async () => {
+      const list = (await efiB.listStatementFiles()) as unknown as FileItem[];
+      return list.length > 0 && list;
+    }, "b's compressed file");
+    assert.match(zipped.nome, /^CNAB240_\d+_\d{8}_\d{8}\.zip$/);
+
+    const key = (await efiB.createSftpKey()) as unknown as SftpKey;
+    const local = path.join(dir, 'downloaded.zip');
+    const got = await sftp(key, keyFileOf(key, 'b_zip_key'), [`get ${zipped.nome} ${local}`]);
+    assert.equal(got.code, 0, got.output);
+    const unzip = (...args: string[]) => execFileSync('unzip', args, { encoding: 'utf8' });
+    assert.match(unzip('-t', local), /No errors detected/);
+    assert.match(unzip('-l', local), new RegExp(zipped.nome.replace('.zip', '.RET')));
+    const lines = records(unzip('-p', local));
+    assert.deepEqual(
+      lines.map((l) => l[7]),
+      ['0', '1', '5', '9'],
+      'a day without movements: header, batch header, batch trailer, file trailer',
     );
   });
 });

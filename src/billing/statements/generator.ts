@@ -28,6 +28,7 @@ import { findAccount } from '../../accounts/store.ts';
 import { balanceBefore, ledgerAccountIdOf, movementsBetween } from '../../pix/reports/store.ts';
 import { cnabStatement, type CnabMovement } from './cnab.ts';
 import { describeMovement } from './categories.ts';
+import { servedBytes } from './files.ts';
 import {
   findSchedule,
   insertFileOnce,
@@ -69,11 +70,18 @@ export function periodOf(periodicidade: Periodicidade, runDay: number): Period {
 export const nextRunAt = (periodicidade: Periodicidade, now: Date) =>
   brasiliaDayStart(fromEpochDay(nextRunDay(periodicidade, toEpochDay(brasiliaDate(now)))));
 
-export const statementFileName = (conta: string, p: Period) =>
-  `CNAB240_${conta}_${p.start.replaceAll('-', '')}_${p.end.replaceAll('-', '')}.RET`;
+/** A compressed file is a ZIP (`.zip`) holding the `.RET` of the same name (files.ts). */
+export const statementFileName = (conta: string, p: Period, compressed = false) =>
+  `CNAB240_${conta}_${p.start.replaceAll('-', '')}_${p.end.replaceAll('-', '')}.${compressed ? 'zip' : 'RET'}`;
 
 /** Builds the account's file of `period` and stores it (once per period). */
-export async function generateStatement(db: Database, accountId: number, period: Period, now: Date): Promise<string> {
+export async function generateStatement(
+  db: Database,
+  accountId: number,
+  period: Period,
+  now: Date,
+  compressed = false,
+): Promise<string> {
   const account = await findAccount(db, accountId);
   if (!account) throw new Error(`statement: account ${accountId} not found`);
   const span = { start: brasiliaDayStart(period.start), end: brasiliaDay(period.end).end };
@@ -92,7 +100,7 @@ export async function generateStatement(db: Database, accountId: number, period:
         ...describeMovement(m.kind, m.amountCents),
       });
   }
-  const name = statementFileName(account.conta, period);
+  const name = statementFileName(account.conta, period, compressed);
   await db.tx(async (sql) => {
     const sequence = await nextFileSequence(sql, accountId);
     const content = cnabStatement({
@@ -113,6 +121,7 @@ export async function generateStatement(db: Database, accountId: number, period:
       sequence,
       at: now,
       content,
+      sizeBytes: servedBytes(name, content, now).length,
     });
   });
   return name;
@@ -143,7 +152,8 @@ function statementRunHandler(db: Database, clock: Clock) {
     if (current?.status !== 'ativo' || current.next_run_at?.getTime() !== runAt.getTime()) return { done: true };
     const now = clock.forAccount(job.accountId).now();
     // The file first (it is stored once per period, so a second delivery only finds it there), then the move on.
-    await generateStatement(db, current.account_id, periodOf(current.periodicidade, runDay), now);
+    const period = periodOf(current.periodicidade, runDay);
+    await generateStatement(db, current.account_id, period, now, current.comprimir_arquivos);
     await db.tx(async (sql) => {
       const schedule = await lockSchedule(sql, job.payload.scheduleId);
       if (schedule?.status !== 'ativo' || schedule.next_run_at?.getTime() !== runAt.getTime()) return;

@@ -25,6 +25,7 @@ import {
   statementFiles,
   statementSchedules,
 } from './service.ts';
+import { isCompressed } from './files.ts';
 
 const tags = ['Extratos CNAB'];
 const read = { scope: 'gn.cnab-statement.statement.read' } as const;
@@ -56,10 +57,11 @@ export const statementRoutes =
         },
       },
       async (request, reply) => {
-        const content = await statementFile(ctx.db, callerOf(ctx, request), request.params.nome_arquivo);
+        const name = request.params.nome_arquivo;
+        const content = await statementFile(ctx.db, callerOf(ctx, request), name);
         return reply
-          .type('text/plain; charset=utf-8')
-          .header('content-disposition', `attachment; filename="${request.params.nome_arquivo}"`)
+          .type(isCompressed(name) ? 'application/zip' : 'text/plain; charset=utf-8')
+          .header('content-disposition', `attachment; filename="${name}"`)
           .send(content);
       },
     );

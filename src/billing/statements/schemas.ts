@@ -14,10 +14,24 @@ export const StatementFileList = Type.Array(StatementFileView);
 
 export const FileNameParams = Type.Object({ nome_arquivo: Type.String({ minLength: 1, maxLength: 100 }) });
 
-/** What the download answers: the CNAB 240 text (OpenAPI only; the route sends it as text/plain). */
-export const StatementFile = Type.String({
-  description: 'CNAB 240 statement: records of 240 characters ended by CR LF. See docs/statements.md.',
-});
+/**
+ * What the download answers, as sent (a Buffer is not serialised): the CNAB 240 text, or its ZIP for a `.zip`
+ * name (a schedule with comprimir_arquivos). The document shows strings, as OpenAPI describes a file.
+ */
+export const StatementFile = {
+  description: 'The statement file. See docs/statements.md.',
+  content: {
+    'text/plain': {
+      schema: Type.Unsafe<Buffer>({
+        type: 'string',
+        description: 'CNAB 240: records of 240 characters ended by CR LF.',
+      }),
+    },
+    'application/zip': {
+      schema: Type.Unsafe<Buffer>({ type: 'string', description: 'A ZIP holding the CNAB 240 `.RET` file.' }),
+    },
+  },
+};
 
 const Periodicidade = Type.Union([Type.Literal('diario'), Type.Literal('semanal'), Type.Literal('mensal')]);
 const ScheduleStatus = Type.Union([Type.Literal('ativo'), Type.Literal('inativo')]);
@@ -26,7 +40,9 @@ export const ScheduleRequest = Type.Object(
   {
     periodicidade: Periodicidade,
     envia_email: Type.Optional(Type.Boolean({ description: 'Recorded; pixd sends no e-mail.' })),
-    comprimir_arquivos: Type.Optional(Type.Boolean({ description: 'Recorded; files are served uncompressed.' })),
+    comprimir_arquivos: Type.Optional(
+      Type.Boolean({ description: 'Its files are ZIPs (`.zip`) holding the CNAB `.RET`.' }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -4,11 +4,11 @@ import { ApiError } from '../../platform/errors.ts';
 import { randomUUID } from '../../platform/ids.ts';
 import { findAccount } from '../../accounts/store.ts';
 import type { Caller } from '../../pix/shared/caller.ts';
+import { statementBytes } from './files.ts';
 import { enqueueRun, nextRunAt } from './generator.ts';
 import { sshKeyPair } from './keys.ts';
 import type { ScheduleRequest, ScheduleUpdate, ScheduleView, SftpKeyView } from './schemas.ts';
 import {
-  fileContent,
   insertSchedule,
   listFiles,
   listSchedules,
@@ -27,11 +27,11 @@ export async function statementFiles(sql: Sql, caller: Caller) {
   }));
 }
 
-/** The file's text; another account's file reads as absent. */
-export async function statementFile(sql: Sql, caller: Caller, name: string): Promise<string> {
-  const content = await fileContent(sql, caller.accountId, name);
-  if (content === undefined) throw new ApiError(404, 'arquivo_nao_encontrado', `Arquivo ${name} não encontrado.`);
-  return content;
+/** The file's bytes (files.ts); another account's file reads as absent. */
+export async function statementFile(sql: Sql, caller: Caller, name: string): Promise<Buffer> {
+  const bytes = await statementBytes(sql, caller.accountId, name);
+  if (bytes === undefined) throw new ApiError(404, 'arquivo_nao_encontrado', `Arquivo ${name} não encontrado.`);
+  return bytes;
 }
 
 const scheduleView = (s: ScheduleRow): ScheduleView => ({

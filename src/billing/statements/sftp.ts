@@ -11,7 +11,8 @@ import type { AddressInfo } from 'node:net';
 // ssh2 is CommonJS: its named exports come through the default import.
 import ssh2, { type Connection, type FileEntry, type SFTPWrapper } from 'ssh2';
 import type { Database } from '../../platform/db/database.ts';
-import { fileContent, listFiles, sftpKeyOf, type StatementFileRow } from './store.ts';
+import { listFiles, sftpKeyOf, type StatementFileRow } from './store.ts';
+import { statementBytes } from './files.ts';
 import { sshKeyPair } from './keys.ts';
 
 const { Server, utils } = ssh2;
@@ -170,11 +171,11 @@ function files(db: Database, accountId: number, sftp: SFTPWrapper, log: Log): vo
     if (flags & WRITING) return denied(reqId);
     const target = resolve(p);
     if (!target || target.root) return sftp.status(reqId, STATUS_CODE.NO_SUCH_FILE);
-    fileContent(db, accountId, target.name).then(
+    statementBytes(db, accountId, target.name).then(
       (content) =>
         content === undefined
           ? sftp.status(reqId, STATUS_CODE.NO_SUCH_FILE)
-          : sftp.handle(reqId, newHandle({ content: Buffer.from(content) })),
+          : sftp.handle(reqId, newHandle({ content })),
       fail(reqId),
     );
   });

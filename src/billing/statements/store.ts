@@ -33,12 +33,14 @@ export async function insertFileOnce(
     sequence: number;
     at: Date;
     content: string;
+    /** Of what is served (files.ts): the text, or its ZIP. */
+    sizeBytes: number;
   },
 ): Promise<boolean> {
   const { rowCount } = await sql.query(
     `insert into statement_files (account_id, name, period_start, period_end, sequence, generated_at, content, size_bytes)
      values ($1, $2, $3, $4, $5, $6, $7, $8) on conflict do nothing`,
-    [f.accountId, f.name, f.periodStart, f.periodEnd, f.sequence, f.at, f.content, Buffer.byteLength(f.content)],
+    [f.accountId, f.name, f.periodStart, f.periodEnd, f.sequence, f.at, f.content, f.sizeBytes],
   );
   return rowCount > 0;
 }
@@ -52,12 +54,16 @@ export async function listFiles(sql: Sql, accountId: number): Promise<StatementF
 }
 
 /** Only the owner finds a file: another account's name reads as absent. */
-export async function fileContent(sql: Sql, accountId: number, name: string): Promise<string | undefined> {
-  const { rows } = await sql.query<{ content: string }>(
-    'select content from statement_files where account_id = $1 and name = $2',
+export async function fileContent(
+  sql: Sql,
+  accountId: number,
+  name: string,
+): Promise<{ content: string; generated_at: Date } | undefined> {
+  const { rows } = await sql.query<{ content: string; generated_at: Date }>(
+    'select content, generated_at from statement_files where account_id = $1 and name = $2',
     [accountId, name],
   );
-  return rows[0]?.content;
+  return rows[0];
 }
 
 export interface ScheduleRow {

@@ -7,12 +7,15 @@ import type { Sql } from '../../platform/db/database.ts';
 
 /**
  * Locks the account row for the rest of the transaction and returns its document. Key creations of one
- * account queue here, so counting the active keys and inserting one cannot race past the limit.
+ * account queue here, so counting the active keys and inserting one cannot race past the limit. `for no key
+ * update`, not `for update`: it still excludes another key creation, but not the `for key share` lock every
+ * foreign-key check on the account takes, so the account's charges and Pix do not wait on a key creation.
  */
 export async function lockAccountForKeys(sql: Sql, accountId: number): Promise<{ documento: string } | undefined> {
-  const { rows } = await sql.query<{ documento: string }>('select documento from accounts where id = $1 for update', [
-    accountId,
-  ]);
+  const { rows } = await sql.query<{ documento: string }>(
+    'select documento from accounts where id = $1 for no key update',
+    [accountId],
+  );
   return rows[0];
 }
 

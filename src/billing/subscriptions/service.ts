@@ -29,6 +29,7 @@ import {
   type SubscriptionRow,
 } from './store.ts';
 import { lockCharge, type CardPaymentRecord, type ChargeRow } from '../charges/store.ts';
+import { transition } from '../charges/transitions.ts';
 import { moveSubscription, recordCreation } from './transitions.ts';
 import { issueBoleto } from '../boletos/issue.ts';
 import { boletoFields } from '../boletos/view.ts';
@@ -116,7 +117,8 @@ export async function paySubscription(
     return { subscription, plan, charge, billet: { barcode, link, billet_link, pdf, expire_at } };
   }
   const { trial_days, ...card } = payment.credit_card!;
-  if (trial_days) return { subscription, charge, plan: await startTrial(sql, caller, subscription, charge, card, trial_days) };
+  if (trial_days)
+    return { subscription, charge, plan: await startTrial(sql, caller, subscription, charge, card, trial_days) };
   await setCardPayment(sql, charge, card, caller.now, { answerNow: true });
   await answerCardPayment(sql, charge, caller.now, caller.faults);
   const plan = await activate(sql, subscription, caller.now, {
@@ -237,8 +239,19 @@ export async function addSubscriptionHistory(sql: Sql, caller: BillingCaller, id
   await insertSubscriptionHistory(sql, s.id, { message: description }, caller.now);
 }
 
-/** Cancel stops future renewals: the pending renewal job finds the subscription canceled and does nothing. */
+/**
+ * Cancel stops future renewals (the pending renewal or trial job finds the subscription canceled and does
+ * nothing), and its charges nobody can pay any more go with it: a first charge still `new` (never paid for,
+ * or waiting for its trial's end) or still `link` (its page would take a payment for a canceled subscription).
+ */
 export async function cancelSubscription(sql: Sql, caller: BillingCaller, id: number): Promise<void> {
   const s = await lockOwnSubscription(sql, caller, id);
   await moveSubscription(sql, s, 'canceled', caller.now, { changes: { next_execution: null } });
+  for (const c of await chargesOfSubscription(sql, s.id)) {
+    if (c.status !== 'new' && c.status !== 'link') continue;
+    const charge = (await lockCharge(sql, { id: c.charge_id }))!;
+    await transition(sql, charge, charge.status, 'canceled', caller.now, {
+      message: 'Cobrança cancelada com a assinatura.',
+    });
+  }
 }

@@ -13,7 +13,6 @@ import { subscriptionCharge } from './renewal.ts';
 import type {
   OneStepSubscriptionInput,
   SubscriptionCreateInput,
-  SubscriptionLinkInput,
   SubscriptionMetadataInput,
   SubscriptionPaymentInput,
   SubscriptionUpdateInput,

@@ -230,17 +230,29 @@ describe('trial_days (sdk-node-apis-efi)', () => {
     await assertLedgerBalanced(svc.service.ctx.db);
   });
 
-  it('cancelled during the trial: never charged; trial_days on a boleto refused', async () => {
+  it('cancelled during the trial: never charged; paid early: charged once; trial_days on a boleto refused', async () => {
     const plan: any = await efi.createPlan({}, { name: 'Desistência', interval: 1 });
     const made: any = await efi.createOneStepSubscription({ id: plan.data.plan_id }, {
       items,
       ...(await card({ trial_days: 3 })),
     } as any);
+    // The payer pays the first charge before the trial ends: the trial's end charges nothing more.
+    const early: any = await efi.createOneStepSubscription({ id: plan.data.plan_id }, {
+      items,
+      ...(await card({ trial_days: 3 })),
+    } as any);
+    await efi.definePayMethod({ id: early.data.charge.id }, (await card()) as any);
+    const trialEnd = plusDays(today(), 3);
     await efi.cancelSubscription({ id: made.data.subscription_id });
     svc.advance(4 * DAY);
     await outboxIdle(svc);
     assert.equal((await charge(made.data.charge.id)).status, 'canceled');
     assert.equal(chargesOf(await detail(made.data.subscription_id)).length, 1);
+    const paidEarly = await detail(early.data.subscription_id);
+    assert.equal(paidEarly.next_execution, addMonths(trialEnd, 1));
+    const earlyCharge = await charge(early.data.charge.id);
+    assert.equal(earlyCharge.history.filter((h: any) => /aguardando a resposta/.test(h.message)).length, 1);
+    await assertLedgerBalanced(svc.service.ctx.db);
     await assert.rejects(
       efi.createOneStepSubscription({ id: plan.data.plan_id }, {
         items,

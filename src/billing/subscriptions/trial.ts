@@ -68,19 +68,22 @@ export async function startTrial(
   );
 }
 
-/** The trial's end: parcel 1 charged with the stored card (once: only while it is still new), parcel 2 scheduled. */
+/**
+ * The trial's end, acted on once (while next_execution is still the trial's last day): parcel 1 charged with the
+ * stored card unless it was paid some other way meanwhile, and parcel 2 scheduled either way.
+ */
 async function endTrial(sql: Sql, subscription: SubscriptionRow, now: Date, faults?: FaultHooks): Promise<void> {
+  if (subscription.status !== 'active' || subscription.next_execution !== subscription.first_execution) return;
   const [first] = await chargesOfSubscription(sql, subscription.id);
-  if (subscription.status !== 'active' || first?.status !== 'new') return;
   const charge = (await lockCharge(sql, { id: first.charge_id }))!;
-  await chargeStoredCard(sql, subscription, charge, now, faults);
+  if (charge.status === 'new') await chargeStoredCard(sql, subscription, charge, now, faults);
   const plan = (await findPlanById(sql, subscription.plan_id))!;
   const next = await scheduleRenewal(sql, subscription, plan, 2, now);
   await updateSubscription(sql, subscription.id, { next_execution: next }, now);
   await insertSubscriptionHistory(
     sql,
     subscription.id,
-    { message: `Período de teste encerrado: primeira cobrança feita no cartão (cobrança ${charge.id}).` },
+    { message: `Período de teste encerrado: primeira cobrança (cobrança ${charge.id}) ${charge.status}.` },
     now,
   );
 }

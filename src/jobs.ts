@@ -10,6 +10,7 @@ import { BOLETO_TOPICS } from './billing/boletos/jobs.ts';
 import { MAIL_TOPIC } from './billing/mail/delivery.ts';
 import { NOTIFICATION_TOPIC } from './billing/notifications/delivery.ts';
 import { RENEWAL_TOPIC } from './billing/subscriptions/renewal.ts';
+import { TRIAL_END_TOPIC } from './billing/subscriptions/trial.ts';
 import { OPENING_TOPIC } from './opening/events.ts';
 import { OF_CALLBACK_TOPIC } from './openfinance/events.ts';
 import { CONSENT_EXPIRY_TOPIC, ENROLMENT_END_TOPIC } from './openfinance/enrolments/transitions.ts';
@@ -45,6 +46,7 @@ export const JOB_TOPICS: readonly AnyTopic<AppContext>[] = [
   CARD_TOPICS.authorize,
   CARD_TOPICS.settle,
   RENEWAL_TOPIC,
+  TRIAL_END_TOPIC,
   BOLETO_TOPICS.expire,
   BOLETO_TOPICS.credit,
   MAIL_TOPIC,

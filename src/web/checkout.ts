@@ -14,7 +14,7 @@ import { SANDBOX_APPROVED_EXAMPLES, SANDBOX_REFUSALS, grossTotal } from '../bill
 import { payCharge, retryCharge, type BillingCaller } from '../billing/charges/service.ts';
 import type { CreditCardInput } from '../billing/charges/schemas.ts';
 import { linkCardTerms } from '../billing/links/service.ts';
-import { firstChargePaidByLink } from '../billing/subscriptions/service.ts';
+import { firstChargePaidByLink } from '../billing/subscriptions/link.ts';
 
 /** Checkout tokens are 18 random bytes in base64url (24 characters); anything else is simply unknown. */
 const CHECKOUT_TOKEN = /^[A-Za-z0-9_-]{10,64}$/;

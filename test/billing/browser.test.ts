@@ -6,7 +6,8 @@
  * errors (never a property path); the pay button disabled while paying; a refusal by last digit, then an
  * approval whose receipt replaces the form, on reload too, and after settlement; a friendly 404. A payment link
  * (createOneStepLink's `payment_url`): the delivery address it asks for, card through the checkout with the
- * link's card discount, its receipt; axe-core finds no serious or critical violation on it.
+ * link's card discount, its receipt; axe-core finds no serious or critical violation on it. A subscription link
+ * paid by boleto on its page: the subscription active.
  */
 // suite: serial (a headless Chromium): run alone, after the concurrent files; see scripts/test.sh.
 // suite: database-independent (its subject is the pages in a browser; the storage under them is tested on both databases by the API and page tests)
@@ -339,6 +340,33 @@ describe('payment link page (headless Chromium)', () => {
         'Pagamento via cartão de crédito aprovado pela operadora; aguardando confirmação',
       ],
     );
+    await page.context().close();
+  });
+
+  it('a subscription link paid by boleto: the page shows the boleto and the subscription is active', async () => {
+    const plan = (await api.ok('POST', '/v1/plan', { name: 'Assinatura pelo link', interval: 1 })).data;
+    const made = (
+      await api.ok('POST', `/v1/plan/${plan.plan_id}/subscription/one-step/link`, {
+        items: ORDER,
+        settings: {
+          expire_at: brasiliaDate(svc.clock.forAccount(merchant.accountId).now()),
+          request_delivery_address: false,
+          payment_method: 'all',
+        },
+      })
+    ).data;
+    const page = await newPage();
+    await page.goto(made.payment_url);
+    await page.check('input[name=method][value=banking_billet]');
+    await page.fill('#name', 'Gorbadoc Oldbuck');
+    await page.fill('#cpf', '94271564656');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#boleto-line');
+    await assertAccessible(page, 'subscription link boleto');
+    const subscription = (await api.ok('GET', `/v1/subscription/${made.subscription_id}`)).data;
+    assert.equal(subscription.status, 'active');
+    assert.equal(subscription.payment_method, 'banking_billet');
+    assert.equal((await api.ok('GET', `/v1/charge/${made.charge.id}`)).data.status, 'waiting');
     await page.context().close();
   });
 });

@@ -89,14 +89,16 @@ function discountCents(gross: number, discount: CreditCardInput['discount']): nu
   return cents;
 }
 
-/** new (or unpaid, on retry) → waiting: spends the token, fixes the total and installments, queues the issuer's answer. */
-export async function setCardPayment(
+/**
+ * The card a payment is made with: the payer checked, the token spent (its vault reference kept), the total after
+ * the discount and the installments. Nothing charged yet: a subscription's trial keeps it for later.
+ */
+export async function cardPaymentRecord(
   sql: Sql,
   charge: ChargeRow,
   card: CreditCardInput,
   now: Date,
-  options: { answerNow?: boolean } = {},
-): Promise<void> {
+): Promise<{ payment: CardPaymentRecord; totalCents: number }> {
   const juridical = checkCustomer(card.customer);
   const spent = await spendPaymentToken(sql, charge.account_id, card.payment_token, now);
   const gross = grossTotal(charge);
@@ -116,10 +118,24 @@ export async function setCardPayment(
     discount_cents: discount,
     message: card.message ?? null,
   };
-  const payer = juridical ? `Pagador pessoa jurídica: ${card.customer.juridical_person!.corporate_name}.` : undefined;
+  return { payment, totalCents: total };
+}
+
+/** new (or unpaid, on retry) → waiting: spends the token, fixes the total and installments, queues the issuer's answer. */
+export async function setCardPayment(
+  sql: Sql,
+  charge: ChargeRow,
+  card: CreditCardInput,
+  now: Date,
+  options: { answerNow?: boolean } = {},
+): Promise<void> {
+  const { payment, totalCents } = await cardPaymentRecord(sql, charge, card, now);
+  const payer = payment.juridical_person
+    ? `Pagador pessoa jurídica: ${card.customer.juridical_person!.corporate_name}.`
+    : undefined;
   await transition(sql, charge, charge.status, 'waiting', now, {
     message: payer,
-    changes: { payment, total_cents: total, refusal_reason: null, refusal_retry: null },
+    changes: { payment, total_cents: totalCents, refusal_reason: null, refusal_retry: null },
   });
   if (!options.answerNow) await enqueueCardJob(sql, CARD_TOPICS.authorize, charge, now, now);
 }

@@ -226,35 +226,47 @@ export async function updateMetadata(
 ): Promise<void> {
   checkNotificationUrl(metadata.notification_url);
   const charge = await lockOwn(sql, caller, id, kind);
-  const urlChanges = metadata.notification_url !== undefined && metadata.notification_url !== charge.notification_url;
-  if (urlChanges) {
-    await lockCustomer(sql, caller.accountId);
-    const since = new Date(caller.now.getTime() - LIMITS.billingMetadataUpdateWindowSeconds * 1000);
-    const { rows } = await sql.query<{ n: number }>(
-      'select count(*)::int as n from billing_metadata_updates where account_id = $1 and created_at > $2',
-      [caller.accountId, since],
+  if (metadata.notification_url !== undefined && metadata.notification_url !== charge.notification_url)
+    await countUrlChange(sql, caller);
+  await applyMetadata(sql, charge, metadata, caller.now);
+}
+
+/** One change of a notification URL against the account's LIMITS.billingMetadataUpdatesPerWindow (429 past it). */
+export async function countUrlChange(sql: Sql, caller: BillingCaller): Promise<void> {
+  await lockCustomer(sql, caller.accountId);
+  const since = new Date(caller.now.getTime() - LIMITS.billingMetadataUpdateWindowSeconds * 1000);
+  const { rows } = await sql.query<{ n: number }>(
+    'select count(*)::int as n from billing_metadata_updates where account_id = $1 and created_at > $2',
+    [caller.accountId, since],
+  );
+  if (rows[0].n >= LIMITS.billingMetadataUpdatesPerWindow) {
+    throw billingError(
+      429,
+      'metadata_update_limit',
+      `Limite de ${LIMITS.billingMetadataUpdatesPerWindow} alterações da URL de notificação em 24 horas atingido.`,
     );
-    if (rows[0].n >= LIMITS.billingMetadataUpdatesPerWindow) {
-      throw billingError(
-        429,
-        'metadata_update_limit',
-        `Limite de ${LIMITS.billingMetadataUpdatesPerWindow} alterações da URL de notificação em 24 horas atingido.`,
-      );
-    }
-    await sql.query('insert into billing_metadata_updates (account_id, created_at) values ($1, $2)', [
-      caller.accountId,
-      caller.now,
-    ]);
   }
+  await sql.query('insert into billing_metadata_updates (account_id, created_at) values ($1, $2)', [
+    caller.accountId,
+    caller.now,
+  ]);
+}
+
+/**
+ * custom_id and notification_url of a locked charge; a new URL gets the newest unqueried event delivered again
+ * (the 3-day window counted from that event).
+ */
+export async function applyMetadata(sql: Sql, charge: ChargeRow, metadata: MetadataInput, now: Date): Promise<void> {
+  const urlChanges = metadata.notification_url !== undefined && metadata.notification_url !== charge.notification_url;
   const changes = {
     ...(metadata.custom_id !== undefined && { custom_id: metadata.custom_id }),
     ...(metadata.notification_url !== undefined && { notification_url: metadata.notification_url }),
   };
-  await updateCharge(sql, charge.id, changes, caller.now);
+  await updateCharge(sql, charge.id, changes, now);
   Object.assign(charge, changes);
   if (urlChanges && charge.notification_url) {
     const events = (await historyOf(sql, charge.id)).filter((h) => h.event_id !== null);
-    await continueAfterUrlChange(sql, charge, events.at(-1)?.created_at, caller.now);
+    await continueAfterUrlChange(sql, charge, events.at(-1)?.created_at, now);
   }
 }
 

@@ -12,10 +12,11 @@ import { notFoundPage } from '../../platform/html.ts';
 import { billingCallerOf } from '../shared/caller.ts';
 import { ChargeIdParams } from '../charges/schemas.ts';
 import { DeliveryAddress, LinkAnswer, LinkEmail, LinkSettings, OneStepLink } from './schemas.ts';
-import { chooseBoleto, chooseCard, defineLinkOf, linkView, mailLink, oneStepLink, updateLink } from './service.ts';
+import { chooseCard, defineLinkOf, linkView, mailLink, oneStepLink, updateLink } from './service.ts';
 import { mailerOf } from '../boletos/routes.ts';
 import { Done } from '../charges/schemas.ts';
 import { linkPage, linkPageState } from './page.ts';
+import { chooseLinkBoleto } from '../subscriptions/link.ts';
 
 const write = { scope: 'charge.write' } as const;
 const tags = ['Billing: payment links'];
@@ -151,7 +152,8 @@ export const linkPageRoutes =
           if (method === 'credit_card')
             await ctx.db.tx((sql) => chooseCard(sql, state.link, state.charge, address as never, at));
           else {
-            // Boleto and Pix both issue the boleto: its Pix QR is the Pix option (docs/billing.md, "Payment links").
+            // Boleto and Pix both issue the boleto: its Pix QR is the Pix option (docs/billing.md, "Payment links"); a
+            // subscription link's subscription becomes active on it.
             const payer = { name: request.body.name?.trim() ?? '', cpf: (request.body.cpf ?? '').replace(/\D/g, '') };
             const caller = {
               accountId: state.charge.account_id,
@@ -159,7 +161,7 @@ export const linkPageRoutes =
               pagesUrl: ctx.pages.url,
               publicUrl: ctx.config.publicUrl,
             };
-            await ctx.db.tx((sql) => chooseBoleto(sql, caller, state.link, payer, address as never));
+            await ctx.db.tx((sql) => chooseLinkBoleto(sql, caller, state.link, payer, address as never));
             return reply.redirect(`/link/${state.link.token}${method === 'pix' ? '#pix' : ''}`, 303);
           }
         } catch (error) {

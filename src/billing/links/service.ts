@@ -18,6 +18,8 @@ import type { DeliveryAddressInput, LinkSettingsInput, OneStepLinkInput } from '
 import { findAccount } from '../../accounts/store.ts';
 import { sendBillingMail, type Mailer } from '../mail/service.ts';
 import { issueBoleto } from '../boletos/issue.ts';
+import type { BankingBilletInput } from '../boletos/schemas.ts';
+import type { BoletoRow } from '../boletos/store.ts';
 import { findLink, insertLink, saveDeliveryAddress, updateLinkSettings, type LinkRow } from './store.ts';
 
 /** Link tokens are 18 random bytes in base64url; anything else is simply unknown. */
@@ -134,7 +136,7 @@ export async function chooseCard(
 /**
  * The payer chose boleto or Pix on the link page: the charge (locked here) issued as a boleto due on the link's
  * last day, with the link's boleto discount; its Pix QR (the boleto's cobv) is the Pix option. Once only: a
- * second post finds the charge no longer `link` and changes nothing.
+ * second post finds the charge no longer `link` and changes nothing (undefined). Answers the boleto and its terms.
  */
 export async function chooseBoleto(
   sql: Sql,
@@ -142,21 +144,16 @@ export async function chooseBoleto(
   link: LinkRow,
   payer: { name: string; cpf: string },
   address: DeliveryAddressInput | undefined,
-): Promise<void> {
+): Promise<{ billet: BankingBilletInput; boleto: BoletoRow } | undefined> {
   const charge = (await lockCharge(sql, { id: link.charge_id }))!;
-  if (charge.status !== 'link') return;
+  if (charge.status !== 'link') return undefined;
   await checkChoice(sql, link, charge, 'banking_billet', address, caller.now);
-  await issueBoleto(
-    sql,
-    caller,
-    charge,
-    {
-      customer: payer,
-      expire_at: link.expire_at,
-      ...(link.billet_discount && { discount: { type: 'percentage' as const, value: link.billet_discount } }),
-    },
-    'link',
-  );
+  const billet: BankingBilletInput = {
+    customer: payer,
+    expire_at: link.expire_at,
+    ...(link.billet_discount && { discount: { type: 'percentage' as const, value: link.billet_discount } }),
+  };
+  return { billet, boleto: await issueBoleto(sql, caller, charge, billet, 'link') };
 }
 
 async function checkChoice(

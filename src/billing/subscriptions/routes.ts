@@ -28,13 +28,12 @@ import {
   createdView,
   lockOwnSubscription,
   oneStepSubscription,
-  oneStepSubscriptionLink,
-  subscriptionLinkView,
   paidView,
   paySubscription,
   subscriptionDetail,
   updateSubscriptionMetadata,
 } from './service.ts';
+import { oneStepSubscriptionLink, subscriptionLinkView } from './link.ts';
 
 const tags = ['Billing: subscriptions'];
 const write = { scope: 'charge.write' } as const;

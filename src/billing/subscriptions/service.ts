@@ -4,14 +4,15 @@ import { brasiliaDate, brasiliaDateTime } from '../../platform/calendar.ts';
 import { billingError } from '../shared/errors.ts';
 import type { BillingCaller } from '../shared/caller.ts';
 import { answerCardPayment, grossTotal, setCardPayment } from '../charges/payment.ts';
-import { checkNotificationUrl } from '../charges/service.ts';
+import { applyMetadata, checkNotificationUrl, countUrlChange } from '../charges/service.ts';
 import { findPlanById, type PlanRow } from '../plans/store.ts';
+import { activate } from './activation.ts';
+import { startTrial } from './trial.ts';
 import { requirePlan } from '../plans/service.ts';
-import { chargeStoredCard, parcelDate, scheduleRenewal, subscriptionCharge } from './renewal.ts';
+import { subscriptionCharge } from './renewal.ts';
 import type {
   OneStepSubscriptionInput,
   SubscriptionCreateInput,
-  SubscriptionLinkInput,
   SubscriptionMetadataInput,
   SubscriptionPaymentInput,
   SubscriptionUpdateInput,
@@ -27,10 +28,8 @@ import {
   type SubscriptionRow,
 } from './store.ts';
 import { lockCharge, type CardPaymentRecord, type ChargeRow } from '../charges/store.ts';
+import { transition } from '../charges/transitions.ts';
 import { moveSubscription, recordCreation } from './transitions.ts';
-import { randomBytes } from 'node:crypto';
-import { defineLink, paymentUrl } from '../links/service.ts';
-import type { LinkRow } from '../links/store.ts';
 import { issueBoleto } from '../boletos/issue.ts';
 import { boletoFields } from '../boletos/view.ts';
 
@@ -87,8 +86,9 @@ type BilletFields = Pick<
 
 /**
  * new → active: the first charge is paid with the card at once (the issuer answers inline), the card is kept
- * for the renewals and the second parcel is scheduled; or the first charge is a boleto (its due date the first
- * execution) and each renewal another boleto with the same terms. `trial_days` is recorded, not applied.
+ * for the renewals and the second parcel is scheduled; with `trial_days` the card is kept and the first charge
+ * waits for the trial's end (trial.ts); or the first charge is a boleto (its due date the first execution) and
+ * each renewal another boleto with the same terms.
  */
 export async function paySubscription(
   sql: Sql,
@@ -108,96 +108,24 @@ export async function paySubscription(
     throw billingError(400, 'validation_error', 'payment: informe credit_card ou banking_billet (um dos dois).');
   if (payment.banking_billet) {
     const boleto = await issueBoleto(sql, caller, charge, payment.banking_billet);
-    const start = {
+    const plan = await activate(sql, subscription, caller.now, {
       firstExecution: boleto.due_date,
-      payment: { method: 'banking_billet' as const, billet: payment.banking_billet },
-    };
-    const plan = await activate(sql, subscription, caller.now, start);
+      payment: { method: 'banking_billet', billet: payment.banking_billet },
+    });
     const { barcode, link, billet_link, pdf, expire_at } = await boletoFields(caller, boleto);
     return { subscription, plan, charge, billet: { barcode, link, billet_link, pdf, expire_at } };
   }
   const { trial_days, ...card } = payment.credit_card!;
+  if (trial_days)
+    return { subscription, charge, plan: await startTrial(sql, caller, subscription, charge, card, trial_days) };
   await setCardPayment(sql, charge, card, caller.now, { answerNow: true });
   await answerCardPayment(sql, charge, caller.now, caller.faults);
-  const plan = await activate(
-    sql,
-    subscription,
-    caller.now,
-    { firstExecution: brasiliaDate(caller.now), payment: charge.payment as CardPaymentRecord },
-    trial_days ? `Período de teste de ${trial_days} dias não aplicado: a primeira cobrança é imediata.` : undefined,
-  );
+  const plan = await activate(sql, subscription, caller.now, {
+    firstExecution: brasiliaDate(caller.now),
+    payment: charge.payment as CardPaymentRecord,
+  });
   return { subscription, plan, charge };
 }
-
-/** new → active: how the renewals are paid kept (the first charge's card, or the boleto terms), parcel 2 scheduled. */
-async function activate(
-  sql: Sql,
-  subscription: SubscriptionRow,
-  now: Date,
-  start: { firstExecution: string; payment: NonNullable<SubscriptionRow['payment']> },
-  message?: string,
-): Promise<PlanRow> {
-  const plan = (await findPlanById(sql, subscription.plan_id))!;
-  subscription.first_execution = start.firstExecution;
-  subscription.payment = start.payment;
-  const next = await scheduleRenewal(sql, subscription, plan, 2, now);
-  await moveSubscription(sql, subscription, 'active', now, {
-    changes: {
-      payment: start.payment,
-      first_execution: subscription.first_execution,
-      occurrences: 1,
-      next_execution: next,
-    },
-    ...(message && { message }),
-  });
-  return plan;
-}
-
-/**
- * After the checkout set the card payment of a charge: when it is the first charge of a subscription made by a
- * subscription link (still new), the subscription becomes active on that card.
- */
-export async function firstChargePaidByLink(sql: Sql, charge: ChargeRow, now: Date): Promise<void> {
-  if (!charge.recurrent || charge.payment?.method !== 'credit_card') return;
-  const found = await findSubscription(sql, { chargeId: charge.id });
-  if (!found || found.status !== 'new' || !found.link_token) return;
-  await activate(
-    sql,
-    (await lockSubscription(sql, { id: found.id }))!,
-    now,
-    { firstExecution: brasiliaDate(now), payment: charge.payment as CardPaymentRecord },
-    'Primeira cobrança paga pelo link.',
-  );
-}
-
-/** POST /v1/plan/:id/subscription/one-step/link: the subscription, its first charge and that charge's link. */
-export async function oneStepSubscriptionLink(
-  sql: Sql,
-  caller: BillingCaller,
-  planId: number,
-  body: SubscriptionLinkInput,
-) {
-  const { settings, ...rest } = body;
-  const made = await createSubscription(sql, caller, planId, rest, randomBytes(18).toString('base64url'));
-  const { link } = await defineLink(sql, caller, made.charge, settings);
-  return { ...made, link };
-}
-
-export const subscriptionLinkView = (
-  caller: BillingCaller,
-  { subscription, charge, link }: { subscription: SubscriptionRow; charge: ChargeRow; link: LinkRow },
-) => ({
-  subscription_id: subscription.id,
-  status: subscription.status,
-  custom_id: subscription.custom_id,
-  charge: { id: charge.id, status: charge.status, total: charge.total_cents, parcel: 1 },
-  payment_url: paymentUrl(caller.pagesUrl, link),
-  payment_method: link.payment_method,
-  conditional_discount_date: link.conditional_discount?.until_date ?? null,
-  request_delivery_address: link.request_delivery_address,
-  expire_at: link.expire_at,
-  created_at: brasiliaDateTime(subscription.created_at),
-});
 
 export const paidView = ({ subscription, plan, charge, billet }: Paid) => ({
   subscription_id: subscription.id,
@@ -280,6 +208,12 @@ export async function changeSubscription(sql: Sql, caller: BillingCaller, id: nu
   };
 }
 
+/**
+ * custom_id and notification_url of the subscription and of each of its charges: the renewals made later copy
+ * the subscription's, and the charges already made (the first one carries the subscription's own events) take
+ * them now, so every later event goes to the new URL with the new custom_id. A URL change counts once against
+ * the account's metadata limit.
+ */
 export async function updateSubscriptionMetadata(
   sql: Sql,
   caller: BillingCaller,
@@ -288,15 +222,15 @@ export async function updateSubscriptionMetadata(
 ): Promise<void> {
   checkNotificationUrl(body.notification_url);
   const s = await lockOwnSubscription(sql, caller, id);
-  await updateSubscription(
-    sql,
-    s.id,
-    {
-      ...(body.custom_id !== undefined && { custom_id: body.custom_id }),
-      ...(body.notification_url !== undefined && { notification_url: body.notification_url }),
-    },
-    caller.now,
-  );
+  const metadata = {
+    ...(body.custom_id !== undefined && { custom_id: body.custom_id }),
+    ...(body.notification_url !== undefined && { notification_url: body.notification_url }),
+  };
+  if (metadata.notification_url !== undefined && metadata.notification_url !== s.notification_url)
+    await countUrlChange(sql, caller);
+  await updateSubscription(sql, s.id, metadata, caller.now);
+  for (const { charge_id } of await chargesOfSubscription(sql, s.id))
+    await applyMetadata(sql, (await lockCharge(sql, { id: charge_id }))!, metadata, caller.now);
 }
 
 export async function addSubscriptionHistory(sql: Sql, caller: BillingCaller, id: number, description: string) {
@@ -304,8 +238,19 @@ export async function addSubscriptionHistory(sql: Sql, caller: BillingCaller, id
   await insertSubscriptionHistory(sql, s.id, { message: description }, caller.now);
 }
 
-/** Cancel stops future renewals: the pending renewal job finds the subscription canceled and does nothing. */
+/**
+ * Cancel stops future renewals (the pending renewal or trial job finds the subscription canceled and does
+ * nothing), and its charges nobody can pay any more go with it: a first charge still `new` (never paid for,
+ * or waiting for its trial's end) or still `link` (its page would take a payment for a canceled subscription).
+ */
 export async function cancelSubscription(sql: Sql, caller: BillingCaller, id: number): Promise<void> {
   const s = await lockOwnSubscription(sql, caller, id);
   await moveSubscription(sql, s, 'canceled', caller.now, { changes: { next_execution: null } });
+  for (const c of await chargesOfSubscription(sql, s.id)) {
+    if (c.status !== 'new' && c.status !== 'link') continue;
+    const charge = (await lockCharge(sql, { id: c.charge_id }))!;
+    await transition(sql, charge, charge.status, 'canceled', caller.now, {
+      message: 'Cobrança cancelada com a assinatura.',
+    });
+  }
 }

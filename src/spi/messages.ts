@@ -7,6 +7,8 @@
 import { XMLBuilder, XMLParser } from 'fast-xml-parser';
 import { randomAlphanumeric } from '../platform/ids.ts';
 import { formatAmount, parseAmount } from '../platform/money.ts';
+import { readPlainXml } from './plain-xml.ts';
+import { statusReportFromTemplate } from './report-template.ts';
 import { SPI_SCHEMAS, SpiMessageInvalid, validateSpiMessage } from './xsd.ts';
 
 export { SpiMessageInvalid } from './xsd.ts';
@@ -146,6 +148,10 @@ export function buildCreditTransfer(m: Omit<CreditTransfer, 'kind'>): string {
 }
 
 export function buildStatusReport(m: Omit<StatusReport, 'kind'>): string {
+  return statusReportFromTemplate(m, writeStatusReport) ?? writeStatusReport(m);
+}
+
+function writeStatusReport(m: Omit<StatusReport, 'kind'>): string {
   return write('pacs.002.spi.1.14', {
     FIToFIPmtStsRpt: {
       GrpHdr: { MsgId: m.msgId, CreDtTm: utc(m.createdAt) },
@@ -193,7 +199,8 @@ export function buildMessageReject(m: Omit<MessageReject, 'kind'>): string {
   });
 }
 
-// Every value read as text (no number guessing: "0001" stays an agency), namespaces dropped after validation.
+// Every value read as text (no number guessing: "0001" stays an agency), namespaces dropped after validation;
+// a message in plain form is read by plain-xml.ts, to the same tree.
 const parser = new XMLParser({
   ignoreAttributes: false,
   attributeNamePrefix: '@',
@@ -233,7 +240,7 @@ export function parseSpiMessage(xml: string): SpiMessage {
     }
     throw error;
   }
-  const doc: Tree = parser.parse(xml).Document;
+  const doc: Tree = (readPlainXml(xml) ?? parser.parse(xml)).Document;
   switch (name) {
     case 'pacs.008.spi.1.13': {
       const { GrpHdr: h, CdtTrfTxInf: t } = doc.FIToFICstmrCdtTrf;

@@ -8,7 +8,9 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { XMLParser } from 'fast-xml-parser';
+import { XmlDocument, XsdValidator } from 'libxml2-wasm';
 import {
   buildCreditTransfer,
   buildMessageReject,
@@ -23,6 +25,17 @@ import {
 import { readPlainXml } from '../../src/spi/plain-xml.ts';
 import { statusReportFromTemplate } from '../../src/spi/report-template.ts';
 import { validateSpiMessage } from '../../src/spi/xsd.ts';
+import { compilePlainValidator, type PlainValidator } from '../../src/spi/xsd-plain.ts';
+
+const compiled = new Map<string, PlainValidator>();
+const compiledFor = (name: string) => {
+  if (!compiled.has(name))
+    compiled.set(
+      name,
+      compilePlainValidator(fs.readFileSync(new URL(`../../src/spi/xsd/${name}.xsd`, import.meta.url), 'utf8')),
+    );
+  return compiled.get(name)!;
+};
 
 // messages.ts's options for fast-xml-parser: the reference the plain reader must equal.
 const reference = new XMLParser({
@@ -189,5 +202,169 @@ describe("the status report's template", () => {
     }
     // A reason is always built (its text may need escaping) and validated.
     assert.equal(statusReportFromTemplate({ ...report, status: 'RJCT', reason: { code: 'AM09' } }, unused), undefined);
+  });
+});
+
+/** libxml2 alone, as xsd.ts asks it: the reference the plain-form validator must never be laxer than. */
+function libxml2Accepts(xml: string, name: string): boolean {
+  const schema = XmlDocument.fromBuffer(fs.readFileSync(new URL(`../../src/spi/xsd/${name}.xsd`, import.meta.url)));
+  const validator = XsdValidator.fromDoc(schema);
+  schema.dispose();
+  let doc: XmlDocument | undefined;
+  try {
+    doc = XmlDocument.fromString(xml);
+    validator.validate(doc);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    doc?.dispose();
+    validator.dispose();
+  }
+}
+
+const NAMES = [
+  'pacs.008.spi.1.13',
+  'pacs.008.spi.1.13',
+  'pacs.002.spi.1.14',
+  'pacs.002.spi.1.14',
+  'pacs.002.spi.1.14',
+  'pacs.004.spi.1.5',
+  'admi.002.spi.1.3',
+];
+
+/** A seeded sequence (mulberry32): the same mutations on every run. */
+function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Values at the edges of their types: some valid, most not. */
+const VALUE_EDGES: [RegExp, string[]][] = [
+  [
+    /\d{4}-\d{2}-\d{2}T[\d:.]+Z/,
+    [
+      '2024-02-29T10:00:00Z',
+      '2026-02-29T10:00:00Z',
+      '2026-04-31T00:00:00.000Z',
+      '2026-11-27T24:00:00Z',
+      '0000-01-01T00:00:00Z',
+      '2026-11-27T10:00:60Z',
+      '2026-11-27T10:00:00.1234Z',
+      '2026-11-27T10:00:00+00:00',
+      ' 2026-11-27T10:00:00Z',
+      '2026-1-27T10:00:00Z',
+      '2026-13-01T10:00:00Z',
+    ],
+  ],
+  [
+    />\d+\.\d{2}</,
+    [
+      '>0.00<',
+      '>0.01<',
+      '>00.01<',
+      '>1.0<',
+      '>1<',
+      '>1.000<',
+      '>9999999999999999.99<',
+      '>99999999999999999.99<',
+      '>-1.00<',
+      '> 1.00<',
+      '>1,00<',
+    ],
+  ],
+  [
+    />Pagador[^<]*</,
+    [
+      `>${'x'.repeat(140)}<`,
+      `>${'x'.repeat(141)}<`,
+      '><',
+      '> <',
+      '>a]]>b<',
+      '>a\rb<',
+      '>a\u0001b<',
+      '>ção\u2028<',
+      '>😀<',
+    ],
+  ],
+  [/>loja@example.com</, [`>${'k'.repeat(77)}<`, `>${'k'.repeat(78)}<`, '><']],
+  [/ Ccy="BRL"/, [' Ccy="USD"', " Ccy='BRL'", ' Ccy="BRL" ', '', ' Ccy="BRL" Ccy="BRL"', ' ccy="BRL"']],
+  [/>CACC</, ['>TRAN<', '>XXXX<', '>CACC <']],
+  [/<MsgId>M\d{8}/, ['<MsgId>M1234567', '<MsgId>N12345678', '<MsgId> M12345678']],
+];
+
+describe('the plain-form validator', () => {
+  it('accepts the messages pixd and gateways write', () => {
+    for (const [n, xml] of MESSAGES.entries()) assert.ok(compiledFor(NAMES[n]).accepts(xml), xml);
+  });
+
+  it('accepts nothing libxml2 refuses: mutations of every message', () => {
+    const next = random(27);
+    let accepted = 0;
+    let checked = 0;
+    const check = (mutant: string, name: string) => {
+      checked++;
+      if (!compiledFor(name).accepts(mutant)) return;
+      accepted++;
+      assert.ok(libxml2Accepts(mutant, name), `accepted, but libxml2 refuses:\n${mutant}`);
+    };
+    const tricky = [
+      ' ',
+      '\t',
+      '\n',
+      '\r',
+      '&',
+      '<',
+      '>',
+      '/',
+      '"',
+      "'",
+      '=',
+      'x',
+      'Z',
+      '0',
+      '9',
+      '.',
+      '-',
+      ':',
+      '\u2028',
+      '\uFFFE',
+    ];
+    for (const [n, xml] of MESSAGES.entries()) {
+      const name = NAMES[n];
+      for (let at = 0; at < xml.length; at++) {
+        check(xml.slice(0, at) + xml.slice(at + 1), name);
+        check(xml.slice(0, at) + tricky[Math.floor(next() * tricky.length)] + xml.slice(at + 1), name);
+        check(xml.slice(0, at) + tricky[Math.floor(next() * tricky.length)] + xml.slice(at), name);
+      }
+      // Whole elements left out, repeated, or swapped with the next.
+      const elements = [...xml.matchAll(/<(\w+)>[^<]*<\/\1>/g)];
+      for (const [n2, element] of elements.entries()) {
+        const [text] = element;
+        check(xml.replace(text, ''), name);
+        check(xml.replace(text, text + text), name);
+        const after = elements[n2 + 1]?.[0];
+        if (after) check(xml.replace(text + after, after + text), name);
+      }
+      for (const [pattern, values] of VALUE_EDGES)
+        if (pattern.test(xml)) for (const value of values) check(xml.replace(pattern, value), name);
+    }
+    // The mutants it does accept (a leap day, the longest name…) are valid ones, and there are some.
+    assert.ok(accepted > 10 && checked > 10_000, `${accepted} accepted of ${checked}`);
+  });
+
+  it('leaves to libxml2, and to its error, every message it does not accept', () => {
+    const xml = buildCreditTransfer(toKey);
+    const refusal = (bad: string) => assert.throws(() => validateSpiMessage(bad), SpiMessageInvalid);
+    refusal(xml.replace('2026-11-27T15:04:05.678Z', '2026-02-29T15:04:05.678Z'));
+    refusal(xml.replace('>1.00<', '>0.00<'));
+    refusal(xml.replace('<ChrgBr>SLEV</ChrgBr>', ''));
+    // Valid, but not plain: libxml2 accepts them.
+    assert.equal(validateSpiMessage(xml.replace('<GrpHdr>', '<GrpHdr><!-- x -->')), 'pacs.008.spi.1.13');
+    assert.equal(validateSpiMessage(FORMS['with a namespace prefix'](xml)), 'pacs.008.spi.1.13');
   });
 });

@@ -9,7 +9,7 @@ import { randomAlphanumeric } from '../platform/ids.ts';
 import { formatAmount, parseAmount } from '../platform/money.ts';
 import { readPlainXml } from './plain-xml.ts';
 import { statusReportFromTemplate } from './report-template.ts';
-import { SPI_SCHEMAS, SpiMessageInvalid, validateSpiMessage } from './xsd.ts';
+import { SPI_SCHEMAS, SpiMessageInvalid, validateAndRead, validateSpiMessage } from './xsd.ts';
 
 export { SpiMessageInvalid } from './xsd.ts';
 
@@ -200,7 +200,7 @@ export function buildMessageReject(m: Omit<MessageReject, 'kind'>): string {
 }
 
 // Every value read as text (no number guessing: "0001" stays an agency), namespaces dropped after validation;
-// a message in plain form is read by plain-xml.ts, to the same tree.
+// a message in plain form is read to the same tree by the validation (xsd-plain.ts) or else by plain-xml.ts.
 const parser = new XMLParser({
   ignoreAttributes: false,
   attributeNamePrefix: '@',
@@ -231,8 +231,9 @@ const text = (value: Tree): string => (typeof value === 'object' ? value['#text'
 /** Validates and reads a message; SpiMessageInvalid (with admi.002's reason) when it does not validate. */
 export function parseSpiMessage(xml: string): SpiMessage {
   let name: string;
+  let tree: Tree;
   try {
-    name = validateSpiMessage(xml);
+    ({ name, tree } = validateAndRead(xml));
   } catch (error) {
     if (error instanceof SpiMessageInvalid && error.msgId === undefined) {
       const msgId = /<(?:\w+:)?MsgId>([^<]{1,35})</.exec(xml)?.[1];
@@ -240,7 +241,7 @@ export function parseSpiMessage(xml: string): SpiMessage {
     }
     throw error;
   }
-  const doc: Tree = (readPlainXml(xml) ?? parser.parse(xml)).Document;
+  const doc: Tree = (tree ?? readPlainXml(xml) ?? parser.parse(xml)).Document;
   switch (name) {
     case 'pacs.008.spi.1.13': {
       const { GrpHdr: h, CdtTrfTxInf: t } = doc.FIToFICstmrCdtTrf;

@@ -3,8 +3,9 @@
  * common message — a pacs.008 as gateways and pixd write it — is validated without libxml2, which had become the
  * largest part of an inbound pacs.008's CPU (docs/performance.md, "Session 13").
  *
- * It only ever **accepts**: `accepts` answers true when the message is certainly valid, false when it cannot tell,
- * and xsd.ts then asks libxml2, whose verdict (and error text, and admi.002 reason) is final. So it need not
+ * It only ever **accepts**: `read` answers the message's tree (the one plain-xml.ts reads, built on the same pass)
+ * when the message is certainly valid, undefined when it cannot tell, and xsd.ts then asks libxml2, whose
+ * verdict (and error text, and admi.002 reason) is final. So it need not
  * know all of XML or XSD, only be stricter than both on what it accepts:
  *
  *   - the form: an optional `<?xml version="1.0" encoding="UTF-8"?>`, `<Document xmlns="…">` with the schema's
@@ -23,6 +24,7 @@
  * libxml2 on mutations of every kind of message (test/spi/fast-paths.test.ts).
  */
 import { XMLParser } from 'fast-xml-parser';
+import type { XmlTree } from './plain-xml.ts';
 
 type Check = (value: string) => boolean;
 
@@ -128,8 +130,11 @@ function restrictionCheck(restriction: XsdNode): Check {
 export interface PlainValidator {
   /** The schema's target namespace: the `xmlns` of the Documents it accepts. */
   namespace: string;
-  /** True: valid against the schema. False: not in plain form, or invalid — ask libxml2. */
-  accepts(xml: string): boolean;
+  /**
+   * The message's tree (`{ Document: … }`, as plain-xml.ts and fast-xml-parser read it) when it is valid
+   * against the schema; undefined: not in plain form, or invalid — ask libxml2.
+   */
+  read(xml: string): Record<string, XmlTree> | undefined;
 }
 
 /** Compiles an XSD of the subset above; throws when it uses anything else. */
@@ -218,12 +223,12 @@ export function compilePlainValidator(xsd: string): PlainValidator {
     for (const p of model.particles) for (const e of p.kind === 'choice' ? p.options : [p]) visit(e.type(), seen);
   };
   visit(root.type(), new Set());
-  return { namespace: targetNamespace, accepts: (xml) => new PlainReader(xml, targetNamespace).document(root) };
+  return { namespace: targetNamespace, read: (xml) => new PlainReader(xml, targetNamespace).document(root) };
 }
 
 const DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>';
 
-/** One pass over a message, strict: any doubt is a false. */
+/** One pass over a message, strict: any doubt is an undefined. */
 class PlainReader {
   private at = 0;
 
@@ -232,15 +237,15 @@ class PlainReader {
     private readonly namespace: string,
   ) {}
 
-  document(root: ElementDecl): boolean {
+  document(root: ElementDecl): Record<string, XmlTree> | undefined {
     if (this.xml.startsWith(DECLARATION)) this.at = DECLARATION.length;
     this.skipSpace();
     const start = `<${root.name} xmlns="${this.namespace}">`;
-    if (!this.xml.startsWith(start, this.at)) return false;
+    if (!this.xml.startsWith(start, this.at)) return undefined;
     this.at += start.length;
-    if (!this.content(root)) return false;
+    const tree = this.content(root, undefined);
     this.skipSpace();
-    return this.at === this.xml.length;
+    return tree !== undefined && this.at === this.xml.length ? { [root.name]: tree } : undefined;
   }
 
   private skipSpace(): void {
@@ -257,50 +262,69 @@ class PlainReader {
     return this.xml.slice(this.at + 1, end);
   }
 
-  private element(decl: ElementDecl): boolean {
+  /** The element at the cursor (its name already matched) added to `parent` as plain-xml.ts would; false: refused. */
+  private element(decl: ElementDecl, parent: Record<string, XmlTree>): boolean {
     this.at += decl.name.length + 1;
     const model = decl.type();
+    let attributes: Record<string, string> | undefined;
     for (const attribute of model.kind === 'simple' ? model.attributes : []) {
       const prefix = ` ${attribute.name}="`;
       if (!this.xml.startsWith(prefix, this.at)) return false;
       const close = this.xml.indexOf('"', this.at + prefix.length);
       const value = this.xml.slice(this.at + prefix.length, close);
       if (close < 0 || !SAFE_ATTRIBUTE.test(value) || !attribute.check(value)) return false;
+      (attributes ??= {})[`@${attribute.name}`] = value;
       this.at = close + 1;
     }
     if (this.xml.charCodeAt(this.at++) !== 62) return false;
-    return this.content(decl);
+    const value = this.content(decl, attributes);
+    if (value === undefined) return false;
+    const earlier = parent[decl.name];
+    if (earlier === undefined) parent[decl.name] = value;
+    else if (Array.isArray(earlier)) earlier.push(value);
+    else parent[decl.name] = [earlier, value];
+    return true;
   }
 
-  /** The element's content after its start tag, through its end tag. */
-  private content(decl: ElementDecl): boolean {
+  /**
+   * The element's content after its start tag, through its end tag, as fast-xml-parser reads it (plain-xml.ts):
+   * its text trimmed, or an object of its attributes (`@name`, and its text as `#text`) or of its children.
+   */
+  private content(decl: ElementDecl, attributes: Record<string, string> | undefined): XmlTree | undefined {
     const model = decl.type();
+    let value: XmlTree;
     if (model.kind === 'simple') {
       const end = this.xml.indexOf('<', this.at);
-      if (end < 0 || !model.check(this.xml.slice(this.at, end))) return false;
+      const text = end < 0 ? '' : this.xml.slice(this.at, end);
+      if (end < 0 || !model.check(text)) return undefined;
       this.at = end;
+      value = text.trim();
+      if (attributes) value = value === '' ? attributes : { ...attributes, '#text': value };
     } else {
+      const children: Record<string, XmlTree> = {};
       for (const particle of model.particles) {
         this.skipSpace();
         if (particle.kind === 'choice') {
           const name = this.nextName();
           const option = particle.options.find((o) => o.name === name);
-          if (option ? !this.element(option) : particle.min > 0) return false;
+          if (option ? !this.element(option, children) : particle.min > 0) return undefined;
           continue;
         }
         let count = 0;
         while (count < particle.max && this.nextName() === particle.name) {
-          if (!this.element(particle)) return false;
+          if (!this.element(particle, children)) return undefined;
           count++;
           this.skipSpace();
         }
-        if (count < particle.min) return false;
+        if (count < particle.min) return undefined;
       }
       this.skipSpace();
+      // No child: fast-xml-parser reads the element as its (empty) text.
+      value = Object.keys(children).length ? children : '';
     }
     const end = `</${decl.name}>`;
-    if (!this.xml.startsWith(end, this.at)) return false;
+    if (!this.xml.startsWith(end, this.at)) return undefined;
     this.at += end.length;
-    return true;
+    return value;
   }
 }

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import { XmlDocument, XmlParseError, XmlValidateError, XsdValidator } from 'libxml2-wasm';
 import { LIMITS } from '../platform/limits.ts';
+import type { XmlTree } from './plain-xml.ts';
 import { compilePlainValidator, type PlainValidator } from './xsd-plain.ts';
 
 /** The catalog's message names, and the namespace of each one's Document. */
@@ -68,22 +69,26 @@ function plainValidatorFor(name: SpiMessageName): PlainValidator {
 
 const PLAIN_ROOT = /^(?:<\?xml version="1\.0" encoding="UTF-8"\?>)?\s*<Document xmlns="([^"]+)">/;
 
-/** The message's name when the plain-form validator accepts it; undefined: libxml2 decides. */
-function acceptedPlain(xml: string): SpiMessageName | undefined {
-  const name = NAME_BY_NAMESPACE.get(PLAIN_ROOT.exec(xml)?.[1] ?? '');
-  return name && plainValidatorFor(name).accepts(xml) ? name : undefined;
+/** Which message this is (by its Document's namespace), validated; SpiMessageInvalid otherwise. */
+export function validateSpiMessage(xml: string): SpiMessageName {
+  return validateAndRead(xml).name;
 }
 
 /**
- * Which message this is (by its Document's namespace), validated; SpiMessageInvalid otherwise. A message in
- * plain form is accepted by the validator compiled from its schema (xsd-plain.ts); anything it does not accept,
- * valid or not, is libxml2's to judge, so every refusal is libxml2's.
+ * validateSpiMessage, and the message's tree when the validator compiled from its schema (xsd-plain.ts) read it
+ * on the way: a message in plain form is accepted there; anything it does not accept, valid or not, is libxml2's
+ * to judge (no tree then: messages.ts reads it), so every refusal is libxml2's.
  */
-export function validateSpiMessage(xml: string): SpiMessageName {
+export function validateAndRead(xml: string): { name: SpiMessageName; tree?: Record<string, XmlTree> } {
   if (Buffer.byteLength(xml) > LIMITS.spiMessageMaxBytes)
     throw new SpiMessageInvalid('IMSG', `Mensagem acima de ${LIMITS.spiMessageMaxBytes} bytes.`);
-  const plain = acceptedPlain(xml);
-  if (plain) return plain;
+  const plainName = NAME_BY_NAMESPACE.get(PLAIN_ROOT.exec(xml)?.[1] ?? '');
+  const tree = plainName && plainValidatorFor(plainName).read(xml);
+  if (tree) return { name: plainName, tree };
+  return { name: validateWithLibxml2(xml) };
+}
+
+function validateWithLibxml2(xml: string): SpiMessageName {
   let doc: XmlDocument;
   try {
     doc = XmlDocument.fromString(xml);

@@ -31,6 +31,9 @@ type Check = (value: string) => boolean;
 interface ElementDecl {
   kind: 'element';
   name: string;
+  /** `<name` and `</name>`, made once: the reader compares, it does not cut names out of the message. */
+  startTag: string;
+  endTag: string;
   min: number;
   max: number;
   type: () => TypeModel;
@@ -211,7 +214,15 @@ export function compilePlainValidator(xsd: string): PlainValidator {
       const model = typeOf(only(children(node), 'xs:complexType'));
       resolve = () => model;
     }
-    return { kind: 'element', name, min: Number(minOccurs), max: Number(maxOccurs), type: resolve };
+    return {
+      kind: 'element',
+      name,
+      startTag: `<${name}`,
+      endTag: `</${name}>`,
+      min: Number(minOccurs),
+      max: Number(maxOccurs),
+      type: resolve,
+    };
   }
 
   if (!document) throw new Unsupported('no Document');
@@ -253,18 +264,16 @@ class PlainReader {
       code = this.xml.charCodeAt(++this.at);
   }
 
-  /** The name of the start tag at the cursor, or undefined (an end tag, text, the end). */
-  private nextName(): string | undefined {
-    if (this.xml.charCodeAt(this.at) !== 60 || this.xml.charCodeAt(this.at + 1) === 47) return undefined;
-    let end = this.at + 1;
-    for (let code = this.xml.charCodeAt(end); code !== 62 && code !== 32 && end < this.xml.length; )
-      code = this.xml.charCodeAt(++end);
-    return this.xml.slice(this.at + 1, end);
+  /** Whether the start tag at the cursor is the element's (its name followed by `>` or a space). */
+  private startsElement(decl: ElementDecl): boolean {
+    if (!this.xml.startsWith(decl.startTag, this.at)) return false;
+    const next = this.xml.charCodeAt(this.at + decl.startTag.length);
+    return next === 62 || next === 32;
   }
 
   /** The element at the cursor (its name already matched) added to `parent` as plain-xml.ts would; false: refused. */
   private element(decl: ElementDecl, parent: Record<string, XmlTree>): boolean {
-    this.at += decl.name.length + 1;
+    this.at += decl.startTag.length;
     const model = decl.type();
     let attributes: Record<string, string> | undefined;
     for (const attribute of model.kind === 'simple' ? model.attributes : []) {
@@ -305,13 +314,12 @@ class PlainReader {
       for (const particle of model.particles) {
         this.skipSpace();
         if (particle.kind === 'choice') {
-          const name = this.nextName();
-          const option = particle.options.find((o) => o.name === name);
+          const option = particle.options.find((o) => this.startsElement(o));
           if (option ? !this.element(option, children) : particle.min > 0) return undefined;
           continue;
         }
         let count = 0;
-        while (count < particle.max && this.nextName() === particle.name) {
+        while (count < particle.max && this.startsElement(particle)) {
           if (!this.element(particle, children)) return undefined;
           count++;
           this.skipSpace();
@@ -322,9 +330,8 @@ class PlainReader {
       // No child: fast-xml-parser reads the element as its (empty) text.
       value = Object.keys(children).length ? children : '';
     }
-    const end = `</${decl.name}>`;
-    if (!this.xml.startsWith(end, this.at)) return undefined;
-    this.at += end.length;
+    if (!this.xml.startsWith(decl.endTag, this.at)) return undefined;
+    this.at += decl.endTag.length;
     return value;
   }
 }

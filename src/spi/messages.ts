@@ -7,7 +7,9 @@
 import { XMLBuilder, XMLParser } from 'fast-xml-parser';
 import { randomAlphanumeric } from '../platform/ids.ts';
 import { formatAmount, parseAmount } from '../platform/money.ts';
-import { SPI_SCHEMAS, SpiMessageInvalid, validateSpiMessage } from './xsd.ts';
+import { readPlainXml } from './plain-xml.ts';
+import { statusReportFromTemplate } from './report-template.ts';
+import { SPI_SCHEMAS, SpiMessageInvalid, validateAndRead, validateSpiMessage } from './xsd.ts';
 
 export { SpiMessageInvalid } from './xsd.ts';
 
@@ -146,6 +148,10 @@ export function buildCreditTransfer(m: Omit<CreditTransfer, 'kind'>): string {
 }
 
 export function buildStatusReport(m: Omit<StatusReport, 'kind'>): string {
+  return statusReportFromTemplate(m, writeStatusReport) ?? writeStatusReport(m);
+}
+
+function writeStatusReport(m: Omit<StatusReport, 'kind'>): string {
   return write('pacs.002.spi.1.14', {
     FIToFIPmtStsRpt: {
       GrpHdr: { MsgId: m.msgId, CreDtTm: utc(m.createdAt) },
@@ -193,7 +199,8 @@ export function buildMessageReject(m: Omit<MessageReject, 'kind'>): string {
   });
 }
 
-// Every value read as text (no number guessing: "0001" stays an agency), namespaces dropped after validation.
+// Every value read as text (no number guessing: "0001" stays an agency), namespaces dropped after validation;
+// a message in plain form is read to the same tree by the validation (xsd-plain.ts) or else by plain-xml.ts.
 const parser = new XMLParser({
   ignoreAttributes: false,
   attributeNamePrefix: '@',
@@ -224,8 +231,9 @@ const text = (value: Tree): string => (typeof value === 'object' ? value['#text'
 /** Validates and reads a message; SpiMessageInvalid (with admi.002's reason) when it does not validate. */
 export function parseSpiMessage(xml: string): SpiMessage {
   let name: string;
+  let tree: Tree;
   try {
-    name = validateSpiMessage(xml);
+    ({ name, tree } = validateAndRead(xml));
   } catch (error) {
     if (error instanceof SpiMessageInvalid && error.msgId === undefined) {
       const msgId = /<(?:\w+:)?MsgId>([^<]{1,35})</.exec(xml)?.[1];
@@ -233,7 +241,7 @@ export function parseSpiMessage(xml: string): SpiMessage {
     }
     throw error;
   }
-  const doc: Tree = parser.parse(xml).Document;
+  const doc: Tree = (tree ?? readPlainXml(xml) ?? parser.parse(xml)).Document;
   switch (name) {
     case 'pacs.008.spi.1.13': {
       const { GrpHdr: h, CdtTrfTxInf: t } = doc.FIToFICstmrCdtTrf;

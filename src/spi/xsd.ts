@@ -7,6 +7,8 @@
 import fs from 'node:fs';
 import { XmlDocument, XmlParseError, XmlValidateError, XsdValidator } from 'libxml2-wasm';
 import { LIMITS } from '../platform/limits.ts';
+import type { XmlTree } from './plain-xml.ts';
+import { compilePlainValidator, type PlainValidator } from './xsd-plain.ts';
 
 /** The catalog's message names, and the namespace of each one's Document. */
 export const SPI_SCHEMAS = {
@@ -32,10 +34,12 @@ export class SpiMessageInvalid extends Error {
 
 const validators = new Map<SpiMessageName, XsdValidator>();
 
+const schemaFile = (name: SpiMessageName) => fs.readFileSync(new URL(`./xsd/${name}.xsd`, import.meta.url));
+
 function validatorFor(name: SpiMessageName): XsdValidator {
   let validator = validators.get(name);
   if (!validator) {
-    const schema = XmlDocument.fromBuffer(fs.readFileSync(new URL(`./xsd/${name}.xsd`, import.meta.url)));
+    const schema = XmlDocument.fromBuffer(schemaFile(name));
     try {
       validator = XsdValidator.fromDoc(schema);
     } finally {
@@ -50,10 +54,41 @@ const NAME_BY_NAMESPACE = new Map<string, SpiMessageName>(
   Object.entries(SPI_SCHEMAS).map(([name, ns]) => [ns, name as SpiMessageName]),
 );
 
+/** Each schema's validator of the plain form (xsd-plain.ts), compiled from the same file on first use. */
+const plainValidators = new Map<SpiMessageName, PlainValidator>();
+
+function plainValidatorFor(name: SpiMessageName): PlainValidator {
+  let validator = plainValidators.get(name);
+  if (!validator) {
+    validator = compilePlainValidator(schemaFile(name).toString('utf8'));
+    if (validator.namespace !== SPI_SCHEMAS[name]) throw new Error(`${name}.xsd: namespace ${validator.namespace}`);
+    plainValidators.set(name, validator);
+  }
+  return validator;
+}
+
+const PLAIN_ROOT = /^(?:<\?xml version="1\.0" encoding="UTF-8"\?>)?\s*<Document xmlns="([^"]+)">/;
+
 /** Which message this is (by its Document's namespace), validated; SpiMessageInvalid otherwise. */
 export function validateSpiMessage(xml: string): SpiMessageName {
+  return validateAndRead(xml).name;
+}
+
+/**
+ * validateSpiMessage, and the message's tree when the validator compiled from its schema (xsd-plain.ts) read it
+ * on the way: a message in plain form is accepted there; anything it does not accept, valid or not, is libxml2's
+ * to judge (no tree then: messages.ts reads it), so every refusal is libxml2's.
+ */
+export function validateAndRead(xml: string): { name: SpiMessageName; tree?: Record<string, XmlTree> } {
   if (Buffer.byteLength(xml) > LIMITS.spiMessageMaxBytes)
     throw new SpiMessageInvalid('IMSG', `Mensagem acima de ${LIMITS.spiMessageMaxBytes} bytes.`);
+  const plainName = NAME_BY_NAMESPACE.get(PLAIN_ROOT.exec(xml)?.[1] ?? '');
+  const tree = plainName && plainValidatorFor(plainName).read(xml);
+  if (tree) return { name: plainName, tree };
+  return { name: validateWithLibxml2(xml) };
+}
+
+function validateWithLibxml2(xml: string): SpiMessageName {
   let doc: XmlDocument;
   try {
     doc = XmlDocument.fromString(xml);

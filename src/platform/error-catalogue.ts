@@ -129,6 +129,7 @@ export const ERROR_CATALOGUE = {
     conta_simplificada_invalida: { status: 400 },
     escopo_nao_permitido: { status: 400 },
     conta_simplificada_inexistente: { status: 404 },
+    conta_simplificada_existente: { status: 409 },
     data_invalida: { status: 400 },
     url_webhook: { status: 400 },
     protocolo_da_url: { status: 400 },

@@ -3,7 +3,8 @@
  * account (`createAccount`), its opening webhook hears `conta_aberta`, it issues the account's certificate
  * (`createAccountCertificate`) and reads its credentials once (`getAccountCredentials`); the opened account, with
  * that certificate and those credentials, gets a token and creates a charge. Integrators without the operator's
- * scope are refused.
+ * scope are refused, and so is a second account for a CPF or CNPJ the integrator already opened one for, even when
+ * both openings race.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,6 +16,7 @@ import { pointSdkAt } from '../../src/testing/point-sdk.ts';
 import { cobBody, startTestService, type TestService } from '../helpers/service.ts';
 import { Receiver } from '../helpers/receiver.ts';
 import { sdkFor } from '../helpers/sdk.ts';
+import { completeCnpj, completeCpf } from '../../src/platform/documents.ts';
 
 /** The SDK's createAccount body (its JSDoc), for a person with a valid CPF. */
 const SIMPLIFIED_ACCOUNT_BODY = {
@@ -128,5 +130,46 @@ describe('official Node SDK: simplified accounts', () => {
     assert.equal(unknown.nome, 'escopo_nao_permitido');
     const missing = await refusal(integrator.getAccountCredentials({ idContaSimplificada: 'naoexiste' }));
     assert.equal(missing.nome, 'conta_simplificada_inexistente');
+  });
+
+  it('refuses a second account for the same CPF or CNPJ, one of four concurrent openings winning', async () => {
+    const holder = (cpf: string, cnpj?: string) => ({
+      ...SIMPLIFIED_ACCOUNT_BODY,
+      clienteFinal: { ...SIMPLIFIED_ACCOUNT_BODY.clienteFinal, cpf, ...(cnpj && { cnpj, razaoSocial: 'Maria ME' }) },
+    });
+    // The first test opened one for SIMPLIFIED_ACCOUNT_BODY's CPF.
+    const again = await refusal(integrator.createAccount({}, SIMPLIFIED_ACCOUNT_BODY));
+    assert.equal(again.nome, 'conta_simplificada_existente');
+    assert.equal(typeof again.mensagem, 'string');
+
+    const cnpj = completeCnpj('112223330001');
+    await integrator.createAccount({}, holder(completeCpf('111444777'), cnpj));
+    const sameCnpj = await refusal(integrator.createAccount({}, holder(completeCpf('222555888'), cnpj)));
+    assert.equal(sameCnpj.nome, 'conta_simplificada_existente');
+
+    const racing = holder(completeCpf('333666999'));
+    const outcomes = await Promise.allSettled(Array.from({ length: 4 }, () => integrator.createAccount({}, racing)));
+    const opened = outcomes.filter((o) => o.status === 'fulfilled');
+    assert.equal(opened.length, 1, 'exactly one of the concurrent openings commits');
+    for (const o of outcomes.filter((o) => o.status === 'rejected'))
+      assert.equal((o.reason as { nome?: string }).nome, 'conta_simplificada_existente');
+
+    // Another integrator is another relationship: it may open one for the same person.
+    const other = await svc.newParty({ scopes: ['gn.registration.write', 'cob.read'] });
+    const pem = path.join(dir, 'other.pem');
+    const key = path.join(dir, 'other.key.pem');
+    fs.writeFileSync(pem, other.identity.certPem);
+    fs.writeFileSync(key, other.identity.keyPem);
+    const otherIntegrator = new EfiPay({
+      sandbox: true,
+      client_id: other.clientId,
+      client_secret: other.clientSecret,
+      certificate: pem,
+      pemKey: key,
+    });
+    const theirs = (await otherIntegrator.createAccount({}, { ...SIMPLIFIED_ACCOUNT_BODY, escoposIntegrados: ['cob.read'] })) as {
+      status: string;
+    };
+    assert.equal(theirs.status, 'conta_aberta');
   });
 });

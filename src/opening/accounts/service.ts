@@ -22,7 +22,7 @@ import { AccountInputError, createAccount, newClientSecret } from '../../account
 import { findAccount, findApplication, replaceApplicationCredential } from '../../accounts/store.ts';
 import { enqueueOpeningEvent } from '../events.ts';
 import { SIMPLIFIED_ACCOUNT_ID_CHARS, type SimplifiedAccountBody } from './schemas.ts';
-import { claimSecretAnswer, findSimplifiedAccount, insertSimplifiedAccount } from './store.ts';
+import { claimSecretAnswer, findSimplifiedAccount, insertSimplifiedAccount, isDuplicateHolder } from './store.ts';
 
 export interface SimplifiedAccountDeps {
   db: Database;
@@ -71,12 +71,21 @@ export async function openSimplifiedAccount(deps: SimplifiedAccountDeps, opener:
         opener_account_id: opener.accountId,
         account_id: issued.account.id,
         client_id: issued.clientId,
+        cpf: cliente.cpf,
+        cnpj: cliente.cnpj ?? null,
         created_at: opener.now,
       });
       await enqueueOpeningEvent(tx, opener.accountId, id, 'conta_aberta', opener.now);
     });
   } catch (error) {
     if (error instanceof AccountInputError) throw invalid(error.message);
+    // The unique index, not a prior read, decides: of two concurrent openings for one holder only one commits.
+    if (isDuplicateHolder(error))
+      throw new ApiError(
+        409,
+        'conta_simplificada_existente',
+        'Esta conta já abriu uma conta simplificada para este CPF ou CNPJ do cliente final.',
+      );
     throw error;
   }
   return { contaSimplificada: { identificador: id }, id, status: 'conta_aberta' };

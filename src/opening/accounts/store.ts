@@ -1,20 +1,33 @@
 /** Storage of simplified accounts: who opened which account, and whether its secret was answered. */
 import type { Sql } from '../../platform/db/database.ts';
+import { isUniqueViolation } from '../../platform/db/errors.ts';
 
 export interface SimplifiedAccountRow {
   id: string;
   opener_account_id: number;
   account_id: number;
   client_id: string;
+  /** The end client's documents; unique per integrator (migration 043). */
+  cpf: string | null;
+  cnpj: string | null;
   secret_answered_at: Date | null;
   created_at: Date;
 }
 
 export async function insertSimplifiedAccount(sql: Sql, row: Omit<SimplifiedAccountRow, 'secret_answered_at'>) {
   await sql.query(
-    `insert into simplified_accounts (id, opener_account_id, account_id, client_id, created_at) values ($1, $2, $3, $4, $5)`,
-    [row.id, row.opener_account_id, row.account_id, row.client_id, row.created_at],
+    `insert into simplified_accounts (id, opener_account_id, account_id, client_id, cpf, cnpj, created_at)
+     values ($1, $2, $3, $4, $5, $6, $7)`,
+    [row.id, row.opener_account_id, row.account_id, row.client_id, row.cpf, row.cnpj, row.created_at],
   );
+}
+
+/** The unique indexes that hold one simplified account per holder and integrator. */
+const HOLDER_INDEXES = new Set(['simplified_accounts_opener_cpf', 'simplified_accounts_opener_cnpj']);
+
+/** True when `error` is a second simplified account for a holder the integrator already opened one for. */
+export function isDuplicateHolder(error: unknown): boolean {
+  return isUniqueViolation(error) && HOLDER_INDEXES.has((error as { constraint?: string }).constraint ?? '');
 }
 
 /** Only the account that opened it sees it. */

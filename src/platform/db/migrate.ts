@@ -58,6 +58,7 @@ export const MIGRATION_FILES = [
   'billing/migrations/040_mail_smtp.sql',
   'opening/accounts/migrations/041_simplified_accounts.sql',
   'billing/migrations/042_subscription_events.sql',
+  'opening/accounts/migrations/043_simplified_account_holders.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

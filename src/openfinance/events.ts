@@ -53,6 +53,8 @@ export type OfCallbackBody =
       identificadorDevolucao: string;
       valor: string;
       status: string;
+      /** Why a refund was `rejeitado`. */
+      motivo?: string;
       data: string;
     }
   | { tipo: 'vinculo'; identificadorVinculo: string; status: string; motivo?: string; data: string };

@@ -70,6 +70,8 @@ describe('Open Finance Pix payments: immediate, scheduled, recurring, biometric'
     assert.equal(moved.status, 200, moved.text);
   }
 
+  /** pixd answers the refund's id (its rtrId), which the SDK's typing of the answer leaves out. */
+  const rtrIdOf = (answer: object) => (answer as { identificadorDevolucao: string }).identificadorDevolucao;
   const callback = (match: (body: Record<string, unknown>) => boolean) =>
     waitFor(async () => receiver.callsTo('/of').find((c) => match(c.body as Record<string, unknown>)), 'the callback');
 
@@ -108,6 +110,47 @@ describe('Open Finance Pix payments: immediate, scheduled, recurring, biometric'
       return list.pagamentos[0].devolucoes?.[0]?.status === 'aceito';
     }, 'the refund settled');
     assert.equal(await saldoCents(), before + 790);
+    // Its request and its outcome are both callbacks, to the same webhookURL (a mutual-TLS receiver).
+    const refundCallbacks = (status: string) =>
+      callback(
+        (b) => b.tipo === 'devolucao' && b.identificadorDevolucao === rtrIdOf(refund) && b.status === status,
+      );
+    await refundCallbacks('pendente');
+    const accepted = (await refundCallbacks('aceito')).body as Record<string, unknown>;
+    assert.deepEqual(
+      { ...accepted, data: undefined },
+      {
+        tipo: 'devolucao',
+        identificadorPagamento: started.identificadorPagamento,
+        endToEndId: paid.endToEndId,
+        identificadorDevolucao: rtrIdOf(refund),
+        valor: '2.00',
+        status: 'aceito',
+        data: undefined,
+      },
+    );
+
+    // A refund the engine refuses (the sandbox's refund fault): rejeitado with its motivo, no money moves.
+    const fault = await sandbox('PUT', '/sandbox/falhas/devolucao', { motivo: 'Conta do pagador encerrada.', vezes: 1 });
+    assert.equal(fault.status, 200, fault.text);
+    const refusedRefund = await efi.ofDevolutionPix(
+      { identificadorPagamento: started.identificadorPagamento },
+      { valor: '1.00' },
+    );
+    const rejected = (
+      await callback(
+        (b) => b.identificadorDevolucao === rtrIdOf(refusedRefund) && b.status === 'rejeitado',
+      )
+    ).body as Record<string, unknown>;
+    assert.equal(rejected.motivo, 'Conta do pagador encerrada.');
+    assert.equal(rejected.valor, '1.00');
+    const listed = await efi.ofListPixPayment({ ...period(), identificador: started.identificadorPagamento });
+    assert.deepEqual(
+      listed.pagamentos[0].devolucoes?.map((d) => d.status),
+      ['aceito', 'rejeitado'],
+    );
+    assert.equal(await saldoCents(), before + 790, 'a rejected refund moves no money');
+    await assertBalanceMatchesLines(svc.service.ctx.db, svc.demo.accountId, (await efi.getAccountBalance()).saldo);
     await assert.rejects(
       efi.ofDevolutionPix({ identificadorPagamento: started.identificadorPagamento }, { valor: '8.00' }),
       named('PixDevolucaoInvalida', /excede/),

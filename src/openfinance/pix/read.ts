@@ -12,12 +12,13 @@ import type { Caller } from '../../pix/shared/caller.ts';
 import { refundsOf, type PaymentRefundRow } from '../payments/store.ts';
 import { ofInvalid } from '../shared.ts';
 import type { ListQuery, PaymentItem, RecurringItem } from './schemas.ts';
+import { refundStatus } from './refund-outcome.ts';
 import { parcelsOf, pixPaymentPage, type ParcelRow, type PixKind, type PixPaymentRow } from './store.ts';
 
 const refundView = (r: PaymentRefundRow) => ({
   identificadorDevolucao: r.rtr_id,
   valor: formatAmount(r.amount_cents),
-  status: r.status === 'DEVOLVIDO' ? 'aceito' : r.status === 'NAO_REALIZADO' ? 'rejeitado' : 'pendente',
+  status: refundStatus(r.status),
   dataCriacao: r.requested_at.toISOString(),
 });
 

@@ -232,3 +232,26 @@ export async function isActiveKeyOf(sql: Sql, chave: string, accountId: number):
   );
   return rows.length > 0;
 }
+
+/** A refund of the Pix an Open Finance Pix parcel became: the payment and parcel it is about. */
+export interface ParcelRefundRow {
+  account_id: number;
+  identificador: string;
+  end_to_end_id: string;
+  rtr_id: string;
+  amount_cents: number;
+}
+
+/** Undefined when the refunded Pix is not a parcel of an Open Finance Pix payment (most refunds). */
+export async function parcelRefund(sql: Sql, refundId: number): Promise<ParcelRefundRow | undefined> {
+  const { rows } = await sql.query<ParcelRefundRow>(
+    `select r.account_id, p.identificador, c.end_to_end_id, r.rtr_id, r.amount_cents::float8 as amount_cents
+       from refunds r
+       join received_pix x on x.id = r.received_pix_id
+       join of_pix_parcels c on c.account_id = r.account_id and c.end_to_end_id = x.end_to_end_id
+       join of_pix_payments p on p.id = c.payment_id
+      where r.id = $1`,
+    [refundId],
+  );
+  return rows[0];
+}

@@ -2,6 +2,7 @@
 import type { Sql } from '../../platform/db/database.ts';
 import type { SimulatedOrigin } from '../../platform/extensions.ts';
 import { qualifiedColumns } from '../../platform/db/columns.ts';
+import { notifyRefundOutcome } from '../../openfinance/pix/refund-outcome.ts';
 
 /** Who delivered a received Pix: a participant, a transfer inside pixd, Open Finance, the SPI, or a simulation. */
 export type PixOrigin = 'participant' | 'pixd_transfer' | 'open_finance' | 'spi' | SimulatedOrigin;
@@ -195,6 +196,7 @@ export async function insertRefund(sql: Sql, row: Omit<RefundRow, 'id' | 'settle
   return rows[0];
 }
 
+/** A refund's outcome, with what follows from it in the same transaction (an Open Finance Pix callback). */
 export async function settleRefund(
   sql: Sql,
   id: number,
@@ -208,6 +210,9 @@ export async function settleRefund(
     at,
     motivo,
   ]);
+  // Every path that settles a refund comes through here (src/spi/answers.ts among them): the one place where an
+  // Open Finance Pix payment hears its refund's outcome, in the same transaction.
+  await notifyRefundOutcome(sql, id, status, at, motivo);
 }
 
 /** What is already committed to go back: refunds in process or done (refused ones free their amount). */

@@ -1,7 +1,8 @@
 /**
  * Paying bills through the official Efí Node SDK, unchanged (its `pagarcontas` host pointed at pixd): decoding
  * boletos and arrecadação bills (payDetailBarCode), paying them from the balance (payRequestBarCode: the hold,
- * then LIQUIDADO or NAO_REALIZADO by the sandbox's amount rules, today or on a scheduled date), reading them
+ * EXECUTADO once handed to the bill's institution, then LIQUIDADO or NAO_REALIZADO (the hold returned) by the
+ * sandbox's amount rules, today or on a scheduled date), reading them
  * (payDetailPayment, payListPayments) and the bill-payment webhook (payConfigWebhook, payListWebhook,
  * payDeleteWebhook) hearing every status change; a boleto of another pixd account paid on us. Every barcode
  * pixd answers is checked by an independent library (boleto-brasileiro-validator); the ledger is verified after
@@ -47,6 +48,8 @@ describe('paying bills through the SDK', () => {
   const today = () => brasiliaDate(svc.clock.forAccount(svc.demo.accountId).now());
   const dayAfter = (days: number) => fromEpochDay(toEpochDay(today()) + days);
   const available = () => balanceCents(svc.service.ctx.db, ledgerCode.available(svc.demo.accountId));
+  /** What the demo account's bill payments hold: nothing once every one of them is LIQUIDADO or NAO_REALIZADO. */
+  const held = () => balanceCents(svc.service.ctx.db, ledgerCode.bills(svc.demo.accountId));
 
   /** A boleto of another bank (341), a fresh one each time: a barcode is paid at most once. */
   const boleto = (amountCents: number, dueDate = dayAfter(10)) =>
@@ -71,13 +74,14 @@ describe('paying bills through the SDK', () => {
       return payment.status === status && payment;
     }, `payment ${id} ${status}`);
   /** The statuses the webhook heard of one payment, once it heard `count` of them. */
-  const heard = (id: string, count: number) =>
+  const heard = async (id: string, count: number) => (await heardBodies(id, count)).map((body) => body.status);
+  const heardBodies = (id: string, count: number) =>
     waitFor(async () => {
-      const statuses = receiver
+      const bodies = receiver
         .callsTo('/contas')
         .filter((c) => c.body.idPagamento === id)
-        .map((c) => c.body.status);
-      return statuses.length >= count && statuses;
+        .map((c) => c.body as Payment);
+      return bodies.length >= count && bodies;
     }, `${count} webhook calls of payment ${id}`);
 
   before(async () => {
@@ -125,7 +129,7 @@ describe('paying bills through the SDK', () => {
     await refusal(detail('1234'), 'codigo_barras_invalido');
   });
 
-  it('pays a boleto today from the balance: EM_PROCESSAMENTO, then LIQUIDADO, every change on the webhook', async () => {
+  it('pays a boleto today from the balance: EM_PROCESSAMENTO, EXECUTADO, then LIQUIDADO, every change on the webhook', async () => {
     const saved = (await efi.payConfigWebhook({}, { url: `${receiver.url}/contas` })) as { url: string };
     assert.equal(saved.url, `${receiver.url}/contas`);
     const listed = (await efi.payListWebhook({
@@ -144,17 +148,27 @@ describe('paying bills through the SDK', () => {
     assert.equal(await available(), before - 12_345, 'held at the request');
     const done = await settled(requested.idPagamento, 'LIQUIDADO');
     assert.match(done.protocolo!, /^[0-9A-F]{32}$/);
-    assert.deepEqual(await heard(requested.idPagamento, 2), ['EM_PROCESSAMENTO', 'LIQUIDADO']);
+    const bodies = await heardBodies(requested.idPagamento, 3);
+    assert.deepEqual(
+      bodies.map((b) => b.status),
+      ['EM_PROCESSAMENTO', 'EXECUTADO', 'LIQUIDADO'],
+    );
+    // Handed over, not yet settled: no protocol yet, nothing refused.
+    assert.deepEqual([bodies[1].protocolo, bodies[1].motivoRecusa], [null, null]);
+    assert.equal(bodies[2].protocolo, done.protocolo);
     assert.equal(await available(), before - 12_345);
+    assert.equal(await held(), 0, 'the hold went to the compensation');
     await assertLedgerBalanced(svc.service.ctx.db);
   });
 
-  it('the sandbox rules: above R$ 500.00 not made (the hold returned), above R$ 1,000.00 refused at once', async () => {
+  it('the sandbox rules: above R$ 500.00 handed over then not made (the hold returned), above R$ 1,000.00 refused at once', async () => {
     const before = await available();
     const requested = await pay(boleto(60_000), 60_000);
     const failed = await settled(requested.idPagamento, 'NAO_REALIZADO');
     assert.match(failed.motivoRecusa!, /recusado/);
-    assert.equal(await available(), before);
+    assert.deepEqual(await heard(requested.idPagamento, 3), ['EM_PROCESSAMENTO', 'EXECUTADO', 'NAO_REALIZADO']);
+    assert.equal(await available(), before, 'the hold returned');
+    assert.equal(await held(), 0);
     await refusal(pay(boleto(100_001), 100_001), 'pagamento_recusado');
     await assertLedgerBalanced(svc.service.ctx.db);
   });
@@ -187,7 +201,7 @@ describe('paying bills through the SDK', () => {
     assert.equal(requested.status, 'AGENDADO');
     svc.advance(2 * 86_400);
     await settled(requested.idPagamento, 'LIQUIDADO');
-    assert.deepEqual(await heard(requested.idPagamento, 3), ['AGENDADO', 'EM_PROCESSAMENTO', 'LIQUIDADO']);
+    assert.deepEqual(await heard(requested.idPagamento, 4), ['AGENDADO', 'EM_PROCESSAMENTO', 'EXECUTADO', 'LIQUIDADO']);
     const summary = (await efi.payListPayments({ dataInicio: dayAfter(-3), dataFim: today() })) as unknown as {
       solicitacoes: Record<string, number>;
       solicitacoesFalhas: number[];
@@ -217,7 +231,10 @@ describe('paying bills through the SDK', () => {
     await refusal(pay(barcode, 11_979), 'valor_divergente');
     const requested = await pay(barcode, 11_980);
     await settled(requested.idPagamento, 'LIQUIDADO');
+    // Paid on us in one transaction: nothing is handed to another institution, so no EXECUTADO.
+    assert.deepEqual(await heard(requested.idPagamento, 2), ['EM_PROCESSAMENTO', 'LIQUIDADO']);
     assert.equal(await available(), payerBefore - 11_980, 'the payer debited');
+    assert.equal(await held(), 0);
     // Boletos are compensated on the next business day of the issuer's clock: credited and paid then.
     const creditDay = nextBusinessDay(toEpochDay(today()) + 1);
     svc.advance((creditDay - toEpochDay(today())) * 86_400);

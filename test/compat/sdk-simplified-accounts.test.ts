@@ -167,7 +167,10 @@ describe('official Node SDK: simplified accounts', () => {
       certificate: pem,
       pemKey: key,
     });
-    const theirs = (await otherIntegrator.createAccount({}, { ...SIMPLIFIED_ACCOUNT_BODY, escoposIntegrados: ['cob.read'] })) as {
+    const theirs = (await otherIntegrator.createAccount(
+      {},
+      { ...SIMPLIFIED_ACCOUNT_BODY, escoposIntegrados: ['cob.read'] },
+    )) as {
       status: string;
     };
     assert.equal(theirs.status, 'conta_aberta');

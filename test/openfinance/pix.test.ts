@@ -112,9 +112,7 @@ describe('Open Finance Pix payments: immediate, scheduled, recurring, biometric'
     assert.equal(await saldoCents(), before + 790);
     // Its request and its outcome are both callbacks, to the same webhookURL (a mutual-TLS receiver).
     const refundCallbacks = (status: string) =>
-      callback(
-        (b) => b.tipo === 'devolucao' && b.identificadorDevolucao === rtrIdOf(refund) && b.status === status,
-      );
+      callback((b) => b.tipo === 'devolucao' && b.identificadorDevolucao === rtrIdOf(refund) && b.status === status);
     await refundCallbacks('pendente');
     const accepted = (await refundCallbacks('aceito')).body as Record<string, unknown>;
     assert.deepEqual(
@@ -131,16 +129,17 @@ describe('Open Finance Pix payments: immediate, scheduled, recurring, biometric'
     );
 
     // A refund the engine refuses (the sandbox's refund fault): rejeitado with its motivo, no money moves.
-    const fault = await sandbox('PUT', '/sandbox/falhas/devolucao', { motivo: 'Conta do pagador encerrada.', vezes: 1 });
+    const fault = await sandbox('PUT', '/sandbox/falhas/devolucao', {
+      motivo: 'Conta do pagador encerrada.',
+      vezes: 1,
+    });
     assert.equal(fault.status, 200, fault.text);
     const refusedRefund = await efi.ofDevolutionPix(
       { identificadorPagamento: started.identificadorPagamento },
       { valor: '1.00' },
     );
     const rejected = (
-      await callback(
-        (b) => b.identificadorDevolucao === rtrIdOf(refusedRefund) && b.status === 'rejeitado',
-      )
+      await callback((b) => b.identificadorDevolucao === rtrIdOf(refusedRefund) && b.status === 'rejeitado')
     ).body as Record<string, unknown>;
     assert.equal(rejected.motivo, 'Conta do pagador encerrada.');
     assert.equal(rejected.valor, '1.00');

@@ -21,5 +21,5 @@ export const noBillConnector: BillInstitution = {
   },
 };
 
-/** A payment refused at settlement (by the bill's institution, or the pixd boleto no longer payable). */
+/** A pixd boleto no longer payable on its payment date (the institution's own failures are outcomes, not throws). */
 export class BillRefused extends Error {}

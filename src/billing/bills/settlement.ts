@@ -1,14 +1,19 @@
 /**
  * A bill payment's life after its request. The amount was held at the request (available → `bills`); on the
- * payment date (00:00 Brasília on the account's clock, at once for today) an outbox job pays it:
+ * payment date (00:00 Brasília on the account's clock, at once for today) an outbox job moves it on, one step
+ * per run of the job:
  *
- *   AGENDADO → EM_PROCESSAMENTO → LIQUIDADO      the held amount goes to `external:boleto` (the compensation)
- *                               → NAO_REALIZADO  the held amount goes back to the available balance
+ *   AGENDADO → EM_PROCESSAMENTO → EXECUTADO → LIQUIDADO       the held amount goes to `external:boleto`
+ *                               │           → NAO_REALIZADO   the held amount goes back to the available balance
+ *                               → LIQUIDADO | NAO_REALIZADO   a pixd boleto, paid on us in one transaction
  *
- * A pixd boleto is paid on us (on-us.ts: its charge is paid, its owner credited and notified); any other bill
- * by the bill's institution (`AppContext.billInstitution`). Every status change, the request's included, is
- * POSTed to the account's bill-payment webhook through the outbox (the webhook lanes, the Pix retry schedule).
- * The job acts only on a payment still waiting (delivered twice, it does nothing twice).
+ * A bill of another institution is handed to it (`AppContext.billInstitution`, which accepted it at the request):
+ * `EXECUTADO`, Efí's "sent to be settled", the hold still held. The same job, enqueued again with the hand-off,
+ * then takes the institution's outcome: settled (with its protocol) or failed after all. A pixd boleto is paid on
+ * us (on-us.ts: its charge is paid, its owner credited and notified) with nothing to hand over, so it has no
+ * EXECUTADO. Every status change, the request's included, is POSTed to the account's bill-payment webhook through
+ * the outbox (the webhook lanes, the Pix retry schedule). The job acts only on a payment in the status it expects
+ * (delivered twice, it does nothing twice).
  */
 import { brasiliaDayStart } from '../../platform/calendar.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -68,8 +73,8 @@ export function paymentView(row: BillPaymentRow): PaymentView {
 
 const MOVES: Record<BillPaymentStatus, readonly BillPaymentStatus[]> = {
   AGENDADO: ['EM_PROCESSAMENTO'],
-  EM_PROCESSAMENTO: ['LIQUIDADO', 'NAO_REALIZADO'],
-  EXECUTADO: [],
+  EM_PROCESSAMENTO: ['EXECUTADO', 'LIQUIDADO', 'NAO_REALIZADO'],
+  EXECUTADO: ['LIQUIDADO', 'NAO_REALIZADO'],
   LIQUIDADO: [],
   CANCELADO: [],
   NAO_REALIZADO: [],
@@ -117,22 +122,48 @@ async function processing(sql: Sql, paymentId: number, now: Date): Promise<BillP
   return row?.status === 'EM_PROCESSAMENTO' ? row : undefined;
 }
 
-async function pay(sql: Sql, institution: BillInstitution, row: BillPaymentRow, now: Date): Promise<string> {
-  if (row.on_us_charge_id !== null) {
-    const account = (await findAccount(sql, row.account_id))!;
-    const document = account.documento.length === 14 ? { cnpj: account.documento } : { cpf: account.documento };
-    await payOnUsBoleto(
-      sql,
-      {
-        chargeId: row.on_us_charge_id,
-        amountCents: row.amount_cents,
-        paidAt: now,
-        payer: { nome: account.nome, ...document },
-      },
-      now,
-    );
-    return randomHex(16).toUpperCase();
-  }
+/** Paid: the held amount to the compensation. */
+async function liquidate(sql: Sql, row: BillPaymentRow, protocolo: string, now: Date) {
+  await transfer(sql, {
+    kind: 'pagamento_conta',
+    reference: reference(row),
+    accountId: row.account_id,
+    at: now,
+    from: ledgerCode.bills(row.account_id),
+    to: ledgerCode.externalBoleto,
+    amountCents: row.amount_cents,
+  });
+  await movePayment(sql, row, 'LIQUIDADO', now, { protocolo, settledAt: now });
+}
+
+/** Not made: the held amount back to the available balance, the reason on the payment. */
+async function returnHold(sql: Sql, row: BillPaymentRow, motivo: string, now: Date) {
+  await transfer(sql, {
+    kind: 'pagamento_conta_estorno',
+    reference: reference(row),
+    accountId: row.account_id,
+    at: now,
+    from: ledgerCode.bills(row.account_id),
+    to: ledgerCode.available(row.account_id),
+    amountCents: row.amount_cents,
+  });
+  await movePayment(sql, row, 'NAO_REALIZADO', now, { motivoRecusa: motivo.slice(0, 400) });
+}
+
+/** A pixd boleto, paid on us: its protocol, or BillRefused (the transaction then rolls back). */
+async function payOnUs(sql: Sql, row: BillPaymentRow, chargeId: number, now: Date): Promise<string> {
+  const account = (await findAccount(sql, row.account_id))!;
+  const document = account.documento.length === 14 ? { cnpj: account.documento } : { cpf: account.documento };
+  await payOnUsBoleto(
+    sql,
+    { chargeId, amountCents: row.amount_cents, paidAt: now, payer: { nome: account.nome, ...document } },
+    now,
+  );
+  return randomHex(16).toUpperCase();
+}
+
+/** The institution's outcome of a payment handed to it: settled, or failed after accepting it. */
+async function takeOutcome(sql: Sql, institution: BillInstitution, row: BillPaymentRow, now: Date) {
   const outcome = await institution.settle(
     sql,
     {
@@ -145,8 +176,8 @@ async function pay(sql: Sql, institution: BillInstitution, row: BillPaymentRow, 
     },
     now,
   );
-  if ('refused' in outcome) throw new BillRefused(outcome.refused);
-  return outcome.protocolo;
+  if ('refused' in outcome) await returnHold(sql, row, outcome.refused, now);
+  else await liquidate(sql, row, outcome.protocolo, now);
 }
 
 function settleHandler(db: Database, clock: Clock, institution: BillInstitution) {
@@ -156,19 +187,20 @@ function settleHandler(db: Database, clock: Clock, institution: BillInstitution)
         const waiting = await findBillPayment(sql, job.payload.paymentId);
         if (!waiting) return;
         const now = clock.forAccount(waiting.account_id).now();
+        if (waiting.status === 'EXECUTADO') {
+          const row = (await findBillPayment(sql, waiting.id, { lock: true }))!;
+          if (row.status === 'EXECUTADO') await takeOutcome(sql, institution, row, now);
+          return;
+        }
         const row = await processing(sql, waiting.id, now);
         if (!row) return;
-        const protocolo = await pay(sql, institution, row, now);
-        await transfer(sql, {
-          kind: 'pagamento_conta',
-          reference: reference(row),
-          accountId: row.account_id,
-          at: now,
-          from: ledgerCode.bills(row.account_id),
-          to: ledgerCode.externalBoleto,
-          amountCents: row.amount_cents,
-        });
-        await movePayment(sql, row, 'LIQUIDADO', now, { protocolo, settledAt: now });
+        if (row.on_us_charge_id !== null) {
+          await liquidate(sql, row, await payOnUs(sql, row, row.on_us_charge_id, now), now);
+          return;
+        }
+        // Handed over; this job, again, takes the outcome once the hand-off has committed.
+        const handed = await movePayment(sql, row, 'EXECUTADO', now);
+        await enqueueSettlement(sql, handed, now);
       });
     } catch (error) {
       if (!(error instanceof BillRefused)) throw error;
@@ -178,23 +210,13 @@ function settleHandler(db: Database, clock: Clock, institution: BillInstitution)
   };
 }
 
-/** Not made: the held amount back to the available balance, the reason on the payment. */
+/** A pixd boleto that can no longer be paid: not made, in a transaction of its own (the attempt rolled back). */
 async function refuse(db: Database, clock: Clock, paymentId: number, motivo: string) {
   await db.tx(async (sql) => {
     const waiting = await findBillPayment(sql, paymentId);
     if (!waiting) return;
     const now = clock.forAccount(waiting.account_id).now();
     const row = await processing(sql, paymentId, now);
-    if (!row) return;
-    await transfer(sql, {
-      kind: 'pagamento_conta_estorno',
-      reference: reference(row),
-      accountId: row.account_id,
-      at: now,
-      from: ledgerCode.bills(row.account_id),
-      to: ledgerCode.available(row.account_id),
-      amountCents: row.amount_cents,
-    });
-    await movePayment(sql, row, 'NAO_REALIZADO', now, { motivoRecusa: motivo.slice(0, 400) });
+    if (row) await returnHold(sql, row, motivo, now);
   });
 }

@@ -128,19 +128,40 @@ describe('Open Finance Pix payments: immediate, scheduled, recurring, biometric'
       },
     );
 
-    // A refund the engine refuses (the sandbox's refund fault): rejeitado with its motivo, no money moves.
-    const fault = await sandbox('PUT', '/sandbox/falhas/devolucao', {
-      motivo: 'Conta do pagador encerrada.',
-      vezes: 1,
-    });
-    assert.equal(fault.status, 200, fault.text);
+    // A refund the engine refuses (the sandbox's refund fault): rejeitado with its motivo, no money moves. The
+    // family's retries carry it: the first delivery attempt fails (the sandbox's webhook fault), and the retry a
+    // minute later on the account's clock delivers the request's callback, then the outcome's, in that order.
+    for (const [kind, body] of [
+      ['devolucao', { motivo: 'Conta do pagador encerrada.', vezes: 1 }],
+      ['webhook', { status: 503, vezes: 1 }],
+    ] as const) {
+      const fault = await sandbox('PUT', `/sandbox/falhas/${kind}`, body);
+      assert.equal(fault.status, 200, fault.text);
+    }
     const refusedRefund = await efi.ofDevolutionPix(
       { identificadorPagamento: started.identificadorPagamento },
       { valor: '1.00' },
     );
+    const callsOfRefused = () =>
+      receiver
+        .callsTo('/of')
+        .filter((c) => (c.body as Record<string, unknown>).identificadorDevolucao === rtrIdOf(refusedRefund));
+    await waitFor(async () => {
+      const { entregas } = (await sandbox('GET', '/sandbox/webhooks/entregas?topico=webhook.openfinance')).body as {
+        entregas: { assunto: string | null; tentativas: { statusHttp: number | null }[] }[];
+      };
+      return entregas.some((e) => e.assunto === paid.endToEndId && e.tentativas.some((t) => t.statusHttp === 503));
+    }, 'the first attempt, failed');
+    assert.equal(callsOfRefused().length, 0, 'a failed attempt sends nothing, and the outcome waits behind it');
+    const moved = await sandbox('POST', '/sandbox/clock/advance', { segundos: 61 });
+    assert.equal(moved.status, 200, moved.text);
     const rejected = (
       await callback((b) => b.identificadorDevolucao === rtrIdOf(refusedRefund) && b.status === 'rejeitado')
     ).body as Record<string, unknown>;
+    assert.deepEqual(
+      callsOfRefused().map((c) => (c.body as Record<string, unknown>).status),
+      ['pendente', 'rejeitado'],
+    );
     assert.equal(rejected.motivo, 'Conta do pagador encerrada.');
     assert.equal(rejected.valor, '1.00');
     const listed = await efi.ofListPixPayment({ ...period(), identificador: started.identificadorPagamento });

@@ -162,7 +162,8 @@ async function boletoPage(doc: PDFDocument, fonts: PdfFonts, boleto: BoletoRow, 
   field(page, fonts, left, y - 22, width, 'Pagador', payer);
   const address = boleto.customer.address;
   if (address)
-    drawText(page, 
+    drawText(
+      page,
       `${address.street}, ${address.number} - ${address.neighborhood} - ${address.city}/${address.state} - CEP ${address.zipcode}`,
       {
         x: left + 200,

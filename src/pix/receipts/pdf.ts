@@ -27,7 +27,8 @@ class Column {
 
   text(text: string, sizePt: number, bold = false): void {
     const font = bold ? this.fonts.bold : this.fonts.regular;
-    for (const line of wrap(font, drawable(font, text), sizePt, TEXT_WIDTH_PT)) this.draw(line, MARGIN_PT, sizePt, bold);
+    for (const line of wrap(font, drawable(font, text), sizePt, TEXT_WIDTH_PT))
+      this.draw(line, MARGIN_PT, sizePt, bold);
   }
 
   /** "Label: value", the label bold, the value wrapped under itself. */

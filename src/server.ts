@@ -5,11 +5,10 @@
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { Ajv, ValidateFunction } from 'ajv';
 import type { AppContext } from './platform/context.ts';
 import { ApiError, NodeDraining, errorHandler, renderFrameworkError, type ErrorFormat } from './platform/errors.ts';
 import { LIMITS } from './platform/limits.ts';
-import { requestAjv } from './platform/validators.ts';
+import { lazySerializers, validatorCompiler } from './platform/validators.ts';
 import { guard } from './platform/auth/guard.ts';
 import type { Audience } from './platform/auth/tokens.ts';
 import { oauthRoutes } from './platform/auth/routes.ts';
@@ -98,36 +97,6 @@ export interface BuildOptions {
   logger?: boolean | object;
 }
 
-/**
- * Bodies are validated strictly (no coercion, every error reported, unknown properties refused, never
- * silently dropped). Query strings and path parameters arrive as text, so they are coerced.
- */
-function validatorCompiler() {
-  const strict = requestAjv('body');
-  const coercing = requestAjv('text');
-  return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
-    compiledOnFirstUse(httpPart === 'body' ? strict : coercing, schema);
-}
-
-/**
- * A route's validator, compiled when its first request arrives instead of at start: compiling every route's
- * schemas was a quarter of a restart's CPU, for routes a node may never serve. Fastify reads `schemaEnv` to
- * pass the parent object (so coercion can replace a root value) and `errors` after a failure.
- */
-function compiledOnFirstUse(ajv: Ajv, schema: object) {
-  let compiled: ValidateFunction | undefined;
-  const compile = () => (compiled ??= ajv.compile(schema));
-  const validate = (data: unknown, context?: Parameters<ValidateFunction>[1]) => {
-    const run = compile();
-    const valid = run(data, context);
-    validate.errors = run.errors;
-    return valid;
-  };
-  validate.errors = undefined as ValidateFunction['errors'];
-  Object.defineProperty(validate, 'schemaEnv', { get: () => compile().schemaEnv });
-  return validate;
-}
-
 /** A family: its guard and error format wrap every route registered inside it. */
 function family(
   ctx: AppContext,
@@ -213,6 +182,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     // Fastify's own 503 while closing has its default body: the hook below answers in the family's format.
     return503OnClosing: false,
     ajv: { customOptions: { strict: false } },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
     frameworkErrors: renderFrameworkError,
   });
   app.setValidatorCompiler(validatorCompiler());

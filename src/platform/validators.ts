@@ -1,6 +1,6 @@
 /**
- * The ajv behind every request validator (server.ts) and the batch job's item check (pix/lotecobv/items.ts):
- * every error reported, unknown properties refused, never dropped, and each error carrying the value that
+ * The schema compilers server.ts gives Fastify, and the ajv behind every request validator and the batch job's
+ * item check (pix/lotecobv/items.ts): every error reported, unknown properties refused, never dropped, and each error carrying the value that
  * failed (`verbose`), which the error bodies echo (errors.ts). A body is taken as sent (no coercion, no
  * defaults); query strings and path parameters arrive as text, so they are coerced.
  */

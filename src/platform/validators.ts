@@ -1,8 +1,9 @@
 /**
- * The schema compilers server.ts gives Fastify, and the ajv behind every request validator and the batch job's
- * item check (pix/lotecobv/items.ts): every error reported, unknown properties refused, never dropped, and each error carrying the value that
- * failed (`verbose`), which the error bodies echo (errors.ts). A body is taken as sent (no coercion, no
- * defaults); query strings and path parameters arrive as text, so they are coerced.
+ * The schema compilers server.ts gives Fastify, and the ajv behind every request validator and the batch
+ * job's item check (pix/lotecobv/items.ts): every error reported, unknown properties refused, never dropped,
+ * and each error carrying the value that failed (`verbose`), which the error bodies echo (errors.ts). A body
+ * is taken as sent (no coercion, no defaults); query strings and path parameters arrive as text, so they are
+ * coerced.
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';

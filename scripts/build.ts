@@ -2,8 +2,8 @@
  * `npm install` runs this (postinstall; `npm run build` by hand): src/ bundled into JavaScript in
  * node_modules/.cache/pixd/build/, so `pixd` starts without loading TypeScript (tsx's loader thread costs about
  * a second of a start and 40 MiB) and without resolving, reading and linking some four hundred ES modules one
- * by one (Node's module loader was half of a `pixd start` child's CPU before its first request:
- * docs/performance.md, "pixd in an integrator's suite").
+ * by one (about 0.15 s of a `pixd start` child's CPU before its first request: docs/performance.md, "pixd in
+ * an integrator's suite").
  *
  * The tree: build/src holds src/'s files that are not code (migrations, pages, XSDs, the console's assets),
  * at their places; build/src/bundle the code, one file per entry point (`pixd`, `pixd/testing`) and the

@@ -56,7 +56,7 @@ function compiledOnFirstUse(ajv: Ajv, schema: object) {
 /**
  * Fastify's response serializers (fast-json-stringify), each compiled when its route first answers with that
  * status instead of when the route is declared: compiling every route's response schemas was the largest
- * part of building the app (a third of a `pixd start` child's CPU before its first request), for routes a
+ * part of building the app (a fifth of a `pixd start` child's CPU before its first request), for routes a
  * node may never serve. A schema fast-json-stringify cannot compile fails that route's first answer.
  */
 export function lazySerializers(...factoryArgs: Parameters<ReturnType<typeof SerializerSelector>>) {

@@ -9,8 +9,8 @@
  * at their places; build/src/bundle the code, one file per entry point (`pixd`, `pixd/testing`) and the
  * chunks they share or load on demand (every `import()` of src/ stays lazy). Each module's `import.meta.url`
  * is rewritten to the URL its compiled file would have in build/src, so every `import.meta.url`-relative read
- * resolves as from src/; packages stay outside the bundle and resolve through build/node_modules, a link to
- * the package's node_modules. bin/load-source.js uses the build only while its stamp matches src/ (any edit
+ * resolves as from src/; packages but BUNDLED_PACKAGES stay outside the bundle and resolve through
+ * build/node_modules, a link to the package's node_modules. bin/load-source.js uses the build only while its stamp matches src/ (any edit
  * falls back to tsx until the next build).
  */
 import fs from 'node:fs';
@@ -22,6 +22,32 @@ import { BUNDLE_ENTRIES } from '../bin/load-source.js';
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SRC = path.join(ROOT, 'src');
 export const BUILD = path.join(ROOT, 'node_modules', '.cache', 'pixd', 'build');
+
+/**
+ * Packages bundled with pixd's own code instead of loaded from node_modules: pure JavaScript in many small ES
+ * modules, each of which Node's loader would otherwise find, read and link one by one (TypeBox's alone are two
+ * hundred files). Every other package stays outside the bundle, as installed: some read files beside their own
+ * (PGlite, pdfkit, swagger-ui), some are CommonJS that a bundle would wrap for nothing.
+ */
+const BUNDLED_PACKAGES = new Set(['@sinclair/typebox', 'jose', 'fast-xml-parser']);
+
+/** `@scope/name/sub/path` → `@scope/name`; `name/sub` → `name`. */
+const packageName = (specifier: string) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
+
+/** Packages imported by src/ stay external, but BUNDLED_PACKAGES (and what they import in turn). */
+const installedPackages: Plugin = {
+  name: 'pixd-installed-packages',
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (!args.importer.startsWith(SRC + path.sep) || BUNDLED_PACKAGES.has(packageName(args.path))) return undefined;
+      return { path: args.path, external: true };
+    });
+  },
+};
 
 /** `import.meta.url` as code (not inside a string, as web/routes.ts writes it into the payment library). */
 const META_URL = /(?<![\w'"`.])import\.meta\.url\b/g;
@@ -69,11 +95,10 @@ async function build(): Promise<number> {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    packages: 'external',
     chunkNames: 'chunk-[hash]',
     metafile: true,
     logLevel: 'error',
-    plugins: [ownUrls(bundleDir, srcOut)],
+    plugins: [installedPackages, ownUrls(bundleDir, srcOut)],
   });
   fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(partial, 'package.json'));
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(partial, 'node_modules'), 'dir');

@@ -26,13 +26,13 @@ import { loadConfig } from '../config.ts';
 import { startService } from '../runtime.ts';
 import { processAlive } from '../platform/processes.ts';
 import type { CredentialsFile } from '../accounts/credentials.ts';
-import type { Database } from '../platform/db/database.ts';
 import {
   createDatabase,
   createFromTemplate,
   databaseExists,
   dropDatabase,
   templateDatabases,
+  unusedDatabases,
   withDatabase,
 } from './template-store.ts';
 
@@ -146,15 +146,6 @@ async function findOrBuild(key: string, adminUrl: string | undefined): Promise<T
   } finally {
     release();
   }
-}
-
-/** The embedded cluster's databases but the node's own (template0, template1); none on PostgreSQL. */
-async function unusedDatabases(db: Database): Promise<number[]> {
-  if (db.kind !== 'pglite') return [];
-  const { rows } = await db.query<{ oid: number }>(
-    'select oid::int as oid from pg_database where datname <> current_database()',
-  );
-  return rows.map((row) => row.oid);
 }
 
 /** Each under its own lock, so none is removed while its tree builds it. */

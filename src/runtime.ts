@@ -29,9 +29,9 @@ import { spiConnector } from './spi/connector.ts';
 import { productionPayer } from './spi/payer.ts';
 import { noBillConnector } from './billing/bills/external.ts';
 import { registerJobs } from './jobs.ts';
-import { listenForSftp } from './billing/statements/sftp.ts';
 import { ensureAttemptRetention } from './platform/webhooks/retention.ts';
 import { redactedUrl } from './platform/log-redaction.ts';
+import { Opened } from './platform/opened.ts';
 
 /** How often a sandbox node re-reads the account clock offsets that another node may have moved. */
 const CLOCK_SYNC_INTERVAL_MS = 1000;
@@ -101,14 +101,26 @@ export interface StartOptions extends BuildOptions {
 }
 
 export async function startService(config: Config, options: StartOptions = {}): Promise<RunningService> {
+  // Each step below adds what it opened; a step that fails closes all of it again, last opened first.
+  const opened = new Opened();
+  try {
+    return await openService(config, options, opened);
+  } catch (error) {
+    throw await opened.undo(error);
+  }
+}
+
+async function openService(config: Config, options: StartOptions, opened: Opened): Promise<RunningService> {
   const { db, pki } = await prepareDatabase(config, options);
+  opened.add('the database', () => db.close());
   const clock = options.clock ?? new OffsetClock();
-  let clockSync: NodeJS.Timeout | undefined;
   // Production loads no offsets: every account's clock is wall time there.
   if (config.environment === 'sandbox') {
     const { loadAccountClocks } = await import('./sandbox/clock.ts');
     await loadAccountClocks(db, clock);
-    clockSync = setInterval(() => loadAccountClocks(db, clock).catch(() => undefined), CLOCK_SYNC_INTERVAL_MS).unref();
+    const clockSync = setInterval(() => loadAccountClocks(db, clock).catch(() => undefined), CLOCK_SYNC_INTERVAL_MS);
+    clockSync.unref();
+    opened.add('the clock sync', () => clearInterval(clockSync));
   }
   // The limiter exists before the app (and its logger) does; its news is logged once the app is built.
   let rateLimiterLog: ((event: { degraded: boolean; error?: unknown }) => void) | undefined;
@@ -134,6 +146,10 @@ export async function startService(config: Config, options: StartOptions = {}): 
     pages: pagesOf(config),
     sftp: {},
   };
+  opened.add('the rate limiter', () => base.rateLimiter.close());
+  // After the HTTP side drained (closed after the app): jobs enqueued by the last requests stay in the outbox
+  // for any node. Stopping a worker that never started is a no-op.
+  opened.add('the outbox worker', () => base.outbox.stop());
   // Extensions first: the webhook lanes and the handlers registerJobs builds take what they install (the
   // simulated institution, the faults on demand).
   if (config.environment === 'sandbox') {
@@ -151,6 +167,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
   );
   const operator = await ensureOperatorSecret(db, config);
   const app = await buildApp(ctx, { logger: options.logger });
+  // Closing the app drains its requests and closes its listener; its onClose hook stops the webhook lanes.
+  opened.add('the HTTPS server', () => app.close());
   // The webhook lanes run while the app does: started when it is ready, stopped (calls in flight aborted
   // and rescheduled for any node) when it closes, before the main worker and the database.
   app.addHook('onReady', async () => ctx.webhooks.start(app.log));
@@ -165,12 +183,17 @@ export async function startService(config: Config, options: StartOptions = {}): 
       ? app.log.warn({ err: error }, 'redis out of reach: rate limits are per node until it answers again')
       : app.log.info('redis answers again: rate limits are shared across nodes');
   await app.listen({ port: config.port, host: config.host });
-  const closePages = await listenForPages(app, ctx.pages, config, pki);
-  const sftp =
-    config.sftpPort === undefined
-      ? undefined
-      : await listenForSftp(db, { host: config.host, port: config.sftpPort, hostKeyPath: config.sftpHostKey }, app.log);
-  ctx.sftp.address = sftp?.address;
+  opened.add('the pages listener', await listenForPages(app, ctx.pages, config, pki));
+  if (config.sftpPort !== undefined) {
+    const { listenForSftp } = await import('./billing/statements/sftp.ts');
+    const sftp = await listenForSftp(
+      db,
+      { host: config.host, port: config.sftpPort, hostKeyPath: config.sftpHostKey },
+      app.log,
+    );
+    opened.add('the SFTP server', () => sftp.close());
+    ctx.sftp.address = sftp.address;
+  }
   await ensureAttemptRetention(db, clock.now());
   ctx.outbox.start();
   writeOperatorFile(config.dataDir, operator);
@@ -179,16 +202,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     ctx,
     credentials: servedCredentials(credentials, credentialsPath, config, (app.server.address() as AddressInfo).port),
     credentialsPath,
-    async close() {
-      clearInterval(clockSync);
-      await closePages();
-      await sftp?.close();
-      await app.close();
-      // After the HTTP side drained: jobs enqueued by the last requests stay in the outbox for any node.
-      await ctx.outbox.stop();
-      await ctx.rateLimiter.close();
-      await db.close();
-    },
+    close: () => opened.closeAll(),
   };
 }
 

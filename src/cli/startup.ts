@@ -15,7 +15,9 @@ const portInUse = (config: Config, port: number) =>
   new CliError(
     port === config.pagesPort
       ? `port ${port} on ${config.host} (the pages listener) is in use (another pixd?): stop that process or choose another with --pages-port (PIXD_PAGES_PORT)`
-      : `port ${port} on ${config.host} is in use (another pixd?): stop that process or choose another with --port (PORT)`,
+      : port === config.sftpPort
+        ? `port ${port} on ${config.host} (the SFTP server) is in use (another pixd?): stop that process or choose another with PIXD_SFTP_PORT (off: no SFTP)`
+        : `port ${port} on ${config.host} is in use (another pixd?): stop that process or choose another with --port (PORT)`,
   );
 
 /** Before the slow first-start work: a busy port is known in a millisecond. */

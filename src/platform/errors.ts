@@ -286,7 +286,7 @@ export const newCorrelationId = () => randomUUID();
 
 /**
  * The family a path belongs to, for errors raised before any route matched (a URL that does not decode).
- * Mirrors the families registered in server.ts.
+ * Mirrors the families registered in families.ts.
  */
 export function formatForPath(url: string): ErrorFormat {
   if (url.startsWith('/oauth') || url.startsWith('/v1/oauth')) return 'oauth';

@@ -12,7 +12,7 @@ import type { ErrorFormat } from './errors.ts';
 import type { Audience } from './auth/tokens.ts';
 import { REQUEST_EXAMPLES, exampleOf, type ExampleOperation } from './openapi-examples.ts';
 
-/** Set on every route by its family (server.ts): what the document derives security and errors from. */
+/** Set on every route by its family (families.ts): what the document derives security and errors from. */
 export interface RouteFamily {
   format: ErrorFormat;
   audience?: Audience;

@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { SETTING_FLAGS } from '../config.ts';
 
 /** A first start is already done (the template); a copy's start takes about a second, more on a busy machine. */
@@ -18,10 +19,11 @@ const STDERR_KEPT_CHARS = 4_000;
 
 /** bin/pixd.js of this package, from src/testing or from the compiled copy of src/ under node_modules/.cache. */
 function pixdBin(): string {
-  for (let dir = import.meta.dirname; ; dir = path.dirname(dir)) {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  for (let dir = here; ; dir = path.dirname(dir)) {
     const bin = path.join(dir, 'bin', 'pixd.js');
     if (fs.existsSync(bin)) return bin;
-    if (path.dirname(dir) === dir) throw new Error(`bin/pixd.js not found above ${import.meta.dirname}`);
+    if (path.dirname(dir) === dir) throw new Error(`bin/pixd.js not found above ${here}`);
   }
 }
 

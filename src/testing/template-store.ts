@@ -1,9 +1,11 @@
 /**
  * The template databases on a PostgreSQL server (src/testing/template.ts): made, copied and dropped through an
  * administrator's connection, one short-lived client per statement (the template's own connections must all
- * be gone before a copy can be made of it).
+ * be gone before a copy can be made of it). And, on the embedded database, the cluster's databases that a
+ * template's copies can do without.
  */
 import pg from 'pg';
+import type { Database } from '../platform/db/database.ts';
 
 export async function databaseExists(adminUrl: string | undefined, name: string | undefined): Promise<boolean> {
   if (!adminUrl || !name) return true;
@@ -49,4 +51,13 @@ export async function templateDatabases(adminUrl: string): Promise<{ datname: st
   return (await adminQuery(adminUrl, `select datname from pg_database where datname like 'pixd\\_tmpl\\_%'`)) as {
     datname: string;
   }[];
+}
+
+/** The embedded cluster's databases but the node's own (template0, template1); none on PostgreSQL. */
+export async function unusedDatabases(db: Database): Promise<number[]> {
+  if (db.kind !== 'pglite') return [];
+  const { rows } = await db.query<{ oid: number }>(
+    'select oid::int as oid from pg_database where datname <> current_database()',
+  );
+  return rows.map((row) => row.oid);
 }

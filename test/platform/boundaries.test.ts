@@ -47,7 +47,7 @@ describe('boundaries: the core without the sandbox', () => {
       ...staticallyReachable(path.join(SRC, 'main.ts')),
       ...staticallyReachable(path.join(SRC, 'cli', 'commands.ts')),
     ]);
-    assert.ok(reachable.has(path.join(SRC, 'server.ts')), 'the walk follows the imports');
+    assert.ok(reachable.has(path.join(SRC, 'families.ts')), 'the walk follows the imports');
     assert.ok(reachable.size > 100, `the walk covers the tree (${reachable.size} files)`);
     const sandbox = [...reachable].filter((f) => f.startsWith(path.join(SRC, 'sandbox') + path.sep));
     assert.deepEqual(sandbox, []);
@@ -71,7 +71,7 @@ function layerOf(file: string): Layer {
   const r = rel(file);
   if (r.startsWith('platform/') || r === 'config.ts') return 'platform';
   if (r.startsWith('sandbox/')) return 'sandbox';
-  if (/^(main|runtime|jobs|server)\.ts$/.test(r) || r.startsWith('cli/') || r.startsWith('testing/')) return 'app';
+  if (/^(main|runtime|jobs|server|families)\.ts$/.test(r) || r.startsWith('cli/') || r.startsWith('testing/')) return 'app';
   return 'feature';
 }
 

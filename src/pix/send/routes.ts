@@ -1,7 +1,7 @@
 /**
  * Sent Pix routes. The send itself (`PUT /v2/gn/pix/:idEnvio`, and `/v3/...` the official SDK calls) answers
  * named errors `{nome, mensagem}`, as Efí documents for it; the reads and the BR Code payment answer problem
- * objects, as the SDK documents for them (server.ts registers each in its family). docs/sending.md.
+ * objects, as the SDK documents for them (families.ts registers each in its family). docs/sending.md.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static } from '@sinclair/typebox';

@@ -71,7 +71,8 @@ function layerOf(file: string): Layer {
   const r = rel(file);
   if (r.startsWith('platform/') || r === 'config.ts') return 'platform';
   if (r.startsWith('sandbox/')) return 'sandbox';
-  if (/^(main|runtime|jobs|server|families)\.ts$/.test(r) || r.startsWith('cli/') || r.startsWith('testing/')) return 'app';
+  if (/^(main|runtime|jobs|server|families)\.ts$/.test(r) || r.startsWith('cli/') || r.startsWith('testing/'))
+    return 'app';
   return 'feature';
 }
 

@@ -6,6 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
+import fastJson from 'fast-json-stringify';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { billingApi } from '../billing/helpers.ts';
 import { REQUEST_EXAMPLES } from '../../src/platform/openapi-examples.ts';
@@ -182,6 +183,29 @@ describe('OpenAPI document', () => {
     // example can be checked for them. A new route must declare its success schema, so the list may only shrink.
     assert.deepEqual(undeclared.sort(), UNDECLARED.sort());
     assert.ok(responses > 100, `${responses} response examples`);
+  });
+
+  it("compiles every JSON answer's serializer, which writes its example back unchanged", () => {
+    // Serializers are compiled on a route's first answer (platform/validators.ts), not at start: a schema
+    // fast-json-stringify refused, or one that dropped or bent a field, would show only on that first answer.
+    const failures: string[] = [];
+    let compiled = 0;
+    for (const { path, method, op } of operations())
+      for (const [status, response] of Object.entries(op.responses)) {
+        const media = (response.content as Record<string, Media> | undefined)?.['application/json'];
+        if (!media) continue;
+        const where = `${method.toUpperCase()} ${path} ${status}`;
+        try {
+          const serialize = fastJson(media.schema as Parameters<typeof fastJson>[0]);
+          compiled++;
+          if (media.example !== undefined && /^2/.test(status))
+            assert.deepEqual(JSON.parse(serialize(media.example)), media.example);
+        } catch (error) {
+          failures.push(`${where}: ${(error as Error).message.split('\n')[0]}`);
+        }
+      }
+    assert.deepEqual(failures, []);
+    assert.ok(compiled > 100, `${compiled} serializers`);
   });
 
   it('shows a request example that the server accepts as it is', async () => {

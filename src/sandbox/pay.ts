@@ -1,14 +1,16 @@
-/** `POST /sandbox/pix/pay`: an integrator plays the payer, through the same engine as real payments. */
+/**
+ * `POST /sandbox/pix/pay`: an integrator plays the payer, through the SPI boundary and the one payment engine as a
+ * payer at another institution does (docs/spi.md, "The sandbox's institution").
+ */
 import type { Sql } from '../platform/db/database.ts';
-import type { Clock } from '../platform/clock.ts';
 import { invalid } from '../platform/errors.ts';
 import { parseAmount } from '../platform/money.ts';
 import { parseBrCode } from '../platform/brcode.ts';
-import { receiveOrHold, type PaymentTarget } from '../pix/payments/engine.ts';
-import { PaymentRefused } from '../pix/payments/refusal.ts';
+import { amountDue, type PaymentTarget } from '../pix/payments/engine.ts';
 import { pixView } from '../pix/received/view.ts';
-import { FICTITIOUS_PAYER } from './settlement.ts';
-import { SANDBOX_PAY_ORIGIN } from './payer.ts';
+import type { SpiNode } from '../spi/credit.ts';
+import { accountOf, chargeToPay, type ChargeToPay } from './pay-store.ts';
+import { FICTITIOUS_PAYER, payerPays, type PayerOrder } from './spi-institution.ts';
 
 export interface SandboxPayRequest {
   txid?: string;
@@ -58,75 +60,95 @@ function targetOf(accountId: number, body: SandboxPayRequest): { target: Payment
   };
 }
 
-/**
- * The account a payment goes to, if it exists: the payment happens on that account's clock (its charge's
- * expiry and due date), whoever plays the payer. A charge by txid is the caller's own: no query.
- */
-async function receivingAccountOf(sql: Sql, target: PaymentTarget): Promise<number | undefined> {
-  if (target.kind === 'charge') return target.accountId;
-  const [query, param] =
-    target.kind === 'location'
-      ? ['select account_id from locations where token = $1', target.token]
-      : target.kind === 'key'
-        ? ['select account_id from pix_keys where chave = $1', target.chave]
-        : ['select id as account_id from accounts where conta = $1', target.conta];
-  const { rows } = await sql.query<{ account_id: string | number }>(query, [param]);
-  return rows[0] && Number(rows[0].account_id);
+const refused = (code: string, message: string) =>
+  invalid('PixRecusado', message, [{ property: 'pagamento', reason: code }]);
+
+/** What the payer's app reads before paying: where the pacs.008 goes, and the charge it pays, if any. */
+async function payeeOf(
+  sql: Sql,
+  target: PaymentTarget,
+): Promise<{ accountId?: number; order: Omit<PayerOrder, 'amountCents'>; charge?: ChargeToPay }> {
+  if (target.kind === 'key')
+    return {
+      accountId: await accountOf(sql, { chave: target.chave }),
+      order: {
+        creditor: { chave: target.chave },
+        ...(target.txid && { txid: target.txid }),
+        initiation: target.fromStaticQrCode ? 'QRES' : 'DICT',
+      },
+    };
+  if (target.kind === 'account')
+    return {
+      accountId: await accountOf(sql, { conta: target.conta }),
+      order: { creditor: { conta: target.conta }, initiation: 'MANU' },
+    };
+  const charge = await chargeToPay(sql, target.kind === 'charge' ? target : { token: target.token });
+  // No charge behind the txid or the location: the payer's app has nothing to pay, and no message leaves.
+  if (!charge) throw refused('cobranca_inexistente', 'Nenhuma cobrança corresponde ao Pix.');
+  return {
+    accountId: charge.account_id,
+    charge,
+    order: {
+      creditor: charge.chave ? { chave: charge.chave } : { conta: charge.conta },
+      txid: charge.txid,
+      initiation: 'QRDN',
+    },
+  };
 }
 
-export async function sandboxPay(sql: Sql, accountId: number, clock: Clock, body: SandboxPayRequest) {
+/**
+ * The integrator plays the payer: the sandbox payer's institution sends a pacs.008 into the node's inbound path
+ * (spi-institution.ts), as another institution's gateway would, and the answer is shown in the engine's words.
+ */
+export async function sandboxPay(ctx: SpiNode, accountId: number, body: SandboxPayRequest) {
   const { target, fixedCents } = targetOf(accountId, body);
-  const now = clock.forAccount(await receivingAccountOf(sql, target)).now();
-  // Neither given: the amount the charge asks, decided by the engine with the rest of the payment.
-  const amountCents = body.valor ? parseAmount(body.valor) : fixedCents;
-  if (amountCents === undefined && (target.kind === 'key' || target.kind === 'account')) {
+  const givenCents = body.valor ? parseAmount(body.valor) : fixedCents;
+  if (givenCents === undefined && (target.kind === 'key' || target.kind === 'account')) {
     throw invalid(PAY_INVALID, 'Informe o valor do Pix.', [
       { property: 'valor', reason: 'valor obrigatório para pagamento a uma chave ou conta.' },
     ]);
   }
-  if (fixedCents !== undefined && amountCents !== fixedCents) {
+  if (fixedCents !== undefined && givenCents !== fixedCents) {
     throw invalid(PAY_INVALID, 'O valor difere do fixado no BR Code.', [
       { property: 'valor', reason: 'valor diferente do BR Code.', value: body.valor },
     ]);
   }
-  try {
-    // No amount and no charge: the engine refuses with cobranca_inexistente, as for any unknown target.
-    const payer: { nome: string; cpf?: string; cnpj?: string } = body.pagador ?? FICTITIOUS_PAYER;
-    const reception = await receiveOrHold(sql, now, {
-      target,
-      amountCents,
-      payer,
-      infoPagador: body.infoPagador,
-      origin: SANDBOX_PAY_ORIGIN,
-    });
-    // Received a moment ago: no refunds yet.
-    if (reception.received) return pixView(reception.received, []);
-    // A participant's key: nothing is credited until the participant confirms (docs/participants.md).
-    const { held } = reception;
-    return {
-      ...pixView(
-        {
-          end_to_end_id: held.endToEndId,
-          account_id: held.accountId,
-          charge_id: null,
-          txid: target.kind === 'key' ? (target.txid ?? null) : null,
-          chave: held.chave,
-          amount_cents: held.amountCents,
-          received_at: held.receivedAt,
-          pagador_cpf: payer.cpf ?? null,
-          pagador_cnpj: payer.cnpj ?? null,
-          pagador_nome: payer.nome,
-          info_pagador: body.infoPagador ?? null,
-          components: null,
-          origin: SANDBOX_PAY_ORIGIN,
-        },
-        [],
-      ),
-      status: 'WAITING' as const,
-    };
-  } catch (error) {
-    if (error instanceof PaymentRefused)
-      throw invalid('PixRecusado', error.message, [{ property: 'pagamento', reason: error.code }]);
-    throw error;
+  const payee = await payeeOf(ctx.db, target);
+  // The payment happens on the receiving account's clock (its charge's expiry and due date), whoever pays.
+  const now = ctx.clock.forAccount(payee.accountId).now();
+  // Neither given: the amount the charge asks.
+  const amountCents = givenCents ?? amountDue(payee.charge!, now).cents;
+  if (amountCents <= 0) throw refused('valor_invalido', 'O valor do Pix deve ser positivo.');
+  const payer: { nome: string; cpf?: string; cnpj?: string } = body.pagador ?? FICTITIOUS_PAYER;
+  const order = { ...payee.order, amountCents, payer, ...(body.infoPagador && { infoPagador: body.infoPagador }) };
+  const outcome = await payerPays(ctx, order, now);
+  // Received a moment ago: no refunds yet.
+  if (outcome.status === 'ACSP') return pixView(outcome.credit.received, []);
+  if (outcome.status === 'RJCT') {
+    const why = outcome.credit?.refused ?? { code: outcome.reason.code, message: outcome.reason.info ?? '' };
+    throw refused(why.code, why.message);
   }
+  // A participant's key: nothing is credited until the participant confirms (docs/participants.md).
+  const { held } = outcome.credit;
+  return {
+    ...pixView(
+      {
+        end_to_end_id: held.endToEndId,
+        account_id: held.accountId,
+        charge_id: null,
+        txid: target.kind === 'key' ? (target.txid ?? null) : null,
+        chave: held.chave,
+        amount_cents: held.amountCents,
+        received_at: held.receivedAt,
+        pagador_cpf: payer.cpf ?? null,
+        pagador_cnpj: payer.cnpj ?? null,
+        pagador_nome: payer.nome,
+        info_pagador: body.infoPagador ?? null,
+        components: null,
+        origin: 'spi',
+      },
+      [],
+    ),
+    status: 'WAITING' as const,
+  };
 }

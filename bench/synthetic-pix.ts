@@ -4,6 +4,7 @@ import type { ReceivedPixRow } from '../src/pix/received/store.ts';
 import type { Sql } from '../src/platform/db/database.ts';
 import { newTxid } from '../src/platform/ids.ts';
 import { newEndToEndId } from '../src/platform/institution.ts';
+import { SANDBOX_PAY_ORIGIN } from '../src/sandbox/payer.ts';
 
 /**
  * A received Pix that no payment wrote, and its webhook event, inside an open transaction: only the delivery
@@ -24,7 +25,7 @@ export async function enqueueSyntheticPixEvent(sql: Sql, accountId: number, chav
     pagador_nome: 'Bench',
     info_pagador: null,
     components: null,
-    origin: 'spi' as const,
+    origin: SANDBOX_PAY_ORIGIN,
   };
   await enqueuePixEvent(sql, pix, [], now);
   return pix.end_to_end_id;

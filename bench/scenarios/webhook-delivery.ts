@@ -36,6 +36,7 @@ import { newTxid } from '../../src/platform/ids.ts';
 import { createAccount } from '../../src/accounts/service.ts';
 import { writeNotesSection } from '../notes-section.ts';
 import { describeVerification, verifyLedger } from '../../src/platform/ledger/verify.ts';
+import { SANDBOX_PAY_ORIGIN } from '../../src/sandbox/payer.ts';
 
 const SOURCES = ['events', 'payments', 'isolation-baseline', 'isolation'] as const;
 type Source = (typeof SOURCES)[number];
@@ -126,7 +127,7 @@ function maker(source: Source, accountId: number, chave: string): Make {
           target: { kind: 'key', chave, txid: newTxid() },
           amountCents: 1234,
           payer: { nome: 'Bench', cpf: '11144477735' },
-          origin: 'spi' as const,
+          origin: SANDBOX_PAY_ORIGIN,
         })
       ).end_to_end_id;
   }

@@ -1,15 +1,17 @@
 /**
- * `POST /sandbox/pix/pay`: an integrator plays the payer, through the SPI boundary and the one payment engine as a
- * payer at another institution does (docs/spi.md, "The sandbox's institution").
+ * `POST /sandbox/pix/pay`: an integrator plays the payer, through the one payment engine; to a key or an account
+ * through the SPI boundary, as a payer at another institution does (docs/spi.md, "The sandbox's institution").
  */
 import type { Sql } from '../platform/db/database.ts';
 import { invalid } from '../platform/errors.ts';
 import { parseAmount } from '../platform/money.ts';
 import { parseBrCode } from '../platform/brcode.ts';
-import { amountDue, type PaymentTarget } from '../pix/payments/engine.ts';
+import { receiveOrHold, type PaymentTarget } from '../pix/payments/engine.ts';
+import { PaymentRefused } from '../pix/payments/refusal.ts';
 import { pixView } from '../pix/received/view.ts';
 import type { SpiNode } from '../spi/credit.ts';
-import { accountOf, chargeToPay, type ChargeToPay } from './pay-store.ts';
+import { accountOf } from './pay-store.ts';
+import { SANDBOX_PAY_ORIGIN } from './payer.ts';
 import { FICTITIOUS_PAYER, payerPays, type PayerOrder } from './spi-institution.ts';
 
 export interface SandboxPayRequest {
@@ -63,73 +65,87 @@ function targetOf(accountId: number, body: SandboxPayRequest): { target: Payment
 const refused = (code: string, message: string) =>
   invalid('PixRecusado', message, [{ property: 'pagamento', reason: code }]);
 
-/** What the payer's app reads before paying: where the pacs.008 goes, and the charge it pays, if any. */
-async function payeeOf(
-  sql: Sql,
-  target: PaymentTarget,
-): Promise<{ accountId?: number; order: Omit<PayerOrder, 'amountCents'>; charge?: ChargeToPay }> {
-  if (target.kind === 'key')
-    return {
-      accountId: await accountOf(sql, { chave: target.chave }),
-      order: {
-        creditor: { chave: target.chave },
-        ...(target.txid && { txid: target.txid }),
-        initiation: target.fromStaticQrCode ? 'QRES' : 'DICT',
-      },
-    };
-  if (target.kind === 'account')
-    return {
-      accountId: await accountOf(sql, { conta: target.conta }),
-      order: { creditor: { conta: target.conta }, initiation: 'MANU' },
-    };
-  const charge = await chargeToPay(sql, target.kind === 'charge' ? target : { token: target.token });
-  // No charge behind the txid or the location: the payer's app has nothing to pay, and no message leaves.
-  if (!charge) throw refused('cobranca_inexistente', 'Nenhuma cobrança corresponde ao Pix.');
-  return {
-    accountId: charge.account_id,
-    charge,
-    order: {
-      creditor: charge.chave ? { chave: charge.chave } : { conta: charge.conta },
-      txid: charge.txid,
-      initiation: 'QRDN',
-    },
-  };
+type Payer = { nome: string; cpf?: string; cnpj?: string };
+type Incoming = { amountCents: number | undefined; payer: Payer; infoPagador?: string };
+type Reception = Awaited<ReturnType<typeof receiveOrHold>>;
+
+/**
+ * A key (by the key, or a static QR code) or an account: the sandbox payer's institution sends a pacs.008 into the
+ * node's inbound path (spi-institution.ts), as another institution's gateway would; the refusal is shown in the
+ * engine's words.
+ */
+async function payThroughBoundary(
+  ctx: SpiNode,
+  target: Extract<PaymentTarget, { kind: 'key' | 'account' }>,
+  incoming: Incoming & { amountCents: number },
+): Promise<Reception> {
+  const accountId = await accountOf(ctx.db, target.kind === 'key' ? { chave: target.chave } : { conta: target.conta });
+  const now = ctx.clock.forAccount(accountId).now();
+  if (incoming.amountCents <= 0) throw refused('valor_invalido', 'O valor do Pix deve ser positivo.');
+  const order: PayerOrder =
+    target.kind === 'key'
+      ? {
+          creditor: { chave: target.chave },
+          ...(target.txid && { txid: target.txid }),
+          initiation: target.fromStaticQrCode ? 'QRES' : 'DICT',
+          ...incoming,
+        }
+      : { creditor: { conta: target.conta }, initiation: 'MANU', ...incoming };
+  const outcome = await payerPays(ctx, order, now);
+  if (outcome.status === 'ACSP') return { received: outcome.credit.received };
+  if (outcome.status === 'held') return { held: outcome.credit.held };
+  const why = outcome.credit?.refused ?? { code: outcome.reason.code, message: outcome.reason.info ?? '' };
+  throw refused(why.code, why.message);
 }
 
 /**
- * The integrator plays the payer: the sandbox payer's institution sends a pacs.008 into the node's inbound path
- * (spi-institution.ts), as another institution's gateway would, and the answer is shown in the engine's words.
+ * A charge (its txid, or a dynamic QR code's location): the engine's settlement path in this process, its
+ * coalesced read and write (docs/spi.md, "What is not built": the inbound path would take a transaction each).
+ * Neither amount given: the amount the charge asks, decided by the engine with the rest of the payment.
  */
+async function payCharge(
+  ctx: SpiNode,
+  target: Extract<PaymentTarget, { kind: 'charge' | 'location' }>,
+  incoming: Incoming,
+): Promise<Reception> {
+  const accountId = target.kind === 'charge' ? target.accountId : await accountOf(ctx.db, { token: target.token });
+  try {
+    return await receiveOrHold(ctx.db, ctx.clock.forAccount(accountId).now(), {
+      target,
+      ...incoming,
+      origin: SANDBOX_PAY_ORIGIN,
+    });
+  } catch (error) {
+    if (error instanceof PaymentRefused) throw refused(error.code, error.message);
+    throw error;
+  }
+}
+
+/** The integrator plays the payer; the payment happens on the receiving account's clock, whoever pays. */
 export async function sandboxPay(ctx: SpiNode, accountId: number, body: SandboxPayRequest) {
   const { target, fixedCents } = targetOf(accountId, body);
-  const givenCents = body.valor ? parseAmount(body.valor) : fixedCents;
-  if (givenCents === undefined && (target.kind === 'key' || target.kind === 'account')) {
-    throw invalid(PAY_INVALID, 'Informe o valor do Pix.', [
-      { property: 'valor', reason: 'valor obrigatório para pagamento a uma chave ou conta.' },
-    ]);
-  }
-  if (fixedCents !== undefined && givenCents !== fixedCents) {
+  const amountCents = body.valor ? parseAmount(body.valor) : fixedCents;
+  if (fixedCents !== undefined && amountCents !== fixedCents) {
     throw invalid(PAY_INVALID, 'O valor difere do fixado no BR Code.', [
       { property: 'valor', reason: 'valor diferente do BR Code.', value: body.valor },
     ]);
   }
-  const payee = await payeeOf(ctx.db, target);
-  // The payment happens on the receiving account's clock (its charge's expiry and due date), whoever pays.
-  const now = ctx.clock.forAccount(payee.accountId).now();
-  // Neither given: the amount the charge asks.
-  const amountCents = givenCents ?? amountDue(payee.charge!, now).cents;
-  if (amountCents <= 0) throw refused('valor_invalido', 'O valor do Pix deve ser positivo.');
-  const payer: { nome: string; cpf?: string; cnpj?: string } = body.pagador ?? FICTITIOUS_PAYER;
-  const order = { ...payee.order, amountCents, payer, ...(body.infoPagador && { infoPagador: body.infoPagador }) };
-  const outcome = await payerPays(ctx, order, now);
-  // Received a moment ago: no refunds yet.
-  if (outcome.status === 'ACSP') return pixView(outcome.credit.received, []);
-  if (outcome.status === 'RJCT') {
-    const why = outcome.credit?.refused ?? { code: outcome.reason.code, message: outcome.reason.info ?? '' };
-    throw refused(why.code, why.message);
+  const payer: Payer = body.pagador ?? FICTITIOUS_PAYER;
+  const incoming = { payer, ...(body.infoPagador && { infoPagador: body.infoPagador }) };
+  let reception: Reception;
+  if (target.kind === 'charge' || target.kind === 'location') {
+    reception = await payCharge(ctx, target, { ...incoming, amountCents });
+  } else if (amountCents === undefined) {
+    throw invalid(PAY_INVALID, 'Informe o valor do Pix.', [
+      { property: 'valor', reason: 'valor obrigatório para pagamento a uma chave ou conta.' },
+    ]);
+  } else {
+    reception = await payThroughBoundary(ctx, target, { ...incoming, amountCents });
   }
+  // Received a moment ago: no refunds yet.
+  if (reception.received) return pixView(reception.received, []);
   // A participant's key: nothing is credited until the participant confirms (docs/participants.md).
-  const { held } = outcome.credit;
+  const { held } = reception;
   return {
     ...pixView(
       {
@@ -145,7 +161,7 @@ export async function sandboxPay(ctx: SpiNode, accountId: number, body: SandboxP
         pagador_nome: payer.nome,
         info_pagador: body.infoPagador ?? null,
         components: null,
-        origin: 'spi',
+        origin: target.kind === 'charge' || target.kind === 'location' ? SANDBOX_PAY_ORIGIN : 'spi',
       },
       [],
     ),

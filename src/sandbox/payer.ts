@@ -7,6 +7,8 @@ import type { PayerInstitution, SimulatedOrigin } from '../platform/extensions.t
 
 /** The label of the Pix the sandbox's fictitious payer pays on its own (auto-settlement, recurring charges). */
 export const SANDBOX_AUTO_ORIGIN = 'sandbox_auto' as SimulatedOrigin;
+/** The label of the Pix paid through the sandbox's pay endpoint. */
+export const SANDBOX_PAY_ORIGIN = 'sandbox_pay' as SimulatedOrigin;
 
 /** What the simulated payer pays: up to 10.00. */
 export const SANDBOX_PAYER_PAYS_MAX_CENTS = 1000;

@@ -53,7 +53,7 @@ export function autoPaymentHandler(ctx: SpiNode) {
     if (!charge) return { done: true };
     const now = ctx.clock.forAccount(charge.account_id).now();
     const order = {
-      creditor: charge.chave ? { chave: charge.chave } : { conta: charge.conta },
+      creditor: { chave: charge.chave },
       txid: charge.txid,
       initiation: 'QRDN' as const,
       amountCents: amountDue(charge, now).cents,

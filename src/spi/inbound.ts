@@ -156,8 +156,8 @@ async function paymentReturn(ctx: SpiNode, message: PaymentReturn): Promise<stri
 }
 
 /**
- * Where the Pix lands: the charge of its txid, else its key (with the txid of a static code), else the account.
- * By account with a txid, the charge of that txid on that account (none: refused, as no charge matches).
+ * Where the Pix lands: the charge of its txid, else its key (with the txid of a static code and how it was
+ * initiated: a key's settings may refuse static QR codes), else the account.
  */
 async function targetOf(sql: Sql, message: CreditTransfer): Promise<{ target: PaymentTarget; accountId?: number }> {
   const { chave, conta } = message.creditor;
@@ -176,10 +176,7 @@ async function targetOf(sql: Sql, message: CreditTransfer): Promise<{ target: Pa
       accountId,
     };
   }
-  const accountId = await accountOfConta(sql, conta ?? '');
-  if (accountId !== undefined && message.txid)
-    return { target: { kind: 'charge', accountId, txid: message.txid }, accountId };
-  return { target: { kind: 'account', conta: conta ?? '' }, accountId };
+  return { target: { kind: 'account', conta: conta ?? '' }, accountId: await accountOfConta(sql, conta ?? '') };
 }
 
 class Refused extends Error {

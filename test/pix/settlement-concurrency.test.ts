@@ -16,6 +16,7 @@ import { newEndToEndId } from '../../src/platform/institution.ts';
 import { savePixWebhook } from '../../src/pix/webhook/store.ts';
 import { Receiver, webhookApi } from '../helpers/receiver.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { SANDBOX_PAY_ORIGIN } from '../../src/sandbox/payer.ts';
 
 describe('settlement path under concurrency', () => {
   let svc: TestService;
@@ -65,7 +66,7 @@ describe('settlement path under concurrency', () => {
       pagador_nome: 'Pagador',
       info_pagador: null,
       components: null,
-      origin: 'spi' as const,
+      origin: SANDBOX_PAY_ORIGIN,
     };
     return {
       charge,

@@ -7,6 +7,7 @@
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type Party, type TestService } from '../helpers/service.ts';
+import { Receiver, webhookApi } from '../helpers/receiver.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { assertBalanceMatchesLines, assertLedgerBalanced } from '../helpers/ledger.ts';
 import { SANDBOX_PAYER_ISPB } from '../../src/platform/institution.ts';
@@ -21,6 +22,7 @@ interface Outbound {
 
 describe('the sandbox institution, through the SPI boundary', () => {
   let svc: TestService;
+  let receiver: Receiver;
   let party: Party;
   let token: string;
   const call = (method: string, path: string, body?: unknown) => party.http.request(method, path, { token, body });
@@ -47,14 +49,20 @@ describe('the sandbox institution, through the SPI boundary', () => {
 
   before(async () => {
     svc = await startTestService();
+    receiver = await Receiver.start({ clientCaPem: svc.caPem });
     party = await svc.newParty();
     token = await party.token();
+    // A send's outcome reaches its payer through the key's webhook, which a send therefore requires.
+    await webhookApi(party).registerPix(`${receiver.url}/payer`);
   });
   afterEach(async () => {
     await assertLedgerBalanced(svc.service.ctx.db);
     await assertBalanceMatchesLines(svc.service.ctx.db, party.accountId, await saldo());
   });
-  after(() => svc.close());
+  after(async () => {
+    await receiver?.close();
+    await svc?.close();
+  });
 
   let paidEndToEndId: string;
 

@@ -24,11 +24,14 @@ import {
   type CreditTransfer,
   type SpiMessage,
 } from '../spi/messages.ts';
-import { ackOutbound, pendingOutbound, SPI_OUTBOUND_CHANNEL } from '../spi/store.ts';
+import { ackOutbound, pendingOutbound, SPI_OUTBOUND_CHANNEL, type OutboundRow } from '../spi/store.ts';
 import { simulatedSendOutcome } from './institution.ts';
 
 /** The sandbox's fictitious payer, a customer of the sandbox payer's institution (SANDBOX_PAYER_ISPB). */
 export const FICTITIOUS_PAYER = { nome: 'Pagador Ficticio Sandbox', cpf: '11144477735' } as const;
+
+/** Answers the sandbox's institution delivers at once, each a transaction of its own on the node's pool. */
+const ANSWERS_IN_FLIGHT = 8;
 
 /** The fictitious payer's account at its institution, as its pacs.008 names it. */
 const PAYER_ACCOUNT = { ispb: SANDBOX_PAYER_ISPB, conta: '1234567', agencia: '0001', tipoConta: 'CACC' } as const;
@@ -180,24 +183,35 @@ export class SandboxSpiInstitution {
     await this.pass;
   }
 
+  /** Every message not yet acknowledged, from the oldest, each answered once per pass. */
   private async drain(): Promise<void> {
     let after = 0;
     while (!this.stopped) {
       const rows = await pendingOutbound(this.ctx.db, after, LIMITS.spiOutboundPullMax);
       if (!rows.length) return;
+      after = Number(rows[rows.length - 1].id);
       const taken: number[] = [];
-      for (const row of rows) {
-        after = Number(row.id);
-        const message = parseSpiMessage(row.xml);
-        const answer = otherInstitutionAnswer(message, this.ctx.clock.forAccount(row.account_id).now());
-        try {
-          if (answer) await receiveSpiMessage(this.ctx, answer);
-          taken.push(after);
-        } catch {
-          // Left unacknowledged: the next pass answers it again (the node applies one answer per message).
+      let next = 0;
+      // Answers are independent (one send or refund each): several at once, each its own transaction.
+      const answering = async () => {
+        while (next < rows.length && !this.stopped) {
+          const row = rows[next++];
+          if (await this.answer(row)) taken.push(Number(row.id));
         }
-      }
+      };
+      await Promise.all(Array.from({ length: Math.min(ANSWERS_IN_FLIGHT, rows.length) }, answering));
       await ackOutbound(this.ctx.db, taken, this.ctx.clock.now());
+    }
+  }
+
+  /** The other institution's answer delivered into the inbound path; false when it failed (answered next pass). */
+  private async answer(row: OutboundRow): Promise<boolean> {
+    try {
+      const answer = otherInstitutionAnswer(parseSpiMessage(row.xml), this.ctx.clock.forAccount(row.account_id).now());
+      if (answer) await receiveSpiMessage(this.ctx, answer);
+      return true;
+    } catch {
+      return false;
     }
   }
 }

@@ -11,7 +11,7 @@ import { brasiliaDate } from '../platform/calendar.ts';
 import { BarcodeError, parseBill } from '../platform/febraban.ts';
 import { formatAmount } from '../platform/money.ts';
 import { BoletoPaymentRefused, findByBarcode, payBoleto } from '../billing/boletos/service.ts';
-import { FICTITIOUS_PAYER } from './settlement.ts';
+import { FICTITIOUS_PAYER } from './spi-institution.ts';
 
 const refused = (reason: string, detail: string) =>
   invalid('BoletoRecusado', detail, [{ property: 'codBarras', reason }]);

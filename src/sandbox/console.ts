@@ -16,7 +16,8 @@ import { OpenRequest } from '../pix/infractions/schemas.ts';
 import { settleNow } from '../billing/charges/service.ts';
 import { mailOf } from '../billing/mail/store.ts';
 import { LIMITS } from '../platform/limits.ts';
-import { SANDBOX_AUTOPAY, FICTITIOUS_PAYER } from './settlement.ts';
+import { SANDBOX_AUTOPAY } from './settlement.ts';
+import { FICTITIOUS_PAYER } from './spi-institution.ts';
 import { CLOCK_ADVANCE_MAX_SECONDS, advanceAccountClock, resetAccountClock } from './clock.ts';
 import { faultSection, registerFaultTools } from './faults/console.ts';
 
@@ -97,12 +98,10 @@ ${await mailSection(kit.callerOf(session).accountId)}`;
               text: `Boleto pago: R$ ${paid.valor} a ${paid.beneficiario.nome}; crédito em ${paid.creditoEm}.`,
             });
           }
-          const pix = await ctx.db.tx((sql) =>
-            sandboxPay(sql, session.current, ctx.clock, {
-              ...(isBrCode ? { pixCopiaECola: target } : { txid: target }),
-              ...(form.valor ? { valor: form.valor } : {}),
-            }),
-          );
+          const pix = await sandboxPay(ctx, session.current, {
+            ...(isBrCode ? { pixCopiaECola: target } : { txid: target }),
+            ...(form.valor ? { valor: form.valor } : {}),
+          });
           return kit.done(reply, session, PAGE, {
             kind: 'ok',
             text: `Pago: ${pix.valor} (endToEndId ${pix.endToEndId}).`,

@@ -5,6 +5,7 @@
 import type { AppContext } from '../platform/context.ts';
 import { SANDBOX_AUTOPAY_TOPIC, autoPaymentHook } from './settlement.ts';
 import { simulatedInstitution } from './institution.ts';
+import { startSandboxInstitution } from './spi-institution.ts';
 import { faultBook } from './faults/book.ts';
 import { simulatedPayer } from './payer.ts';
 import { simulatedBillInstitution } from './bills.ts';
@@ -14,8 +15,10 @@ export function installSandbox(ctx: Omit<AppContext, 'webhooks'>): void {
   ctx.outbox.register(SANDBOX_AUTOPAY_TOPIC, ctx);
   // The fictitious payer joins every charge creation (API and batches) through the core's extension point.
   ctx.chargeCreatedHooks.push(autoPaymentHook);
-  // Sends to keys and accounts outside this pixd reach a simulated institution instead of none.
+  // Sends to keys and accounts outside this pixd reach a simulated institution instead of none: through the SPI
+  // boundary's outbound queue, which the sandbox's institution in the node answers.
   ctx.externalInstitution = simulatedInstitution;
+  startSandboxInstitution(ctx);
   // Faults an integrator asks for (docs/faults.md): the core asks at each point where one can apply.
   const faults = faultBook(ctx);
   void faults.reload().catch(() => undefined);

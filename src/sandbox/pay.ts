@@ -1,14 +1,18 @@
-/** `POST /sandbox/pix/pay`: an integrator plays the payer, through the same engine as real payments. */
+/**
+ * `POST /sandbox/pix/pay`: an integrator plays the payer, through the one payment engine; to a key or an account
+ * through the SPI boundary, as a payer at another institution does (docs/spi.md, "The sandbox's institution").
+ */
 import type { Sql } from '../platform/db/database.ts';
-import type { Clock } from '../platform/clock.ts';
 import { invalid } from '../platform/errors.ts';
 import { parseAmount } from '../platform/money.ts';
 import { parseBrCode } from '../platform/brcode.ts';
 import { receiveOrHold, type PaymentTarget } from '../pix/payments/engine.ts';
 import { PaymentRefused } from '../pix/payments/refusal.ts';
 import { pixView } from '../pix/received/view.ts';
-import { FICTITIOUS_PAYER } from './settlement.ts';
+import type { SpiNode } from '../spi/credit.ts';
+import { accountOf } from './pay-store.ts';
 import { SANDBOX_PAY_ORIGIN } from './payer.ts';
+import { FICTITIOUS_PAYER, payerPays, type PayerOrder } from './spi-institution.ts';
 
 export interface SandboxPayRequest {
   txid?: string;
@@ -58,75 +62,109 @@ function targetOf(accountId: number, body: SandboxPayRequest): { target: Payment
   };
 }
 
+const refused = (code: string, message: string) =>
+  invalid('PixRecusado', message, [{ property: 'pagamento', reason: code }]);
+
+type Payer = { nome: string; cpf?: string; cnpj?: string };
+type Incoming = { amountCents: number | undefined; payer: Payer; infoPagador?: string };
+type Reception = Awaited<ReturnType<typeof receiveOrHold>>;
+
 /**
- * The account a payment goes to, if it exists: the payment happens on that account's clock (its charge's
- * expiry and due date), whoever plays the payer. A charge by txid is the caller's own: no query.
+ * A key (by the key, or a static QR code) or an account: the sandbox payer's institution sends a pacs.008 into the
+ * node's inbound path (spi-institution.ts), as another institution's gateway would; the refusal is shown in the
+ * engine's words.
  */
-async function receivingAccountOf(sql: Sql, target: PaymentTarget): Promise<number | undefined> {
-  if (target.kind === 'charge') return target.accountId;
-  const [query, param] =
-    target.kind === 'location'
-      ? ['select account_id from locations where token = $1', target.token]
-      : target.kind === 'key'
-        ? ['select account_id from pix_keys where chave = $1', target.chave]
-        : ['select id as account_id from accounts where conta = $1', target.conta];
-  const { rows } = await sql.query<{ account_id: string | number }>(query, [param]);
-  return rows[0] && Number(rows[0].account_id);
+async function payThroughBoundary(
+  ctx: SpiNode,
+  target: Extract<PaymentTarget, { kind: 'key' | 'account' }>,
+  incoming: Incoming & { amountCents: number },
+): Promise<Reception> {
+  const accountId = await accountOf(ctx.db, target.kind === 'key' ? { chave: target.chave } : { conta: target.conta });
+  const now = ctx.clock.forAccount(accountId).now();
+  if (incoming.amountCents <= 0) throw refused('valor_invalido', 'O valor do Pix deve ser positivo.');
+  const order: PayerOrder =
+    target.kind === 'key'
+      ? {
+          creditor: { chave: target.chave },
+          ...(target.txid && { txid: target.txid }),
+          initiation: target.fromStaticQrCode ? 'QRES' : 'DICT',
+          ...incoming,
+        }
+      : { creditor: { conta: target.conta }, initiation: 'MANU', ...incoming };
+  const outcome = await payerPays(ctx, order, now);
+  if (outcome.status === 'ACSP') return { received: outcome.credit.received };
+  if (outcome.status === 'held') return { held: outcome.credit.held };
+  const why = outcome.credit?.refused ?? { code: outcome.reason.code, message: outcome.reason.info ?? '' };
+  throw refused(why.code, why.message);
 }
 
-export async function sandboxPay(sql: Sql, accountId: number, clock: Clock, body: SandboxPayRequest) {
-  const { target, fixedCents } = targetOf(accountId, body);
-  const now = clock.forAccount(await receivingAccountOf(sql, target)).now();
-  // Neither given: the amount the charge asks, decided by the engine with the rest of the payment.
-  const amountCents = body.valor ? parseAmount(body.valor) : fixedCents;
-  if (amountCents === undefined && (target.kind === 'key' || target.kind === 'account')) {
-    throw invalid(PAY_INVALID, 'Informe o valor do Pix.', [
-      { property: 'valor', reason: 'valor obrigatório para pagamento a uma chave ou conta.' },
-    ]);
+/**
+ * A charge (its txid, or a dynamic QR code's location): the engine's settlement path in this process, its
+ * coalesced read and write (docs/spi.md, "What is not built": the inbound path would take a transaction each).
+ * Neither amount given: the amount the charge asks, decided by the engine with the rest of the payment.
+ */
+async function payCharge(
+  ctx: SpiNode,
+  target: Extract<PaymentTarget, { kind: 'charge' | 'location' }>,
+  incoming: Incoming,
+): Promise<Reception> {
+  const accountId = target.kind === 'charge' ? target.accountId : await accountOf(ctx.db, { token: target.token });
+  try {
+    return await receiveOrHold(ctx.db, ctx.clock.forAccount(accountId).now(), {
+      target,
+      ...incoming,
+      origin: SANDBOX_PAY_ORIGIN,
+    });
+  } catch (error) {
+    if (error instanceof PaymentRefused) throw refused(error.code, error.message);
+    throw error;
   }
+}
+
+/** The integrator plays the payer; the payment happens on the receiving account's clock, whoever pays. */
+export async function sandboxPay(ctx: SpiNode, accountId: number, body: SandboxPayRequest) {
+  const { target, fixedCents } = targetOf(accountId, body);
+  const amountCents = body.valor ? parseAmount(body.valor) : fixedCents;
   if (fixedCents !== undefined && amountCents !== fixedCents) {
     throw invalid(PAY_INVALID, 'O valor difere do fixado no BR Code.', [
       { property: 'valor', reason: 'valor diferente do BR Code.', value: body.valor },
     ]);
   }
-  try {
-    // No amount and no charge: the engine refuses with cobranca_inexistente, as for any unknown target.
-    const payer: { nome: string; cpf?: string; cnpj?: string } = body.pagador ?? FICTITIOUS_PAYER;
-    const reception = await receiveOrHold(sql, now, {
-      target,
-      amountCents,
-      payer,
-      infoPagador: body.infoPagador,
-      origin: SANDBOX_PAY_ORIGIN,
-    });
-    // Received a moment ago: no refunds yet.
-    if (reception.received) return pixView(reception.received, []);
-    // A participant's key: nothing is credited until the participant confirms (docs/participants.md).
-    const { held } = reception;
-    return {
-      ...pixView(
-        {
-          end_to_end_id: held.endToEndId,
-          account_id: held.accountId,
-          charge_id: null,
-          txid: target.kind === 'key' ? (target.txid ?? null) : null,
-          chave: held.chave,
-          amount_cents: held.amountCents,
-          received_at: held.receivedAt,
-          pagador_cpf: payer.cpf ?? null,
-          pagador_cnpj: payer.cnpj ?? null,
-          pagador_nome: payer.nome,
-          info_pagador: body.infoPagador ?? null,
-          components: null,
-          origin: SANDBOX_PAY_ORIGIN,
-        },
-        [],
-      ),
-      status: 'WAITING' as const,
-    };
-  } catch (error) {
-    if (error instanceof PaymentRefused)
-      throw invalid('PixRecusado', error.message, [{ property: 'pagamento', reason: error.code }]);
-    throw error;
+  const payer: Payer = body.pagador ?? FICTITIOUS_PAYER;
+  const incoming = { payer, ...(body.infoPagador && { infoPagador: body.infoPagador }) };
+  let reception: Reception;
+  if (target.kind === 'charge' || target.kind === 'location') {
+    reception = await payCharge(ctx, target, { ...incoming, amountCents });
+  } else if (amountCents === undefined) {
+    throw invalid(PAY_INVALID, 'Informe o valor do Pix.', [
+      { property: 'valor', reason: 'valor obrigatório para pagamento a uma chave ou conta.' },
+    ]);
+  } else {
+    reception = await payThroughBoundary(ctx, target, { ...incoming, amountCents });
   }
+  // Received a moment ago: no refunds yet.
+  if (reception.received) return pixView(reception.received, []);
+  // A participant's key: nothing is credited until the participant confirms (docs/participants.md).
+  const { held } = reception;
+  return {
+    ...pixView(
+      {
+        end_to_end_id: held.endToEndId,
+        account_id: held.accountId,
+        charge_id: null,
+        txid: target.kind === 'key' ? (target.txid ?? null) : null,
+        chave: held.chave,
+        amount_cents: held.amountCents,
+        received_at: held.receivedAt,
+        pagador_cpf: payer.cpf ?? null,
+        pagador_cnpj: payer.cnpj ?? null,
+        pagador_nome: payer.nome,
+        info_pagador: body.infoPagador ?? null,
+        components: null,
+        origin: target.kind === 'charge' || target.kind === 'location' ? SANDBOX_PAY_ORIGIN : 'spi',
+      },
+      [],
+    ),
+    status: 'WAITING' as const,
+  };
 }

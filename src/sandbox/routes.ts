@@ -9,6 +9,7 @@ import { PixView } from '../pix/received/schemas.ts';
 import { devedorViolations } from '../pix/shared/devedor.ts';
 import { invalid } from '../platform/errors.ts';
 import { sandboxPay } from './pay.ts';
+import { stopSandboxInstitution } from './spi-institution.ts';
 import { sandboxPayBoleto } from './boleto-pay.ts';
 import { blockBalance } from './blocks.ts';
 import { formatAmount, parseAmount } from '../platform/money.ts';
@@ -38,6 +39,8 @@ export const sandboxRoutes =
       deslocamentoSegundos: ctx.clock.accountOffsetMs(accountId) / 1000,
     });
     await base.register(scheduleSandboxRoutes(ctx));
+    // The sandbox's institution in the node (spi-institution.ts) stops before the database closes.
+    base.addHook('onClose', () => stopSandboxInstitution(ctx.db));
 
     app.get(
       '/sandbox/clock',
@@ -152,8 +155,7 @@ export const sandboxRoutes =
             }))
           : [];
         if (payerViolations.length) throw invalid('PagamentoInvalido', 'Pagador inválido.', payerViolations);
-        // No transaction here: the engine opens one only when its settlement path cannot be used.
-        const view = await sandboxPay(ctx.db, request.principal.accountId, ctx.clock, request.body);
+        const view = await sandboxPay(ctx, request.principal.accountId, request.body);
         return reply.status(201).send(view);
       },
     );

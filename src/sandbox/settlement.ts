@@ -1,16 +1,14 @@
 /**
  * Sandbox simulation (spec: Environments): a charge of 0.01 to 10.00 is paid by a fictitious payer a
- * moment after creation, through the same payment engine as every other Pix; above 10.00 it stays ATIVA.
+ * moment after creation, through the SPI boundary and the same payment engine as every other Pix; above 10.00
+ * it stays ATIVA.
  */
-import type { Database } from '../platform/db/database.ts';
-import type { Clock } from '../platform/clock.ts';
 import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../platform/outbox/jobs.ts';
-import { amountDue, receiveOrHold } from '../pix/payments/engine.ts';
-import { PaymentRefused } from '../pix/payments/refusal.ts';
-import type { CobBody } from '../pix/cob/schemas.ts';
-import type { CobVBody } from '../pix/cobv/schemas.ts';
+import { amountDue } from '../pix/payments/engine.ts';
 import type { ChargeCreatedHook } from '../pix/charges/hooks.ts';
-import { SANDBOX_AUTO_ORIGIN } from './payer.ts';
+import type { SpiNode } from '../spi/credit.ts';
+import { chargeToPay } from './pay-store.ts';
+import { payerPays } from './spi-institution.ts';
 
 export const SANDBOX_AUTOPAY = {
   minCents: 1,
@@ -22,12 +20,10 @@ export const SANDBOX_AUTOPAY = {
 type AutoPayment = { accountId: number; txid: string };
 
 /** Registered by the sandbox's extension (./extension.ts) on the main worker. */
-export const SANDBOX_AUTOPAY_TOPIC = defineTopic<AutoPayment>({
+export const SANDBOX_AUTOPAY_TOPIC = defineTopic<AutoPayment, SpiNode>({
   name: 'sandbox.autopay',
-  handler: ({ db, clock }) => autoPaymentHandler(db, clock),
+  handler: (ctx) => autoPaymentHandler(ctx),
 });
-
-export const FICTITIOUS_PAYER = { nome: 'Pagador Ficticio Sandbox', cpf: '11144477735' } as const;
 
 export function qualifiesForAutoPayment(amountCents: number): boolean {
   return amountCents >= SANDBOX_AUTOPAY.minCents && amountCents <= SANDBOX_AUTOPAY.maxCents;
@@ -47,30 +43,25 @@ export const autoPaymentHook: ChargeCreatedHook = {
   },
 };
 
-export function autoPaymentHandler(db: Database, clock: Clock) {
+/**
+ * The fictitious payer pays the charge from its institution: a pacs.008 with the charge's key and txid into the
+ * node's inbound path (spi-institution.ts), for the amount the charge asks now.
+ */
+export function autoPaymentHandler(ctx: SpiNode) {
   return async (job: OutboxJob<AutoPayment>): Promise<JobOutcome> => {
-    try {
-      await db.tx(async (sql) => {
-        const now = clock.forAccount(job.payload.accountId).now();
-        const { rows } = await sql.query<{ kind: 'cob' | 'cobv'; amount_cents: number; body: CobBody | CobVBody }>(
-          'select kind, amount_cents, body from charges where account_id = $1 and txid = $2',
-          [job.payload.accountId, job.payload.txid],
-        );
-        if (!rows.length) return;
-        const due = amountDue(rows[0], now);
-        // A participant's charge is held for its confirmation like any Pix to its key.
-        await receiveOrHold(sql, now, {
-          target: { kind: 'charge', accountId: job.payload.accountId, txid: job.payload.txid },
-          amountCents: due.cents,
-          payer: FICTITIOUS_PAYER,
-          origin: SANDBOX_AUTO_ORIGIN,
-        });
-      });
-    } catch (error) {
-      // Revised, removed, paid or expired meanwhile: the simulated payer simply does not pay.
-      if (error instanceof PaymentRefused) return { giveUp: error.code };
-      throw error;
-    }
+    const charge = await chargeToPay(ctx.db, job.payload);
+    if (!charge) return { done: true };
+    const now = ctx.clock.forAccount(charge.account_id).now();
+    const order = {
+      creditor: { chave: charge.chave },
+      txid: charge.txid,
+      initiation: 'QRDN' as const,
+      amountCents: amountDue(charge, now).cents,
+    };
+    // A participant's charge is held for its confirmation like any Pix to its key.
+    const outcome = await payerPays(ctx, order, now);
+    // Revised, removed, paid or expired meanwhile: the simulated payer simply does not pay.
+    if (outcome.status === 'RJCT') return { giveUp: outcome.credit?.refused.code ?? outcome.reason.code };
     return { done: true };
   };
 }

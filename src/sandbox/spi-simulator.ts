@@ -4,8 +4,8 @@
  * gateway's client certificate from the node's data directory. So a production-mode node can be run end to end.
  *
  *   outbound  it pulls the node's queue, answers each pacs.008 with a pacs.002 by the sandbox's amount rules
- *             (`simulatedSendOutcome`, the one decision of the sandbox's other institution) and each pacs.004 with
- *             ACSP, then acknowledges what it took
+ *             and each pacs.004 with ACSP (`otherInstitutionAnswer`, the sandbox institution's in the node too,
+ *             spi-institution.ts), then acknowledges what it took
  *   inbound   it is the payer's institution: a JSON line on standard input `{"pagar": {chave, valor, txid?, idRec?,
  *             endToEndId?}}` becomes a pacs.008 to the node; `{"entregar": "<xml>"}` delivers a message as it is
  *             (a duplicate, an old answer); each command's result is one line `{"resposta": {status, xml}}`
@@ -17,11 +17,9 @@ import https from 'node:https';
 import path from 'node:path';
 import readline from 'node:readline';
 import { spiGatewayFile } from '../platform/bootstrap.ts';
-import { newEndToEndId, RECEIVER_ISPB, SANDBOX_PAYER_ISPB } from '../platform/institution.ts';
 import { parseAmount } from '../platform/money.ts';
-import { buildCreditTransfer, buildStatusReport, newMsgId, parseSpiMessage, type SpiMessage } from '../spi/messages.ts';
-import { simulatedSendOutcome } from './institution.ts';
-import { FICTITIOUS_PAYER } from './settlement.ts';
+import { parseSpiMessage } from '../spi/messages.ts';
+import { otherInstitutionAnswer, payerCreditTransfer } from './spi-institution.ts';
 
 /** How often the simulator looks at the node's outbound queue. */
 export const SPI_SIMULATOR_POLL_MS = 100;
@@ -86,52 +84,10 @@ export class SpiSimulator {
 
   /** The fictitious payer pays a key (a charge's txid, a recurrence's attempt) from its institution. */
   pay(order: { chave: string; valor: string; txid?: string; idRec?: string; endToEndId?: string }): Promise<Answer> {
-    const now = new Date();
+    const { chave, valor, ...ids } = order;
     return this.deliver(
-      buildCreditTransfer({
-        msgId: newMsgId(SANDBOX_PAYER_ISPB),
-        createdAt: now,
-        endToEndId: order.endToEndId ?? newEndToEndId(now, SANDBOX_PAYER_ISPB),
-        ...(order.txid && { txid: order.txid }),
-        ...(order.idRec && { idRec: order.idRec }),
-        amountCents: parseAmount(order.valor),
-        acceptedAt: now,
-        debtor: { ispb: SANDBOX_PAYER_ISPB, ...FICTITIOUS_PAYER, conta: '1234567', agencia: '0001', tipoConta: 'CACC' },
-        creditor: { ispb: RECEIVER_ISPB, chave: order.chave },
-      }),
+      payerCreditTransfer({ creditor: { chave }, amountCents: parseAmount(valor), ...ids }, new Date()),
     );
-  }
-
-  /** The answer of the other institution to one of the node's messages. */
-  private answerTo(message: SpiMessage): string | undefined {
-    const at = new Date();
-    const base = { msgId: newMsgId(SANDBOX_PAYER_ISPB), createdAt: at };
-    if (message.kind === 'pacs.008') {
-      const outcome = simulatedSendOutcome(message.amountCents);
-      const answer = {
-        ...base,
-        originalMsgId: message.msgId,
-        originalMsgName: 'pacs.008.spi.1.13',
-        originalId: message.endToEndId,
-      } as const;
-      return 'credited' in outcome
-        ? buildStatusReport({ ...answer, status: 'ACSP', settledAt: at })
-        : buildStatusReport({
-            ...answer,
-            status: 'RJCT',
-            reason: { code: 'AC03', info: outcome.refused.slice(0, 105) },
-          });
-    }
-    if (message.kind === 'pacs.004')
-      return buildStatusReport({
-        ...base,
-        originalMsgId: message.msgId,
-        originalMsgName: 'pacs.004.spi.1.5',
-        originalId: message.rtrId,
-        status: 'ACSP',
-        settledAt: at,
-      });
-    return undefined;
   }
 
   /** One pull: every pending message answered, then acknowledged. */
@@ -141,7 +97,7 @@ export class SpiSimulator {
     const { mensagens } = JSON.parse(pulled.body) as { mensagens: { id: number; xml: string }[] };
     for (const { xml } of mensagens) {
       this.out({ mensagem: { direcao: 'recebida', xml } });
-      const answer = this.answerTo(parseSpiMessage(xml));
+      const answer = otherInstitutionAnswer(parseSpiMessage(xml), new Date());
       if (answer) await this.deliver(answer);
     }
     if (mensagens.length)

@@ -20,6 +20,9 @@ import type { ReceivedPixRow } from '../pix/received/store.ts';
 import type { CreditTransfer } from './messages.ts';
 import { writeInboundCredits, type InboundCredit } from './store.ts';
 
+/** What the inbound path uses of the node: its database and its clock. */
+export type SpiNode = Pick<AppContext, 'db' | 'clock'>;
+
 const creditWriterFor = perDatabase(
   (sql) =>
     new GroupCommit<InboundCredit, ReceivedPixRow | undefined>({
@@ -38,14 +41,21 @@ export const payerOf = ({ debtor }: CreditTransfer) => ({
   ...(debtor.cpf ? { cpf: debtor.cpf } : { cnpj: debtor.cnpj }),
 });
 
-/** The message credited and its answer (built by `answerAt` at the credit's instant), or undefined (above). */
+/** The Pix credited and its answer (built by `answerAt` at the credit's instant), or undefined (above). */
 export async function creditCoalesced(
-  ctx: AppContext,
+  ctx: SpiNode,
   message: CreditTransfer,
   answerAt: (now: Date) => string,
-): Promise<string | undefined> {
+): Promise<{ answer: string; received: ReceivedPixRow } | undefined> {
   const { chave, ispb } = message.creditor;
-  if (!chave || message.txid || message.idRec || (ispb !== undefined && ispb !== RECEIVER_ISPB)) return undefined;
+  if (
+    !chave ||
+    message.txid ||
+    message.idRec ||
+    message.initiation === 'QRES' ||
+    (ispb !== undefined && ispb !== RECEIVER_ISPB)
+  )
+    return undefined;
   const keys = keyReadsFor(ctx.db);
   const key = await keys.read(chave);
   const now = ctx.clock.forAccount(key?.account_id).now();
@@ -70,5 +80,5 @@ export async function creditCoalesced(
   // Not credited: a copy, or the key changed since it was read (read it afresh next time).
   if (credited) keys.keep(key!);
   else keys.forget(chave);
-  return credited && answer;
+  return credited && { answer, received: credited };
 }

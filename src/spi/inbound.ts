@@ -15,16 +15,17 @@
  * A refusal rolls the crediting transaction back whole (the engine may have written part of a payment) and the
  * RJCT is recorded in a second one, as a send's settlement does.
  */
-import type { AppContext } from '../platform/context.ts';
 import type { Sql } from '../platform/db/database.ts';
 import { RECEIVER_ISPB } from '../platform/institution.ts';
 import { receiveOrHold, type PaymentTarget } from '../pix/payments/engine.ts';
+import type { HeldPix } from '../pix/payments/holds.ts';
+import type { ReceivedPixRow } from '../pix/received/store.ts';
 import { PaymentRefused } from '../pix/payments/refusal.ts';
 import { settleRecurringPayment } from '../pix/cobr/settlement.ts';
 import { creditReturnedPix } from '../pix/send/returns.ts';
 import { lockCustomer } from '../platform/ledger/ledger.ts';
 import { answerOutbound } from './answers.ts';
-import { creditCoalesced, payerOf } from './credit.ts';
+import { creditCoalesced, payerOf, type SpiNode } from './credit.ts';
 import { catalogReason } from './held.ts';
 import {
   buildMessageReject,
@@ -51,13 +52,25 @@ export interface InboundAnswer {
   /** 202: a pacs.008 held for the receiving participant, its pacs.002 to follow on the outbound queue. */
   status: 200 | 202 | 204 | 400;
   xml?: string;
+  /**
+   * What the engine did with a pacs.008 this delivery decided (none for a copy): for a caller in this process
+   * that shows it in the engine's own words (the sandbox's payer, src/sandbox/spi-institution.ts); the gateway
+   * gets the XML only.
+   */
+  credit?: CreditDecision;
 }
+
+/** The engine's decision on a pacs.008: the Pix credited, held for its participant, or refused (its named code). */
+export type CreditDecision =
+  | { received: ReceivedPixRow }
+  | { held: HeldPix }
+  | { refused: { code: string; message: string } };
 
 /** A message addressed to another institution (its creditor's or instructed agent's ISPB): refused AC03. */
 const notHere = (ispb: string) =>
   ispb === RECEIVER_ISPB ? undefined : { code: 'AC03', info: `O ISPB ${ispb} não é desta instituição.` };
 
-export async function receiveSpiMessage(ctx: AppContext, xml: string): Promise<InboundAnswer> {
+export async function receiveSpiMessage(ctx: SpiNode, xml: string): Promise<InboundAnswer> {
   let message: ReturnType<typeof parseSpiMessage>;
   try {
     message = parseSpiMessage(xml);
@@ -72,8 +85,8 @@ export async function receiveSpiMessage(ctx: AppContext, xml: string): Promise<I
     return { status: 400, xml: buildMessageReject(reject) };
   }
   if (message.kind === 'pacs.008') {
-    const xml = await creditTransfer(ctx, message);
-    return xml === undefined ? { status: 202 } : { status: 200, xml };
+    const { xml, credit } = await creditTransfer(ctx, message);
+    return xml === undefined ? { status: 202, credit } : { status: 200, xml, credit };
   }
   if (message.kind === 'pacs.002') {
     await answerOutbound(ctx.db, ctx.clock, { refId: message.originalId }, message);
@@ -111,7 +124,7 @@ function answerTo(message: CreditTransfer | PaymentReturn, at: Date, refusal?: {
  * through the SPI (AC03), it has not settled (AG03), or the returns would exceed its amount (AM09). Nothing is
  * posted before the refusal, so claim and answer share one transaction; the sent Pix's lock serialises its returns.
  */
-async function paymentReturn(ctx: AppContext, message: PaymentReturn): Promise<string> {
+async function paymentReturn(ctx: SpiNode, message: PaymentReturn): Promise<string> {
   return ctx.db.tx(async (sql) => {
     const sent = await lockSentThroughSpi(sql, message.originalEndToEndId);
     const now = ctx.clock.forAccount(sent?.accountId).now();
@@ -142,14 +155,26 @@ async function paymentReturn(ctx: AppContext, message: PaymentReturn): Promise<s
   });
 }
 
-/** Where the Pix lands: the charge of its txid, else its key (with the txid of a static code), else the account. */
+/**
+ * Where the Pix lands: the charge of its txid, else its key (with the txid of a static code and how it was
+ * initiated: a key's settings may refuse static QR codes), else the account.
+ */
 async function targetOf(sql: Sql, message: CreditTransfer): Promise<{ target: PaymentTarget; accountId?: number }> {
   const { chave, conta } = message.creditor;
   if (chave) {
     const accountId = await accountOfKey(sql, chave);
     if (accountId !== undefined && message.txid && (await chargeExists(sql, accountId, message.txid)))
       return { target: { kind: 'charge', accountId, txid: message.txid }, accountId };
-    return { target: { kind: 'key', chave, ...(message.txid && { txid: message.txid }) }, accountId };
+    const fromStaticQrCode = message.initiation === 'QRES';
+    return {
+      target: {
+        kind: 'key',
+        chave,
+        ...(message.txid && { txid: message.txid }),
+        ...(fromStaticQrCode && { fromStaticQrCode }),
+      },
+      accountId,
+    };
   }
   return { target: { kind: 'account', conta: conta ?? '' }, accountId: await accountOfConta(sql, conta ?? '') };
 }
@@ -160,10 +185,17 @@ class Refused extends Error {
   }
 }
 
-/** The pacs.002 answering a pacs.008, or undefined: held for the receiving participant, answered later (held.ts). */
-async function creditTransfer(ctx: AppContext, message: CreditTransfer): Promise<string | undefined> {
-  const credited = await creditCoalesced(ctx, message, (now) => answerTo(message, now));
-  if (credited !== undefined) return credited;
+/**
+ * The pacs.002 answering a pacs.008, or none: held for the receiving participant, answered later (held.ts); with
+ * what the engine decided, when this delivery decided it.
+ */
+async function creditTransfer(
+  ctx: SpiNode,
+  message: CreditTransfer,
+): Promise<{ xml: string | undefined; credit?: CreditDecision }> {
+  const coalesced = await creditCoalesced(ctx, message, (now) => answerTo(message, now));
+  if (coalesced !== undefined) return { xml: coalesced.answer, credit: { received: coalesced.received } };
+  let credit: CreditDecision | undefined;
   const claim = (sql: Sql, accountId: number | null, at: Date) =>
     claimInbound(sql, { msgId: message.msgId, kind: 'pacs.008', refId: message.endToEndId, accountId, receivedAt: at });
   let refusal: { code: string; info: string };
@@ -179,7 +211,9 @@ async function creditTransfer(ctx: AppContext, message: CreditTransfer): Promise
       // Automatic Pix: the recurrence's charge settles on its payer's pacs.008.
       if (message.idRec) {
         const { idRec, txid, endToEndId, amountCents } = message;
-        await settleRecurringPayment(sql, now, { accountId, idRec, txid, endToEndId, amountCents, payer });
+        credit = {
+          received: await settleRecurringPayment(sql, now, { accountId, idRec, txid, endToEndId, amountCents, payer }),
+        };
       } else {
         const reception = await receiveOrHold(sql, now, {
           target,
@@ -190,25 +224,33 @@ async function creditTransfer(ctx: AppContext, message: CreditTransfer): Promise
           endToEndId: message.endToEndId,
         });
         // Held for the receiving participant: answered when decided (held.ts), its claim without an answer till then.
-        if (reception.held) return undefined;
+        if (reception.held) {
+          credit = { held: reception.held };
+          return undefined;
+        }
+        credit = { received: reception.received };
       }
       const xml = answerTo(message, now);
       await setInboundAnswer(sql, message.msgId, xml);
       return xml;
     });
-    return answer;
+    return { xml: answer, ...(credit && { credit }) };
   } catch (error) {
-    if (error instanceof Refused) refusal = error.reason;
-    else if (error instanceof PaymentRefused) refusal = { code: catalogReason(error.code), info: error.message };
-    else throw error;
+    if (error instanceof Refused) {
+      refusal = error.reason;
+      credit = { refused: { code: error.reason.code, message: error.reason.info } };
+    } else if (error instanceof PaymentRefused) {
+      refusal = { code: catalogReason(error.code), info: error.message };
+      credit = { refused: { code: error.code, message: error.message } };
+    } else throw error;
   }
   // Refused: record and answer the refusal (or the answer a copy recorded meanwhile).
   return ctx.db.tx(async (sql) => {
     const now = ctx.clock.now();
     const earlier = await claim(sql, null, now);
-    if (earlier) return earlier.answer ?? undefined;
+    if (earlier) return { xml: earlier.answer ?? undefined };
     const xml = answerTo(message, now, refusal!);
     await setInboundAnswer(sql, message.msgId, xml);
-    return xml;
+    return { xml, credit };
   });
 }

@@ -15,6 +15,8 @@ export { SpiMessageInvalid } from './xsd.ts';
 
 export type AccountType = 'CACC' | 'SVGS' | 'SLRY' | 'TRAN';
 export type TransactionStatus = 'ACSP' | 'ACCC' | 'RJCT';
+/** The catalog's forms of initiation: bank data, key, dynamic QR code, static QR code, payment initiator. */
+export type Initiation = 'MANU' | 'DICT' | 'QRDN' | 'QRES' | 'INIC';
 /** pacs.004's reasons: MD06 a refund the receiver asked, FR01 a MED return, BE08 an institution's error, SL02 cash. */
 export type ReturnReason = 'MD06' | 'FR01' | 'BE08' | 'SL02';
 
@@ -38,6 +40,8 @@ export interface CreditTransfer {
   txid?: string;
   /** Automatic Pix: the recurrence the payment belongs to. */
   idRec?: string;
+  /** How the payer initiated it (`LclInstrm`): QRES, a static QR code, is what a key's settings may refuse. */
+  initiation?: Initiation;
   amountCents: number;
   acceptedAt: Date;
   debtor: SpiParty & { nome: string };
@@ -131,6 +135,7 @@ export function buildCreditTransfer(m: Omit<CreditTransfer, 'kind'>): string {
       },
       CdtTrfTxInf: {
         PmtId: { EndToEndId: m.endToEndId, ...(m.txid && { TxId: m.txid }) },
+        ...(m.initiation && { PmtTpInf: { LclInstrm: { Prtry: m.initiation } } }),
         IntrBkSttlmAmt: brl(m.amountCents),
         AccptncDtTm: utc(m.acceptedAt),
         ChrgBr: 'SLEV',
@@ -253,6 +258,7 @@ export function parseSpiMessage(xml: string): SpiMessage {
         endToEndId: t.PmtId.EndToEndId,
         ...(t.PmtId.TxId !== undefined && { txid: t.PmtId.TxId }),
         ...(t.MndtRltdInf && { idRec: t.MndtRltdInf.MndtId }),
+        ...(t.PmtTpInf && { initiation: t.PmtTpInf.LclInstrm.Prtry }),
         amountCents: parseAmount(text(t.IntrBkSttlmAmt)),
         acceptedAt: new Date(t.AccptncDtTm),
         debtor: debtor as CreditTransfer['debtor'],

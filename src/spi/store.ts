@@ -92,6 +92,12 @@ export interface OutboundRow {
 const OUTBOUND_COLUMNS =
   'id, account_id, kind, msg_id, ref_id, sent_pix_id, refund_id, xml, created_at, acked_at, answer_status, answered_at';
 
+/**
+ * Told after the commit of every message queued (`Database.subscribe`): a relay in this process (the sandbox's
+ * in-node SPI institution) takes the queue at once instead of polling it; a gateway outside polls GET /spi/saida.
+ */
+export const SPI_OUTBOUND_CHANNEL = 'spi.saida';
+
 export async function insertOutbound(
   sql: Sql,
   row: Pick<
@@ -104,6 +110,7 @@ export async function insertOutbound(
      values ($1, $2, $3, $4, $5, $6, $7, $8) returning ${OUTBOUND_COLUMNS}`,
     [row.account_id, row.kind, row.msg_id, row.ref_id, row.sent_pix_id, row.refund_id, row.xml, row.created_at],
   );
+  sql.notifyAfterCommit(SPI_OUTBOUND_CHANNEL);
   return rows[0];
 }
 

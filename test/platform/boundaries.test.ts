@@ -165,8 +165,6 @@ const SQL_OUTSIDE_STORES = [
   'pix/received/jobs.ts',
   'pix/webhook/resend.ts',
   'sandbox/clock.ts',
-  'sandbox/pay.ts',
-  'sandbox/settlement.ts',
 ];
 
 describe('boundaries: where SQL lives', () => {

@@ -24,6 +24,7 @@ const transfer: CreditTransfer = {
   endToEndId: 'E9999900920261127150400000AbCdEf',
   txid: 'cob00000000000000000000000001',
   idRec: 'RR9999900920261127abcdefghijk',
+  initiation: 'QRDN',
   amountCents: 123456,
   acceptedAt: at,
   debtor: {

@@ -24,6 +24,7 @@ import { brasiliaDate } from '../../platform/calendar.ts';
 import { isUniqueViolation } from '../../platform/db/errors.ts';
 import { receivePix, receivedRow, type IncomingPix } from '../payments/engine.ts';
 import { pixEventJob } from '../received/events.ts';
+import type { ReceivedPixRow } from '../received/store.ts';
 import { keyRefusal } from '../settings/receiving.ts';
 import { accountEventJob } from '../webhook/events.ts';
 import { PaymentRefused } from '../payments/refusal.ts';
@@ -255,10 +256,10 @@ async function payAttempt(
   row: CobrRow,
   index: number,
   from: Pick<IncomingPix, 'payer' | 'origin'>,
-): Promise<void> {
+): Promise<ReceivedPixRow> {
   const chave = await settlementKey(sql, row.account_id);
   if (!chave) throw new AttemptRefused('AC06', 'A conta recebedora não tem chave ativa para o recebimento.');
-  await receivePix(sql, now, {
+  const received = await receivePix(sql, now, {
     target: { kind: 'key', chave, txid: row.txid },
     amountCents: row.amount_cents,
     ...from,
@@ -272,6 +273,7 @@ async function payAttempt(
     },
     now,
   );
+  return received;
 }
 
 /** A payer's pacs.008 for a recurring charge, as the SPI boundary reads it (src/spi/inbound.ts). */
@@ -289,7 +291,7 @@ export interface RecurringPayment {
  * (txid) and the attempt's end-to-end id. Settles it in the caller's transaction like a paid attempt, or refuses
  * (PaymentRefused: the boundary answers RJCT) a payment that matches no attempt due, or the wrong amount.
  */
-export async function settleRecurringPayment(sql: Sql, now: Date, payment: RecurringPayment): Promise<void> {
+export async function settleRecurringPayment(sql: Sql, now: Date, payment: RecurringPayment): Promise<ReceivedPixRow> {
   const row =
     payment.accountId === undefined || !payment.txid
       ? undefined
@@ -306,7 +308,7 @@ export async function settleRecurringPayment(sql: Sql, now: Date, payment: Recur
   if (payment.amountCents !== row.amount_cents)
     throw new PaymentRefused('valor_divergente', `O valor difere do valor da cobrança recorrente ${row.txid}.`);
   try {
-    await payAttempt(sql, now, row, index, { payer: payment.payer, origin: 'spi' });
+    return await payAttempt(sql, now, row, index, { payer: payment.payer, origin: 'spi' });
   } catch (error) {
     if (error instanceof AttemptRefused) throw new PaymentRefused('chave_inexistente', error.message);
     throw error;

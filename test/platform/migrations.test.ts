@@ -55,6 +55,7 @@ const APPLIED: [number, string, string][] = [
   [40, 'mail_smtp', '9400120277cca6c4'],
   [41, 'simplified_accounts', '6659b4427529eeb8'],
   [42, 'subscription_events', '4d640f0e39dadbb4'],
+  [43, 'renewal_days', '7ffd03168df489cc'],
 ];
 
 describe('migrations', () => {

@@ -58,6 +58,7 @@ export const MIGRATION_FILES = [
   'billing/migrations/040_mail_smtp.sql',
   'opening/accounts/migrations/041_simplified_accounts.sql',
   'billing/migrations/042_subscription_events.sql',
+  'billing/migrations/043_renewal_days.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

@@ -95,7 +95,7 @@ export async function renewDueSubscriptions(
 }
 
 /** One transaction: claims up to `limit` due subscriptions and renews them (cards set-based when it can). */
-async function renewBatch(
+export async function renewBatch(
   sql: Sql,
   deps: RenewalDeps,
   day: RenewalDay,

@@ -138,7 +138,9 @@ describe('renewals of a day in batches', () => {
         'Pagamento via cartão de crédito aprovado pela operadora; aguardando confirmação.',
       ],
     );
-    assert.ok(renewed.history.some((h: any) => h.message?.includes(`Cobrança 2 criada (cobrança ${charge.charge_id})`)));
+    assert.ok(
+      renewed.history.some((h: any) => h.message?.includes(`Cobrança 2 criada (cobrança ${charge.charge_id})`)),
+    );
     const expired = await detail(last);
     assert.equal(expired.status, 'expired');
     assert.equal(expired.next_execution, null);

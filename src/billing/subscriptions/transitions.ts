@@ -34,7 +34,11 @@ const MESSAGES: Record<SubscriptionStatus, string> = {
 /** Refuses a move the table does not allow (every move checks, one by one or a renewal batch's rows). */
 export function assertMove(from: SubscriptionStatus, to: SubscriptionStatus): void {
   if (!TRANSITIONS[from].includes(to))
-    throw billingError(400, 'invalid_subscription_status', `A assinatura está em ${from} e não pode passar para ${to}.`);
+    throw billingError(
+      400,
+      'invalid_subscription_status',
+      `A assinatura está em ${from} e não pode passar para ${to}.`,
+    );
 }
 
 /** The history and event message of a move to `to`, with what happened. */

@@ -16,7 +16,7 @@ import { MESSAGES } from '../charges/transitions.ts';
 import { cardNumbersOf } from '../tokens/service.ts';
 import { notificationJob } from '../notifications/delivery.ts';
 import { findPlanById, type PlanRow } from '../plans/store.ts';
-import { ensureRenewalDays, nextRenewal, renewalMessage, storedCardTerms } from './renewal.ts';
+import { nextRenewal, renewalMessage, storedCardTerms } from './schedule.ts';
 import {
   insertRenewalCharges,
   jobRow,
@@ -37,13 +37,16 @@ export async function plansOf(sql: Sql, subscriptions: SubscriptionRow[]): Promi
   return new Map(await Promise.all(ids.map(async (id) => [id, (await findPlanById(sql, id))!] as const)));
 }
 
-/** Renews each subscription's next parcel by its stored card; all of one account, locked, active or new_charge. */
+/**
+ * Renews each subscription's next parcel by its stored card; all of one account, locked, active or new_charge.
+ * Answers the days their next renewals run (the caller makes sure each has its job).
+ */
 export async function renewCardBatch(
   sql: Sql,
   batch: { subscription: SubscriptionRow; plan: PlanRow }[],
   now: Date,
-): Promise<void> {
-  if (!batch.length) return;
+): Promise<string[]> {
+  if (!batch.length) return [];
   const accountId = batch[0].subscription.account_id;
   const numbers = await cardNumbersOf(
     sql,
@@ -119,6 +122,5 @@ export async function renewCardBatch(
     subscriptions: written.map((w) => w.subscription),
     jobs,
   });
-  const days = new Set(renewals.flatMap((r) => (r.next ? [r.next.day] : [])));
-  if (days.size) await ensureRenewalDays(sql, accountId, [...days], now);
+  return [...new Set(renewals.flatMap((r) => (r.next ? [r.next.day] : [])))];
 }

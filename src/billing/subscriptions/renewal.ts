@@ -11,14 +11,14 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Sql } from '../../platform/db/database.ts';
-import { brasiliaDate, brasiliaDayStart, fromEpochDay, toEpochDay } from '../../platform/calendar.ts';
+import { brasiliaDate, brasiliaDayStart } from '../../platform/calendar.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import type { BillingCaller } from '../shared/caller.ts';
 import { issueBoleto } from '../boletos/issue.ts';
 import { defineTopic, jobsEnqueued, outboxInsertSql, type JobDeps } from '../../platform/outbox/jobs.ts';
 import type { FaultHooks } from '../../platform/faults.ts';
 import { answerCardPayment, grossTotal } from '../charges/payment.ts';
-import { insertCharge, updateCharge, type CardPaymentRecord, type ChargeRow } from '../charges/store.ts';
+import { insertCharge, updateCharge, type ChargeRow } from '../charges/store.ts';
 import { transition } from '../charges/transitions.ts';
 import { randomBytes } from 'node:crypto';
 import type { PlanRow } from '../plans/store.ts';
@@ -31,7 +31,10 @@ import {
   type SubscriptionRow,
 } from './store.ts';
 import { moveSubscription } from './transitions.ts';
+import { addMonths, nextRenewal, parcelDate, renewalMessage, storedCardTerms } from './schedule.ts';
 import { plansOf, renewCardBatch } from './renewal-batch.ts';
+
+export { addMonths, parcelDate } from './schedule.ts';
 
 /** The renewals of an account due by a day (account's clock, YYYY-MM-DD). */
 export type RenewalDay = { accountId: number; date: string };
@@ -113,11 +116,12 @@ export async function renewBatch(
     ? []
     : due.filter((s) => s.payment?.method === 'credit_card');
   for (const s of due) if (!batched.includes(s)) await renew(sql, caller, s, plans.get(s.plan_id)!);
-  await renewCardBatch(
+  const days = await renewCardBatch(
     sql,
     batched.map((subscription) => ({ subscription, plan: plans.get(subscription.plan_id)! })),
     caller.now,
   );
+  if (days.length) await ensureRenewalDays(sql, day.accountId, days, caller.now);
   return due.length;
 }
 
@@ -151,37 +155,6 @@ const callerOf = (deps: RenewalDeps, accountId: number): BillingCaller => ({
   pagesUrl: deps.pages.url,
   publicUrl: deps.config.publicUrl,
 });
-
-/** `date` plus `months` calendar months, the day clamped to the month's last (31 Jan + 1 month = 28/29 Feb). */
-export function addMonths(date: string, months: number): string {
-  const [y, m, d] = date.split('-').map(Number);
-  const index = y * 12 + (m - 1) + months;
-  const year = Math.floor(index / 12);
-  const month = (index % 12) + 1;
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  return `${year}-${String(month).padStart(2, '0')}-${String(Math.min(d, daysInMonth)).padStart(2, '0')}`;
-}
-
-/** The date of parcel `parcel` (1 = the first execution). */
-export const parcelDate = (s: Pick<SubscriptionRow, 'first_execution'>, plan: PlanRow, parcel: number) =>
-  addMonths(s.first_execution!, plan.interval_months * (parcel - 1));
-
-/** The day (account's clock) the renewal of a parcel due on `date` runs: a boleto's is issued its lead days ahead. */
-export const renewalDay = (subscription: Pick<SubscriptionRow, 'payment'>, date: string): string =>
-  subscription.payment?.method === 'banking_billet'
-    ? fromEpochDay(toEpochDay(date) - LIMITS.billingSubscriptionBilletLeadDays)
-    : date;
-
-/** Parcel `parcel`'s date and the day its renewal runs; null when the plan has no more. */
-export function nextRenewal(
-  subscription: Pick<SubscriptionRow, 'first_execution' | 'payment'>,
-  plan: PlanRow,
-  parcel: number,
-): { date: string; day: string } | null {
-  if (plan.repeats !== null && parcel > plan.repeats) return null;
-  const date = parcelDate(subscription, plan, parcel);
-  return { date, day: renewalDay(subscription, date) };
-}
 
 /**
  * Schedules the renewal of `parcel`: the subscription renews on its day, and that day's job of the account
@@ -255,20 +228,6 @@ export async function subscriptionCharge(
   return charge;
 }
 
-/** What a renewal charges the stored card: one installment of the total, the first charge's discount if it still fits. */
-export function storedCardTerms(subscription: Pick<SubscriptionRow, 'payment' | 'items' | 'shippings'>) {
-  const stored = subscription.payment as CardPaymentRecord;
-  const gross = grossTotal(subscription);
-  const discount = stored.discount_cents < gross ? stored.discount_cents : 0;
-  const payment: CardPaymentRecord = {
-    ...stored,
-    installments: 1,
-    installment_value: gross - discount,
-    discount_cents: discount,
-  };
-  return { payment, totalCents: gross - discount };
-}
-
 /** Charges a charge with the subscription's stored card (no token spent): waiting, then the issuer's answer inline. */
 export async function chargeStoredCard(
   sql: Sql,
@@ -320,5 +279,3 @@ async function renew(sql: Sql, caller: BillingCaller, subscription: Subscription
     message: renewalMessage(parcel, charge.id),
   });
 }
-
-export const renewalMessage = (parcel: number, chargeId: number) => `Cobrança ${parcel} criada (cobrança ${chargeId}).`;

@@ -157,7 +157,7 @@ export async function answerCardPayment(sql: Sql, charge: ChargeRow, now: Date, 
 }
 
 /** The confirmation (approved → paid) of a charge approved at `now`, LIMITS.billingCardSettlementDelaySeconds later. */
-export function settleJob(charge: Pick<ChargeRow, 'id' | 'account_id'>, now: Date): NewJob<CardJob> {
+function settleJob(charge: Pick<ChargeRow, 'id' | 'account_id'>, now: Date): NewJob<CardJob> {
   const availableAt = new Date(now.getTime() + LIMITS.billingCardSettlementDelaySeconds * 1000);
   return {
     topic: CARD_TOPICS.settle,

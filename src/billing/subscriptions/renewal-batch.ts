@@ -1,7 +1,8 @@
 /**
  * Card renewals of a batch of subscriptions, set-based (docs/billing.md, "Renewals"): what `renew` does for one
  * subscription statement by statement — the parcel's charge (new → waiting → the issuer's answer with the
- * stored card), its history and notification, the confirmation job of an approved one, the subscription's
+ * stored card), its history and notification, the confirmation of the approved ones (one job for the batch,
+ * charges/confirmations.ts, an hour later), the subscription's
  * move (new_charge, or expired after the plan's last parcel) with its history and `subscription` event, and
  * the next renewal's day — written for the whole batch by a handful of statements, whatever its size. The
  * batch's subscriptions are locked by the caller (renewal.ts); the issuer's answer is the sandbox's, by the
@@ -11,20 +12,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Sql } from '../../platform/db/database.ts';
-import { SANDBOX_REFUSALS, settleJob } from '../charges/payment.ts';
+import { jobRow, type JobRow } from '../../platform/outbox/jobs.ts';
+import { SANDBOX_REFUSALS } from '../charges/payment.ts';
+import { confirmationsJob } from '../charges/confirmations.ts';
 import { MESSAGES } from '../charges/transitions.ts';
 import { cardNumbersOf } from '../tokens/service.ts';
 import { notificationJob } from '../notifications/delivery.ts';
 import { findPlanById, type PlanRow } from '../plans/store.ts';
 import { nextRenewal, renewalMessage, storedCardTerms } from './schedule.ts';
-import {
-  insertRenewalCharges,
-  jobRow,
-  lockFirstCharges,
-  writeRenewals,
-  type JobRow,
-  type RenewalCharge,
-} from './renewal-store.ts';
+import { insertRenewalCharges, lockFirstCharges, writeRenewals, type RenewalCharge } from './renewal-store.ts';
 import type { SubscriptionRow } from './store.ts';
 import { assertMove, moveMessage } from './transitions.ts';
 
@@ -90,7 +86,6 @@ export async function renewCardBatch(
     const chargeId = chargeIds.get(charge.notificationToken)!;
     const ref = { id: chargeId, account_id: accountId };
     if (charge.notificationUrl) jobs.push(jobRow(notificationJob(ref, CHARGE_EVENTS, now)));
-    if (!charge.refusal) jobs.push(jobRow(settleJob(ref, now)));
     const first = firsts.get(s.id)!;
     const firstGeneration = first.notification_url ? first.notification_generation + 1 : first.notification_generation;
     if (first.notification_url) jobs.push(jobRow(notificationJob(first, firstGeneration, now)));
@@ -115,6 +110,8 @@ export async function renewCardBatch(
       },
     };
   });
+  const approved = written.filter((w) => w.charge.status === 'approved').map((w) => w.charge.chargeId);
+  if (approved.length) jobs.push(jobRow(confirmationsJob(accountId, approved, now)));
   await writeRenewals(sql, {
     accountId,
     now,

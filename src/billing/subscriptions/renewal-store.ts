@@ -3,7 +3,7 @@
  * one-by-one path's statements write one subscription's (charges/store.ts, store.ts, transitions.ts).
  */
 import type { Sql } from '../../platform/db/database.ts';
-import { jobsEnqueued, outboxInsertSql, outboxRowValues, type NewJob } from '../../platform/outbox/jobs.ts';
+import { jobRowsInsertSql, jobRowsParams, type JobRow } from '../../platform/outbox/jobs.ts';
 import type { ItemInput, ShippingInput } from '../charges/schemas.ts';
 import type { CardPaymentRecord, ChargeRow } from '../charges/store.ts';
 import { MESSAGES } from '../charges/transitions.ts';
@@ -97,17 +97,6 @@ export interface RenewalRows {
   jobs: JobRow[];
 }
 
-/** A job for `writeRenewals` to write (jobs of any topic in one list). */
-export interface JobRow {
-  values: ReturnType<typeof outboxRowValues>;
-  wake: (sql: Sql) => void;
-}
-
-export const jobRow = <P>(job: NewJob<P>): JobRow => ({
-  values: outboxRowValues(job),
-  wake: (sql) => jobsEnqueued(sql, job.topic),
-});
-
 /**
  * One statement: the parcels (the primary key (subscription, parcel) refuses a parcel charged before: the batch
  * fails whole), the charges' three status events, the subscriptions' moves, histories and events (the next event
@@ -115,7 +104,6 @@ export const jobRow = <P>(job: NewJob<P>): JobRow => ({
  */
 export async function writeRenewals(sql: Sql, rows: RenewalRows): Promise<void> {
   const { charges, subscriptions: subs, jobs } = rows;
-  const jobValues = jobs.map((j) => j.values);
   await sql.query(
     `with c as (select * from unnest($3::bigint[], $4::bigint[], $5::int[], $6::text[], $7::text[])
                  as t(charge_id, subscription_id, parcel, status, message)),
@@ -140,16 +128,7 @@ export async function writeRenewals(sql: Sql, rows: RenewalRows): Promise<void> 
            s.status, s.previous, s.message, $2, s.id from s),
        generations as (update billing_charges f set notification_generation = s.first_generation
          from s where f.id = s.first_charge_id and f.notification_generation <> s.first_generation),
-       jobs as (${outboxInsertSql({
-         topic: 'j.topic',
-         orderingKey: 'null',
-         payload: 'j.payload::jsonb',
-         availableAt: 'j.available_at',
-         createdAt: '$2',
-         accountId: '$1::bigint',
-         lock: 'for share',
-         from: 'unnest($19::text[], $20::text[], $21::timestamptz[]) as j(topic, payload, available_at)',
-       })})
+       jobs as (${jobRowsInsertSql(19, '$1::bigint', '$2')})
      select 1`,
     [
       rows.accountId,
@@ -170,9 +149,7 @@ export async function writeRenewals(sql: Sql, rows: RenewalRows): Promise<void> 
       subs.map((s) => s.message),
       subs.map((s) => s.firstChargeId),
       subs.map((s) => s.firstGeneration),
-      jobValues.map((v) => v[0]),
-      jobValues.map((v) => v[2]),
-      jobValues.map((v) => v[3]),
+      ...jobRowsParams(jobs),
     ],
   );
   for (const job of jobs) job.wake(sql);

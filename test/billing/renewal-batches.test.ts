@@ -99,12 +99,12 @@ describe('renewals of a day in batches', () => {
     assert.equal(await db.tx((sql) => renewBatch(sql, deps, day, 5, [], () => undefined)), 5);
     const [a, b] = await Promise.all([renewDueSubscriptions(deps, day, 3), renewDueSubscriptions(deps, day, 3)]);
     assert.equal(a.renewed + b.renewed, n - 5);
-    assert.equal(a.left + b.left, 0);
+    // One may have counted the other's last batch as still due (uncommitted then): its job would look again.
     assert.deepEqual(await parcels(), [
       [1, n, n],
       [2, n, n],
     ]);
-    assert.equal((await renewDueSubscriptions(deps, day)).renewed, 0, 'nothing is due twice');
+    assert.deepEqual(await renewDueSubscriptions(deps, day), { renewed: 0, left: 0, sliceEnded: false });
 
     // The day's own job at midnight finds nothing left.
     await advance(120);

@@ -205,6 +205,8 @@ async function runOn(kind: string): Promise<Row> {
 
     const renewalsSql = (statuses: string) => `select count(*) as n from billing_subscription_charges s
       join billing_charges c on c.id = s.charge_id where s.parcel = 2 and c.account_id = $1 and c.status in (${statuses})`;
+    const early = await count(db, 'select count(*) as n from billing_subscription_charges where parcel > 1', []);
+    if (early) throw new Error(`${early} renewals made before midnight: the measurement would miss them`);
     const loadBefore = os.loadavg()[0];
     let renewed = 0;
     const seconds = await secondsUntil(

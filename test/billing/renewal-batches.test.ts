@@ -173,4 +173,51 @@ describe('renewals of a day in batches', () => {
     );
     await assertLedgerBalanced(db);
   });
+
+  it('a subscription that cannot be renewed holds back only itself', async () => {
+    const party = await svc.newParty();
+    const api = billingApi(svc.anonymous, party);
+    const db = svc.service.ctx.db;
+    const plan = (await api.ok('POST', '/v1/plan', { name: 'Mensal', interval: 1 })).data.plan_id;
+    const payment_token = await paymentToken(svc.anonymous, party.payeeCode, CARDS.approved, { reuse: true });
+    const ids: number[] = [];
+    for (let i = 0; i < 4; i++)
+      ids.push(
+        (
+          await api.ok('POST', `/v1/plan/${plan}/subscription/one-step`, {
+            items: [{ name: `Assinatura ${i}`, value: 990 }],
+            payment: { credit_card: { customer, payment_token } },
+          })
+        ).data.subscription_id,
+      );
+    // Its stored card's vault entry is gone: the batch fails, then it alone.
+    const { rows } = await db.query<{ ref: string; next: string }>(
+      `select payment->>'token_ref' as ref, to_char(next_execution, 'YYYY-MM-DD') as next from billing_subscriptions
+        where id = $1`,
+      [ids[2]],
+    );
+    const setTokenRef = (ref: string) =>
+      db.query(
+        `update billing_subscriptions set payment = jsonb_set(payment, '{token_ref}', to_jsonb($2::text)) where id = $1`,
+        [ids[2], ref],
+      );
+    await setTokenRef('missing');
+    const day = { accountId: party.accountId, date: rows[0].next };
+    await assert.rejects(
+      renewDueSubscriptions(svc.service.ctx, day),
+      new RegExp(`renewals of subscriptions ${ids[2]} failed: vault entry missing`),
+    );
+    const renewedIds = async () =>
+      (
+        await db.query<{ id: number }>(
+          `select subscription_id::int as id from billing_subscription_charges
+            where parcel = 2 and subscription_id = any($1) order by 1`,
+          [ids],
+        )
+      ).rows.map((r) => r.id);
+    assert.deepEqual(await renewedIds(), [ids[0], ids[1], ids[3]]);
+    await setTokenRef(rows[0].ref);
+    assert.equal((await renewDueSubscriptions(svc.service.ctx, day)).renewed, 1);
+    assert.deepEqual(await renewedIds(), ids);
+  });
 });

@@ -220,4 +220,39 @@ describe('renewals of a day in batches', () => {
     assert.equal((await renewDueSubscriptions(svc.service.ctx, day)).renewed, 1);
     assert.deepEqual(await renewedIds(), ids);
   });
+
+  it('a card fault asked for applies to renewals charge by charge (docs/faults.md)', async () => {
+    const party = await svc.newParty();
+    const api = billingApi(svc.anonymous, party);
+    const db = svc.service.ctx.db;
+    const plan = (await api.ok('POST', '/v1/plan', { name: 'Mensal', interval: 1 })).data.plan_id;
+    const payment_token = await paymentToken(svc.anonymous, party.payeeCode, CARDS.approved, { reuse: true });
+    for (let i = 0; i < 3; i++)
+      await api.ok('POST', `/v1/plan/${plan}/subscription/one-step`, {
+        items: [{ name: `Assinatura ${i}`, value: 990 }],
+        payment: { credit_card: { customer, payment_token } },
+      });
+    const fault = await party.http.request('PUT', '/sandbox/falhas/cartao', {
+      token: await party.token(),
+      body: { codigo: '51', motivo: 'Saldo insuficiente', vezes: 1 },
+    });
+    assert.equal(fault.status, 200, fault.text);
+    const { rows } = await db.query<{ next: string }>(
+      `select distinct to_char(next_execution, 'YYYY-MM-DD') as next from billing_subscriptions where account_id = $1`,
+      [party.accountId],
+    );
+    const renewed = await renewDueSubscriptions(svc.service.ctx, { accountId: party.accountId, date: rows[0].next });
+    assert.equal(renewed.renewed, 3);
+    const { rows: answers } = await db.query<{ status: string; reason: string | null }>(
+      `select c.status, c.refusal_reason as reason from billing_subscription_charges s
+         join billing_charges c on c.id = s.charge_id where c.account_id = $1 and s.parcel = 2 order by c.id`,
+      [party.accountId],
+    );
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      ['unpaid', 'approved', 'approved'],
+      'the fault answers its one occurrence, the first renewal',
+    );
+    assert.equal(answers[0].reason, 'Saldo insuficiente');
+  });
 });

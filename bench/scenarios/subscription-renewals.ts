@@ -160,10 +160,19 @@ async function runOn(kind: string): Promise<Row> {
     kind === 'pglite' ? await sandboxOnPglite() : await sandboxOnFreshDatabase(SETTINGS.adminUrl, 'renewals');
   const { service } = bench;
   const db = service.ctx.db;
-  const pix = client(service);
+  // A client per call: a keep-alive socket left idle while the outbox works (minutes on PGlite) is closed by
+  // the server, and the next request on it would hang up.
+  const pix = async (method: string, urlPath: string, body?: unknown) => {
+    const once = client(service);
+    try {
+      return await once.call(method, urlPath, body);
+    } finally {
+      once.close();
+    }
+  };
   const api = billingClient(service);
   const advance = async (seconds: number) => {
-    const advanced = await pix.call('POST', '/sandbox/clock/advance', { segundos: seconds });
+    const advanced = await pix('POST', '/sandbox/clock/advance', { segundos: seconds });
     if (advanced.status !== 200) throw new Error(`clock advance: ${advanced.status}`);
   };
   try {
@@ -202,7 +211,7 @@ async function runOn(kind: string): Promise<Row> {
     const renewalDate = dates.rows[0].next;
     const midnight = Date.parse(`${renewalDate}T03:00:00Z`); // 00:00 in Brasília (UTC−3)
     const secondsToMidnight = async () =>
-      Math.ceil((midnight - Date.parse((await pix.call('GET', '/sandbox/clock')).body.agora)) / 1000);
+      Math.ceil((midnight - Date.parse((await pix('GET', '/sandbox/clock')).body.agora)) / 1000);
     await advance((await secondsToMidnight()) - BEFORE_MIDNIGHT_S);
     await secondsUntil(() => outboxIdle(service));
     const fixturesS = (performance.now() - fixturesStarted) / 1000;
@@ -258,7 +267,6 @@ async function runOn(kind: string): Promise<Row> {
       note: verification.ok ? '' : describeVerification(verification),
     };
   } finally {
-    pix.close();
     api.close();
     await bench.close();
   }

@@ -6,6 +6,7 @@
  */
 import { REFUND_TOPIC } from './billing/charges/refunds.ts';
 import { CARD_TOPICS } from './billing/charges/payment.ts';
+import { CONFIRMATIONS_TOPIC } from './billing/charges/confirmations.ts';
 import { BOLETO_TOPICS } from './billing/boletos/jobs.ts';
 import { MAIL_TOPIC } from './billing/mail/delivery.ts';
 import { NOTIFICATION_TOPIC } from './billing/notifications/delivery.ts';
@@ -45,6 +46,7 @@ export const JOB_TOPICS: readonly AnyTopic<AppContext>[] = [
   SCHEDULE_TOPICS.send,
   CARD_TOPICS.authorize,
   CARD_TOPICS.settle,
+  CONFIRMATIONS_TOPIC,
   RENEWAL_TOPIC,
   TRIAL_END_TOPIC,
   BOLETO_TOPICS.expire,

@@ -368,6 +368,13 @@ export const LIMITS = {
   billingSubscriptionHistoryMaxChars: 255,
   /** A boleto subscription's renewal is issued this many days before its due date (Efí's pages name none). */
   billingSubscriptionBilletLeadDays: 10,
+  /**
+   * Subscriptions one renewal transaction renews (docs/billing.md, "Renewals"): a day's 10,000 in 50 set-based
+   * transactions of a handful of statements each, instead of 10,000 of ~17 (docs/performance.md).
+   */
+  billingRenewalBatchSize: 200,
+  /** A day's renewal job hands its worker back after this long (then goes on at once): other jobs are not held up. */
+  billingRenewalSliceMs: 2_000,
   /** Payment links: the latest expiry a link may have, counted from today on the account's clock. */
   billingLinkMaxDays: 365,
   /** Spec: notification URL updates, 7,500 per 24 hours (per account). */

@@ -6,7 +6,14 @@
 import type { Sql } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { ledgerCode, transfer } from '../../platform/ledger/ledger.ts';
-import { defineTopic, enqueue, type JobDeps, type JobHandler, type Topic } from '../../platform/outbox/jobs.ts';
+import {
+  defineTopic,
+  enqueue,
+  type JobDeps,
+  type JobHandler,
+  type NewJob,
+  type Topic,
+} from '../../platform/outbox/jobs.ts';
 import type { FaultHooks } from '../../platform/faults.ts';
 import { isValidCnpj, isValidCpf } from '../../platform/documents.ts';
 import { billingError } from '../shared/errors.ts';
@@ -162,8 +169,19 @@ export async function answerCardPayment(sql: Sql, charge: ChargeRow, now: Date, 
     return;
   }
   await transition(sql, charge, 'waiting', 'approved', now, { changes: { approved_at: now } });
-  const settleAt = new Date(now.getTime() + LIMITS.billingCardSettlementDelaySeconds * 1000);
-  await enqueueCardJob(sql, CARD_TOPICS.settle, charge, settleAt, now);
+  await enqueue(sql, settleJob(charge, now));
+}
+
+/** The confirmation (approved → paid) of a charge approved at `now`, LIMITS.billingCardSettlementDelaySeconds later. */
+function settleJob(charge: Pick<ChargeRow, 'id' | 'account_id'>, now: Date): NewJob<CardJob> {
+  const availableAt = new Date(now.getTime() + LIMITS.billingCardSettlementDelaySeconds * 1000);
+  return {
+    topic: CARD_TOPICS.settle,
+    payload: { chargeId: charge.id },
+    accountId: charge.account_id,
+    availableAt,
+    now,
+  };
 }
 
 /**

@@ -141,6 +141,15 @@ export async function lockCharge(
   return rows[0];
 }
 
+/** Charges by id, locked in id order for the rest of the transaction (a batch of confirmations). */
+export async function lockCharges(sql: Sql, ids: number[]): Promise<ChargeRow[]> {
+  const { rows } = await sql.query<ChargeRow>(
+    `select ${COLUMNS} from billing_charges where id = any($1) order by id for update`,
+    [ids],
+  );
+  return rows;
+}
+
 /** A charge or carnê row; `kind` narrows it (the charge routes ask for 'charge', the carnê routes for 'carnet'). */
 export async function findCharge(
   sql: Sql,

@@ -12,7 +12,7 @@
  */
 import type { Sql } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
-import { defineTopic, enqueue, type JobHandler, type OutboxJob } from '../../platform/outbox/jobs.ts';
+import { defineTopic, enqueue, type JobHandler, type NewJob, type OutboxJob } from '../../platform/outbox/jobs.ts';
 import { attemptDelivery, type DeliveryDeps } from '../../platform/webhooks/delivery.ts';
 import { webhookSettings } from '../../platform/webhooks/settings.ts';
 import { findCharge, insertHistory, lastEventId, updateCharge, type ChargeRow } from '../charges/store.ts';
@@ -45,8 +45,21 @@ export async function enqueueNotification(
   const generation = charge.notification_generation + 1;
   await updateCharge(sql, charge.id, { notification_generation: generation }, now);
   charge.notification_generation = generation;
+  await enqueue(sql, notificationJob(charge, generation, now, windowStartMs));
+}
+
+/**
+ * The delivery job of a charge's notification `generation` (the charge row must carry that generation): what
+ * `enqueueNotification` writes, for statements that write many (a renewal batch, src/billing/subscriptions).
+ */
+export function notificationJob(
+  charge: Pick<ChargeRow, 'id' | 'account_id'>,
+  generation: number,
+  now: Date,
+  windowStartMs = now.getTime(),
+): NewJob<NotificationPayload> {
   const payload: NotificationPayload = { chargeId: charge.id, accountId: charge.account_id, generation, windowStartMs };
-  await enqueue(sql, { topic: NOTIFICATION_TOPIC, payload, accountId: charge.account_id, availableAt: now, now });
+  return { topic: NOTIFICATION_TOPIC, payload, accountId: charge.account_id, availableAt: now, now };
 }
 
 /**

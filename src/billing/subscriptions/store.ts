@@ -69,6 +69,41 @@ export async function lockSubscription(
   return rows[0];
 }
 
+/**
+ * Up to `limit` subscriptions of the account whose next renewal runs by `date` (account's clock), locked; rows
+ * another transaction holds are skipped (a second job of the same day renews them), as are `except`; `id`: that one only.
+ */
+export async function claimDueSubscriptions(
+  sql: Sql,
+  where: { accountId: number; date: string; except: number[]; id?: number },
+  limit: number,
+): Promise<SubscriptionRow[]> {
+  const { rows } = await sql.query<SubscriptionRow>(
+    `with due as (
+       select id from billing_subscriptions where account_id = $1 and status in ('active', 'new_charge')
+         and renews_on <= $2::date and id <> all($3::bigint[]) and ($5::bigint is null or id = $5)
+         order by id limit $4 for update skip locked)
+     select ${COLUMNS} from billing_subscriptions where id in (select id from due) order by id`,
+    [where.accountId, where.date, where.except, limit, where.id ?? null],
+  );
+  return rows;
+}
+
+/** How many of the account's subscriptions still renew by `date` (locked or not). */
+export async function dueSubscriptionsLeft(sql: Sql, where: { accountId: number; date: string }): Promise<number> {
+  const { rows } = await sql.query<{ n: number }>(
+    `select count(*)::int as n from billing_subscriptions where account_id = $1 and status in ('active', 'new_charge')
+       and renews_on <= $2::date`,
+    [where.accountId, where.date],
+  );
+  return rows[0].n;
+}
+
+/** The day (account's clock) the subscription's next renewal runs; null: none will. */
+export async function setRenewsOn(sql: Sql, id: number, day: string | null): Promise<void> {
+  await sql.query('update billing_subscriptions set renews_on = $2::date where id = $1', [id, day]);
+}
+
 export async function findSubscription(
   sql: Sql,
   where: { id?: number; accountId?: number; chargeId?: number },

@@ -31,6 +31,20 @@ const MESSAGES: Record<SubscriptionStatus, string> = {
   expired: 'Assinatura encerrada: todas as cobranças do plano foram geradas.',
 };
 
+/** Refuses a move the table does not allow (every move checks, one by one or a renewal batch's rows). */
+export function assertMove(from: SubscriptionStatus, to: SubscriptionStatus): void {
+  if (!TRANSITIONS[from].includes(to))
+    throw billingError(
+      400,
+      'invalid_subscription_status',
+      `A assinatura está em ${from} e não pode passar para ${to}.`,
+    );
+}
+
+/** The history and event message of a move to `to`, with what happened. */
+export const moveMessage = (to: SubscriptionStatus, detail?: string) =>
+  detail ? `${MESSAGES[to]} ${detail}` : MESSAGES[to];
+
 export async function moveSubscription(
   sql: Sql,
   subscription: SubscriptionRow,
@@ -38,16 +52,11 @@ export async function moveSubscription(
   now: Date,
   extra: { changes?: Parameters<typeof updateSubscription>[2]; message?: string } = {},
 ): Promise<void> {
-  if (!TRANSITIONS[subscription.status].includes(to))
-    throw billingError(
-      400,
-      'invalid_subscription_status',
-      `A assinatura está em ${subscription.status} e não pode passar para ${to}.`,
-    );
+  assertMove(subscription.status, to);
   const previous = subscription.status;
   await updateSubscription(sql, subscription.id, { status: to, ...extra.changes }, now);
   Object.assign(subscription, { status: to, ...extra.changes });
-  const message = extra.message ? `${MESSAGES[to]} ${extra.message}` : MESSAGES[to];
+  const message = moveMessage(to, extra.message);
   await insertSubscriptionHistory(sql, subscription.id, { status: to, message }, now);
   await subscriptionEvent(sql, subscription, to, previous, message, now);
 }

@@ -13,7 +13,7 @@ import { billingError, INVALID_BRAND_CODE } from '../shared/errors.ts';
 import { BRANDS, CARD_NUMBER_DIGITS, detectBrand, isBrand, maskCard, type Brand } from './brands.ts';
 import { installmentTable } from './installments.ts';
 import { cardKeys, decryptCardData, openVault, publicKeyBase64, sealVault } from './keys.ts';
-import { accountIdByPayeeCode, findTokenByHash, insertToken, takeToken } from './store.ts';
+import { accountIdByPayeeCode, findTokensByHash, insertToken, takeToken } from './store.ts';
 
 /** An error whose `code` in the body is a library code rather than the HTTP status (payment-token-efi shapes). */
 export class CodedBillingError extends ApiError<GroupErrorName<'billing'>> {
@@ -151,7 +151,17 @@ export async function spendPaymentToken(sql: Sql, accountId: number, token: stri
 
 /** The card number behind a spent token, read from the vault only to authorise (never returned or logged). */
 export async function cardNumberOf(sql: Sql, tokenRef: string): Promise<string> {
-  const row = await findTokenByHash(sql, tokenRef);
-  if (!row) throw new Error(`vault entry ${tokenRef.slice(0, 8)} missing`);
-  return (JSON.parse(openVault(await cardKeys(sql), row.vault_entry)) as { number: string }).number;
+  return (await cardNumbersOf(sql, [tokenRef])).get(tokenRef)!;
+}
+
+/** The card numbers behind spent tokens, by token reference (the vault's keys read once); throws if one is missing. */
+export async function cardNumbersOf(sql: Sql, tokenRefs: string[]): Promise<Map<string, string>> {
+  const unique = [...new Set(tokenRefs)];
+  const rows = await findTokensByHash(sql, unique);
+  const missing = unique.find((ref) => !rows.some((r) => r.token_sha256 === ref));
+  if (missing) throw new Error(`vault entry ${missing.slice(0, 8)} missing`);
+  const keys = await cardKeys(sql);
+  return new Map(
+    rows.map((r) => [r.token_sha256, (JSON.parse(openVault(keys, r.vault_entry)) as { number: string }).number]),
+  );
 }

@@ -59,6 +59,7 @@ export const MIGRATION_FILES = [
   'opening/accounts/migrations/041_simplified_accounts.sql',
   'billing/migrations/042_subscription_events.sql',
   'opening/accounts/migrations/043_simplified_account_holders.sql',
+  'billing/migrations/044_renewal_days.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

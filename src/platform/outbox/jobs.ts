@@ -143,6 +143,40 @@ export function outboxInsertSql(row: {
          lateral (select (${row.availableAt})::timestamptz - ${accountOffset(row.accountId, row.lock ?? '')} as at) due`;
 }
 
+/** A job of any topic for a statement that writes an account's jobs beside other rows (`jobRowsInsertSql`). */
+export interface JobRow {
+  values: ReturnType<typeof outboxRowValues>;
+  /** What `jobsEnqueued` does for its topic; called after the statement. */
+  wake: (sql: Sql) => void;
+}
+
+export const jobRow = <P>(job: NewJob<P>): JobRow => ({
+  values: outboxRowValues(job),
+  wake: (sql) => jobsEnqueued(sql, job.topic),
+});
+
+/**
+ * `outboxInsertSql` of job rows of one account passed as three array parameters from `$first` on
+ * (`jobRowsParams`): topics, payloads and available_at (the account's clock), read `for share` as `enqueue` does.
+ */
+export const jobRowsInsertSql = (first: number, accountId: string, createdAt: string): string =>
+  outboxInsertSql({
+    topic: 'j.topic',
+    orderingKey: 'null',
+    payload: 'j.payload::jsonb',
+    availableAt: 'j.available_at',
+    createdAt,
+    accountId,
+    lock: 'for share',
+    from: `unnest($${first}::text[], $${first + 1}::text[], $${first + 2}::timestamptz[]) as j(topic, payload, available_at)`,
+  });
+
+export const jobRowsParams = (rows: JobRow[]) => [
+  rows.map((r) => r.values[0]),
+  rows.map((r) => r.values[2]),
+  rows.map((r) => r.values[3]),
+];
+
 /**
  * Moves an account's pending jobs `deltaMs` earlier on the service's time: what moving the account's clock
  * forward by `deltaMs` does to them (src/sandbox/clock.ts), in the mover's transaction.

@@ -56,7 +56,7 @@ const APPLIED: [number, string, string][] = [
   [41, 'simplified_accounts', '6659b4427529eeb8'],
   [42, 'subscription_events', '4d640f0e39dadbb4'],
   [43, 'simplified_account_holders', '2e7ad71b31ad50dc'],
-  [44, 'renewal_days', '7ffd03168df489cc'],
+  [44, 'renewal_days', '490eb2f1de0a19c9'],
 ];
 
 describe('migrations', () => {

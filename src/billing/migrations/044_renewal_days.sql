@@ -15,5 +15,5 @@ update outbox o
   from billing_subscriptions s
  where o.topic = 'billing.subscription.renew' and o.done_at is null
    and s.id = (o.payload->>'subscriptionId')::bigint and s.renews_on is not null;
-update outbox set done_at = created_at, last_error = 'renewals run per day since migration 043'
+update outbox set done_at = created_at, last_error = 'renewals run per day since migration 044'
  where topic = 'billing.subscription.renew' and done_at is null;

@@ -1,14 +1,16 @@
 /**
  * Migration 043 on a database that already holds duplicate simplified accounts (opened before the rule): it must
  * apply, keep every account, give each (integrator, document) its earliest account, and from then on refuse a
- * second one at the database. PGlite, or a fresh database on the server named by DATABASE_URL.
+ * second one at the database. A bare in-memory PGlite (not `openDatabase`, whose embedded cluster comes from the
+ * install template, already migrated), or a fresh database on the server named by DATABASE_URL.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openDatabase, type Database } from '../../src/platform/db/database.ts';
+import { PGlite } from '@electric-sql/pglite';
+import { openDatabase } from '../../src/platform/db/database.ts';
 import { isUniqueViolation } from '../../src/platform/db/errors.ts';
 import { listMigrations } from '../../src/platform/db/migrate.ts';
 import { freshPostgres } from '../helpers/service.ts';
@@ -17,22 +19,29 @@ const CPF = '52998224725';
 const CNPJ = '11222333000181';
 
 describe('migration 043: one simplified account per holder and integrator', () => {
-  let db: Database;
-  let dir: string;
+  let db: {
+    query<T>(text: string, params?: unknown[]): Promise<{ rows: T[] }>;
+    exec(sql: string): Promise<unknown>;
+    close(): Promise<void>;
+  };
+  let dir: string | undefined;
   let postgres: Awaited<ReturnType<typeof freshPostgres>> | undefined;
   const migrations = listMigrations();
   const holders = migrations.find((m) => m.name === 'simplified_account_holders')!;
 
   before(async () => {
     postgres = process.env.DATABASE_URL ? await freshPostgres(process.env.DATABASE_URL) : undefined;
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pixd-migration-043-'));
-    db = await openDatabase({ databaseUrl: postgres?.url, dataDir: dir, newService: true });
+    dir = postgres && fs.mkdtempSync(path.join(os.tmpdir(), 'pixd-migration-043-'));
+    db =
+      postgres && dir
+        ? await openDatabase({ databaseUrl: postgres.url, dataDir: dir, newService: true })
+        : await PGlite.create();
     for (const m of migrations.filter((m) => m.version < holders.version)) await db.exec(m.sql);
   });
   after(async () => {
     await db?.close();
     await postgres?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
   let serial = 0;

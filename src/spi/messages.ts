@@ -206,14 +206,15 @@ export function buildMessageReject(m: Omit<MessageReject, 'kind'>): string {
 
 // Every value read as text (no number guessing: "0001" stays an agency), namespaces dropped after validation;
 // a message in plain form is read to the same tree by the validation (xsd-plain.ts) or else by plain-xml.ts.
-const parser = new XMLParser({
+export const SPI_XML_PARSER_OPTIONS = {
   ignoreAttributes: false,
   attributeNamePrefix: '@',
   textNodeName: '#text',
   removeNSPrefix: true,
   parseTagValue: false,
   parseAttributeValue: false,
-});
+} as const;
+const parser = new XMLParser(SPI_XML_PARSER_OPTIONS);
 
 // biome-ignore lint/suspicious/noExplicitAny: the tree was just validated against the schema that fixes its shape.
 type Tree = any;

@@ -18,6 +18,7 @@ import {
   buildStatusReport,
   newMsgId,
   parseSpiMessage,
+  SPI_XML_PARSER_OPTIONS,
   SpiMessageInvalid,
   type CreditTransfer,
   type StatusReport,
@@ -37,15 +38,8 @@ const compiledFor = (name: string) => {
   return compiled.get(name)!;
 };
 
-// messages.ts's options for fast-xml-parser: the reference the plain reader must equal.
-const reference = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@',
-  textNodeName: '#text',
-  removeNSPrefix: true,
-  parseTagValue: false,
-  parseAttributeValue: false,
-});
+// messages.ts's fast-xml-parser: the reference the plain reader must equal.
+const reference = new XMLParser(SPI_XML_PARSER_OPTIONS);
 
 const at = new Date('2026-11-27T15:04:05.678Z');
 const e2e = 'E9999900920261127150400000AbCdEf';

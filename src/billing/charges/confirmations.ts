@@ -8,20 +8,13 @@
  */
 import type { Sql } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
-import { asLedgerError, ledgerAccountIds, ledgerCode, postedTotalsCtes } from '../../platform/ledger/ledger.ts';
+import { asLedgerError, ledgerAccountIds, ledgerCode } from '../../platform/ledger/ledger.ts';
 import { moneyMoved } from '../../platform/logging.ts';
 import { percentHalfUp } from '../../platform/money.ts';
-import {
-  defineTopic,
-  jobRow,
-  jobRowsInsertSql,
-  jobRowsParams,
-  type JobDeps,
-  type NewJob,
-} from '../../platform/outbox/jobs.ts';
+import { defineTopic, jobRow, type JobDeps, type NewJob } from '../../platform/outbox/jobs.ts';
 import { notificationJob } from '../notifications/delivery.ts';
 import { confirmCardPayment } from './payment.ts';
-import { lockCharges, type ChargeRow } from './store.ts';
+import { lockCharges, markConfirmedPaid, type ChargeRow } from './store.ts';
 import { MESSAGES } from './transitions.ts';
 
 type ConfirmationsJob = { chargeIds: number[] };
@@ -66,48 +59,14 @@ export async function confirmCardPayments(sql: Sql, charges: ChargeRow[], now: D
     r.charge.notification_url ? [jobRow(notificationJob(r.charge, r.generation, now))] : [],
   );
   try {
-    await sql.query(
-      `with input as (select * from unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::int[])
-                       as t(charge_id, paid, fee, generation)),
-         postings as (
-           select i.charge_id, p.kind, p.ledger_account_id, p.amount_cents from input i,
-             lateral (values ('billing_card_payment', $6::bigint, -i.paid), ('billing_card_payment', $7::bigint, i.paid),
-                             ('billing_card_fee', $7::bigint, -i.fee), ('billing_card_fee', $8::bigint, i.fee))
-               as p(kind, ledger_account_id, amount_cents)
-            where i.fee > 0 or p.kind = 'billing_card_payment'),
-         entry as (insert into journal_entries (kind, reference, account_id, created_at)
-           select distinct p.kind, 'billing_charge:' || p.charge_id, $1::bigint, $9::timestamptz from postings p
-           returning id, kind, reference),
-         lines as (insert into journal_lines (entry_id, ledger_account_id, amount_cents)
-           select entry.id, p.ledger_account_id, p.amount_cents
-             from entry join postings p on p.kind = entry.kind and entry.reference = 'billing_charge:' || p.charge_id),
-         ${postedTotalsCtes(
-           'totals',
-           'select ledger_account_id, sum(amount_cents) as delta_cents from postings group by ledger_account_id',
-         )},
-         paid as (update billing_charges c set status = 'paid', paid_at = $9, paid_cents = i.paid,
-             notification_generation = i.generation, updated_at = $9
-           from input i where c.id = i.charge_id),
-         events as (insert into billing_history (charge_id, event_id, status, previous_status, message, value_cents,
-             received_by_bank_at, created_at)
-           select i.charge_id, (select coalesce(max(h.event_id), 0) + 1 from billing_history h where h.charge_id = i.charge_id),
-             'paid', 'approved', $10, i.paid, $9, $9 from input i),
-         jobs as (${jobRowsInsertSql(11, '$1::bigint', '$9')})
-       select 1`,
-      [
-        accountId,
-        rows.map((r) => r.charge.id),
-        rows.map((r) => r.paid),
-        rows.map((r) => r.fee),
-        rows.map((r) => r.generation),
-        ids.get(ledgerCode.externalCard),
-        ids.get(seller),
-        ids.get(ledgerCode.fees),
-        now,
-        MESSAGES.paid,
-        ...jobRowsParams(jobs),
-      ],
-    );
+    await markConfirmedPaid(sql, {
+      accountId,
+      rows: rows.map((r) => ({ chargeId: r.charge.id, paidCents: r.paid, feeCents: r.fee, generation: r.generation })),
+      ledger: { card: ids.get(ledgerCode.externalCard)!, seller: ids.get(seller)!, fees: ids.get(ledgerCode.fees)! },
+      message: MESSAGES.paid!,
+      jobs,
+      now,
+    });
   } catch (error) {
     throw asLedgerError(error, { kind: 'billing_card_payment', reference: `billing_charge:${plain[0].id}…` });
   }

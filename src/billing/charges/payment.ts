@@ -147,6 +147,9 @@ export async function setCardPayment(
   if (!options.answerNow) await enqueueCardJob(sql, CARD_TOPICS.authorize, charge, now, now);
 }
 
+/** The card issuer's refusal of a card number, if it refuses it: the sandbox's, by its last digit. */
+export const issuerRefusal = (cardNumber: string): string | undefined => SANDBOX_REFUSALS[cardNumber.slice(-1)];
+
 /** A card job of a charge, on its account's clock. */
 function enqueueCardJob(sql: Sql, topic: Topic<CardJob>, charge: ChargeRow, availableAt: Date, now: Date) {
   return enqueue(sql, { topic, payload: { chargeId: charge.id }, accountId: charge.account_id, availableAt, now });
@@ -159,7 +162,7 @@ function enqueueCardJob(sql: Sql, topic: Topic<CardJob>, charge: ChargeRow, avai
 export async function answerCardPayment(sql: Sql, charge: ChargeRow, now: Date, faults?: FaultHooks): Promise<void> {
   if (charge.status !== 'waiting' || charge.payment?.method !== 'credit_card') return;
   const number = await cardNumberOf(sql, charge.payment.token_ref);
-  const reason = (await faults?.take(sql, charge.account_id, 'cartao'))?.motivo ?? SANDBOX_REFUSALS[number.slice(-1)];
+  const reason = (await faults?.take(sql, charge.account_id, 'cartao'))?.motivo ?? issuerRefusal(number);
   if (reason) {
     // Retry is allowed for every refusal of a non-recurrent card charge (spec: retry rules).
     await transition(sql, charge, 'waiting', 'unpaid', now, {

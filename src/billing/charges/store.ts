@@ -1,5 +1,7 @@
 /** SQL of card charges, their history and refunds. */
 import type { Sql } from '../../platform/db/database.ts';
+import { entriesCtes } from '../../platform/ledger/ledger.ts';
+import { jobRowsInsertSql, jobRowsParams, type JobRow } from '../../platform/outbox/jobs.ts';
 import type { ItemInput, ShippingInput } from './schemas.ts';
 
 export type ChargeStatus =
@@ -333,4 +335,55 @@ export async function chargePageBefore(
     [accountId, beforeId ?? null, limit + 1],
   );
   return { rows: rows.slice(0, limit), more: rows.length > limit };
+}
+
+/**
+ * approved → paid of a batch of one account's card charges in one statement (confirmations.ts): each charge's
+ * payment (acquirer → seller) and fee (seller → fees) entries, the posted totals, the status, its history event
+ * and the notification jobs.
+ */
+export async function markConfirmedPaid(
+  sql: Sql,
+  p: {
+    accountId: number;
+    rows: { chargeId: number; paidCents: number; feeCents: number; generation: number }[];
+    ledger: { card: number; seller: number; fees: number };
+    message: string;
+    jobs: JobRow[];
+    now: Date;
+  },
+): Promise<void> {
+  await sql.query(
+    `with input as (select * from unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::int[])
+                     as t(charge_id, paid, fee, generation)),
+       postings as (
+         select p.kind, 'billing_charge:' || i.charge_id as reference, p.ledger_account_id, p.amount_cents from input i,
+           lateral (values ('billing_card_payment', $6::bigint, -i.paid), ('billing_card_payment', $7::bigint, i.paid),
+                           ('billing_card_fee', $7::bigint, -i.fee), ('billing_card_fee', $8::bigint, i.fee))
+             as p(kind, ledger_account_id, amount_cents)
+          where i.fee > 0 or p.kind = 'billing_card_payment'),
+       ${entriesCtes({ postings: 'postings', accountId: '$1::bigint', at: '$9::timestamptz' })},
+       paid as (update billing_charges c set status = 'paid', paid_at = $9, paid_cents = i.paid,
+           notification_generation = i.generation, updated_at = $9
+         from input i where c.id = i.charge_id),
+       events as (insert into billing_history (charge_id, event_id, status, previous_status, message, value_cents,
+           received_by_bank_at, created_at)
+         select i.charge_id, (select coalesce(max(h.event_id), 0) + 1 from billing_history h where h.charge_id = i.charge_id),
+           'paid', 'approved', $10, i.paid, $9, $9 from input i),
+       jobs as (${jobRowsInsertSql(11, '$1::bigint', '$9')})
+     select 1`,
+    [
+      p.accountId,
+      p.rows.map((r) => r.chargeId),
+      p.rows.map((r) => r.paidCents),
+      p.rows.map((r) => r.feeCents),
+      p.rows.map((r) => r.generation),
+      p.ledger.card,
+      p.ledger.seller,
+      p.ledger.fees,
+      p.now,
+      p.message,
+      ...jobRowsParams(p.jobs),
+    ],
+  );
 }

@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Sql } from '../../platform/db/database.ts';
 import { jobRow, type JobRow } from '../../platform/outbox/jobs.ts';
-import { SANDBOX_REFUSALS } from '../charges/payment.ts';
+import { issuerRefusal } from '../charges/payment.ts';
 import { confirmationsJob } from '../charges/confirmations.ts';
 import { MESSAGES } from '../charges/transitions.ts';
 import { cardNumbersOf } from '../tokens/service.ts';
@@ -51,7 +51,7 @@ export async function renewCardBatch(
   const renewals = batch.map(({ subscription: s, plan }) => {
     const parcel = s.occurrences + 1;
     const { payment, totalCents } = storedCardTerms(s);
-    const refusal = SANDBOX_REFUSALS[numbers.get(payment.token_ref)!.slice(-1)] ?? null;
+    const refusal = issuerRefusal(numbers.get(payment.token_ref)!) ?? null;
     const next = nextRenewal(s, plan, parcel + 1);
     const to = next ? ('new_charge' as const) : ('expired' as const);
     assertMove(s.status, to);

@@ -3,7 +3,7 @@
  * one-by-one path's statements write one subscription's (charges/store.ts, store.ts, transitions.ts).
  */
 import type { Sql } from '../../platform/db/database.ts';
-import { jobRowsInsertSql, jobRowsParams, type JobRow } from '../../platform/outbox/jobs.ts';
+import { jobRowsInsertSql, jobRowsParams, outboxInsertSql, type JobRow } from '../../platform/outbox/jobs.ts';
 import type { ItemInput, ShippingInput } from '../charges/schemas.ts';
 import type { CardPaymentRecord, ChargeRow } from '../charges/store.ts';
 import { MESSAGES } from '../charges/transitions.ts';
@@ -153,4 +153,34 @@ export async function writeRenewals(sql: Sql, rows: RenewalRows): Promise<void> 
     ],
   );
   for (const job of jobs) job.wake(sql);
+}
+
+/**
+ * The account's renewal job of each day at `ats` (its midnights), unless one for that day is pending and not
+ * running (ensureRenewalDays in renewal.ts says why).
+ */
+export async function insertRenewalDayJobs(
+  sql: Sql,
+  topic: string,
+  accountId: number,
+  days: string[],
+  ats: Date[],
+  now: Date,
+): Promise<void> {
+  await sql.query(
+    outboxInsertSql({
+      topic: '$1',
+      orderingKey: 'null',
+      payload: 'd.payload',
+      availableAt: 'd.at',
+      createdAt: '$4',
+      accountId: '$5::bigint',
+      lock: 'for share',
+      from: `(select * from (select jsonb_build_object('accountId', $5::bigint, 'date', day) as payload, at
+                 from unnest($2::text[], $3::timestamptz[]) as t(day, at)) days
+               where not exists (select 1 from outbox o where o.topic = $1 and o.done_at is null and o.account_id = $5
+                 and o.payload = days.payload and (o.locked_until is null or o.locked_until <= $6))) d`,
+    }),
+    [topic, days, ats, now, accountId, new Date()],
+  );
 }

@@ -15,7 +15,7 @@ import { brasiliaDate, brasiliaDayStart } from '../../platform/calendar.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import type { BillingCaller } from '../shared/caller.ts';
 import { issueBoleto } from '../boletos/issue.ts';
-import { defineTopic, jobsEnqueued, outboxInsertSql, type JobDeps } from '../../platform/outbox/jobs.ts';
+import { defineTopic, jobsEnqueued, type JobDeps } from '../../platform/outbox/jobs.ts';
 import type { FaultHooks } from '../../platform/faults.ts';
 import { answerCardPayment, grossTotal } from '../charges/payment.ts';
 import { insertCharge, updateCharge, type ChargeRow } from '../charges/store.ts';
@@ -33,6 +33,7 @@ import {
 import { moveSubscription } from './transitions.ts';
 import { addMonths, nextRenewal, parcelDate, renewalMessage, storedCardTerms } from './schedule.ts';
 import { plansOf, renewCardBatch } from './renewal-batch.ts';
+import { insertRenewalDayJobs } from './renewal-store.ts';
 
 export { addMonths, parcelDate } from './schedule.ts';
 
@@ -179,22 +180,7 @@ export async function scheduleRenewal(
  * missed); two made at once by concurrent transactions share the day's renewals (they skip each other's locks).
  */
 export async function ensureRenewalDays(sql: Sql, accountId: number, days: string[], now: Date): Promise<void> {
-  await sql.query(
-    outboxInsertSql({
-      topic: '$1',
-      orderingKey: 'null',
-      payload: 'd.payload',
-      availableAt: 'd.at',
-      createdAt: '$4',
-      accountId: '$5::bigint',
-      lock: 'for share',
-      from: `(select * from (select jsonb_build_object('accountId', $5::bigint, 'date', day) as payload, at
-                 from unnest($2::text[], $3::timestamptz[]) as t(day, at)) days
-               where not exists (select 1 from outbox o where o.topic = $1 and o.done_at is null and o.account_id = $5
-                 and o.payload = days.payload and (o.locked_until is null or o.locked_until <= $6))) d`,
-    }),
-    [RENEWAL_TOPIC.name, days, days.map(brasiliaDayStart), now, accountId, new Date()],
-  );
+  await insertRenewalDayJobs(sql, RENEWAL_TOPIC.name, accountId, days, days.map(brasiliaDayStart), now);
   jobsEnqueued(sql, RENEWAL_TOPIC);
 }
 

@@ -173,6 +173,27 @@ export function transferCtes(p: {
 }
 
 /**
+ * The CTEs `entry`, `lines` and `totals` of many entries of one account in one statement (a batch of card
+ * confirmations, src/billing/charges/store.ts): `postings` names a CTE answering (kind, reference,
+ * ledger_account_id, amount_cents), each (kind, reference) one entry whose lines sum to zero. `accountId` and
+ * `at` are SQL text. Callers pass `asLedgerError` what the statement throws.
+ */
+export function entriesCtes(p: { postings: string; accountId: string; at: string }): string {
+  return `entry as (
+       insert into journal_entries (kind, reference, account_id, created_at)
+       select distinct p.kind, p.reference, ${p.accountId}, ${p.at} from ${p.postings} p
+       returning id, kind, reference),
+     lines as (
+       insert into journal_lines (entry_id, ledger_account_id, amount_cents)
+       select entry.id, p.ledger_account_id, p.amount_cents
+         from entry join ${p.postings} p on p.kind = entry.kind and p.reference = entry.reference),
+     ${postedTotalsCtes(
+       'totals',
+       `select ledger_account_id, sum(amount_cents) as delta_cents from ${p.postings} group by ledger_account_id`,
+     )}`;
+}
+
+/**
  * The CTEs that add `deltas` (SQL of a query answering `ledger_account_id, delta_cents`, one row per ledger
  * account) to the posted totals, in the global lock order (docs/ledger.md, "Lock order"): the rows are locked
  * by an ordered `for no key update` first (`<name>_locked`), then updated (`<name>`), so two statements that

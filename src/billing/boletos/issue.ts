@@ -2,7 +2,7 @@
  * Issuing a boleto on a charge (new → waiting): the payer checked, the amount and terms in cents, the due Pix
  * charge printed as its QR, the barcode, and the unpaid check queued for the day after the due date.
  */
-import { randomBytes } from 'node:crypto';
+import { newPageToken } from '../shared/url-tokens.ts';
 import type { Sql } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { isValidCnpj, isValidCpf } from '../../platform/documents.ts';
@@ -109,7 +109,7 @@ export async function issueBoleto(
     pix_charge_id: pix?.id ?? null,
     pix_txid: pix?.txid ?? null,
     pix_qrcode: pix?.qrcode ?? null,
-    link_token: randomBytes(18).toString('base64url'),
+    link_token: newPageToken(),
     balance_sheet: null,
     barcode_paid_at: null,
     barcode_paid_cents: null,

@@ -5,7 +5,7 @@
  * boleto's rules. Whole-carnê operations lock every parcel (its Pix charge first) before the carnê, the order
  * a single parcel's payment takes. No HTTP here.
  */
-import { randomBytes } from 'node:crypto';
+import { newNotificationToken, newPageToken } from '../shared/url-tokens.ts';
 import type { Sql } from '../../platform/db/database.ts';
 import { brasiliaDateTime, fromEpochDay, toEpochDay } from '../../platform/calendar.ts';
 import { findAccount } from '../../accounts/store.ts';
@@ -54,7 +54,6 @@ export async function createCarnet(sql: Sql, caller: BillingCaller, body: Carnet
   if (items.some((i) => i.marketplace))
     throw billingError(400, 'validation_error', 'items.marketplace: carnês não têm repasses.');
   const gross = parcelGross(grossTotal({ items, shippings: [] }), body.repeats, body.split_items ?? false);
-  const token = () => randomBytes(18).toString('hex');
   const base = {
     account_id: caller.accountId,
     items,
@@ -70,8 +69,8 @@ export async function createCarnet(sql: Sql, caller: BillingCaller, body: Carnet
       status: 'active',
       total_cents: gross.reduce((a, b) => a + b, 0),
       notification_url: body.metadata?.notification_url ?? null,
-      notification_token: token(),
-      checkout_token: randomBytes(18).toString('base64url'),
+      notification_token: newNotificationToken(),
+      checkout_token: newPageToken(),
     },
     caller.now,
   );
@@ -91,8 +90,8 @@ export async function createCarnet(sql: Sql, caller: BillingCaller, body: Carnet
         status: 'new',
         total_cents: cents,
         notification_url: null,
-        notification_token: token(),
-        checkout_token: randomBytes(18).toString('base64url'),
+        notification_token: newNotificationToken(),
+        checkout_token: newPageToken(),
         carnet_id: carnet.id,
         parcel: k + 1,
       },

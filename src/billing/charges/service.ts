@@ -1,6 +1,6 @@
 /** Card charges: creation, payment (two-step and one-step), retry, cancel, read, metadata. No HTTP here. */
+import { newNotificationToken, newPageToken } from '../shared/url-tokens.ts';
 import { lockCustomer } from '../../platform/ledger/ledger.ts';
-import { randomBytes } from 'node:crypto';
 import type { Database, Sql } from '../../platform/db/database.ts';
 import type { BillingCaller } from '../shared/caller.ts';
 import { LIMITS } from '../../platform/limits.ts';
@@ -88,8 +88,8 @@ export async function createCharge(sql: Sql, caller: BillingCaller, body: Charge
       ...draft,
       custom_id: body.metadata?.custom_id ?? null,
       notification_url: body.metadata?.notification_url ?? null,
-      notification_token: randomBytes(18).toString('hex'),
-      checkout_token: randomBytes(18).toString('base64url'),
+      notification_token: newNotificationToken(),
+      checkout_token: newPageToken(),
       marketplace: body.items.some((i) => i.marketplace),
     },
     caller.now,

@@ -4,7 +4,7 @@
  * after its last day (the account's clock). Card goes through the existing checkout with the link's card
  * discount. No HTTP here.
  */
-import { randomBytes } from 'node:crypto';
+import { newPageToken } from '../shared/url-tokens.ts';
 import type { Sql } from '../../platform/db/database.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { brasiliaDate, brasiliaDateTime, fromEpochDay, toEpochDay } from '../../platform/calendar.ts';
@@ -56,7 +56,7 @@ export async function defineLink(
 ): Promise<{ charge: ChargeRow; link: LinkRow }> {
   requireStatus(charge, ['new'], 'O link de pagamento');
   checkSettings(settings, caller.now);
-  const link = await insertLink(sql, charge.id, randomBytes(18).toString('base64url'), settings, caller.now);
+  const link = await insertLink(sql, charge.id, newPageToken(), settings, caller.now);
   await transition(sql, charge, 'new', 'link', caller.now);
   return { charge, link };
 }

@@ -4,7 +4,7 @@
  * issues the boleto; its QR is the Pix option) makes the subscription active on that method, and its renewals
  * follow it: the stored card, or a boleto with the same terms issued ahead of each due date.
  */
-import { randomBytes } from 'node:crypto';
+import { newPageToken } from '../shared/url-tokens.ts';
 import type { Sql } from '../../platform/db/database.ts';
 import { brasiliaDate, brasiliaDateTime } from '../../platform/calendar.ts';
 import type { BillingCaller } from '../shared/caller.ts';
@@ -25,7 +25,7 @@ export async function oneStepSubscriptionLink(
   body: SubscriptionLinkInput,
 ) {
   const { settings, ...rest } = body;
-  const made = await createSubscription(sql, caller, planId, rest, randomBytes(18).toString('base64url'));
+  const made = await createSubscription(sql, caller, planId, rest, newPageToken());
   const { link } = await defineLink(sql, caller, made.charge, settings);
   return { ...made, link };
 }

@@ -10,7 +10,7 @@
  * charge is recurrent). Card faults on demand are not applied here: the caller renews one by one while one is
  * asked for.
  */
-import { randomBytes } from 'node:crypto';
+import { newNotificationToken, newPageToken } from '../shared/url-tokens.ts';
 import type { Sql } from '../../platform/db/database.ts';
 import { jobRow, type JobRow } from '../../platform/outbox/jobs.ts';
 import { issuerRefusal } from '../charges/payment.ts';
@@ -62,9 +62,9 @@ export async function renewCardBatch(
       shippings: s.shippings,
       customId: s.custom_id,
       notificationUrl: s.notification_url,
-      notificationToken: randomBytes(18).toString('hex'),
+      notificationToken: newNotificationToken(),
       notificationGeneration: s.notification_url ? CHARGE_EVENTS : 0,
-      checkoutToken: randomBytes(18).toString('base64url'),
+      checkoutToken: newPageToken(),
       marketplace: s.items.some((i) => i.marketplace),
       payment,
       refusal,

@@ -9,6 +9,7 @@
  * and moves each past its parcel in the transaction that charges it, and the (subscription, parcel) primary key
  * refuses a second charge of a parcel whatever the outbox retries (outbox jobs run at least once).
  */
+import { newNotificationToken, newPageToken } from '../shared/url-tokens.ts';
 import { performance } from 'node:perf_hooks';
 import type { Sql } from '../../platform/db/database.ts';
 import { brasiliaDate, brasiliaDayStart } from '../../platform/calendar.ts';
@@ -20,7 +21,6 @@ import type { FaultHooks } from '../../platform/faults.ts';
 import { answerCardPayment, grossTotal } from '../charges/payment.ts';
 import { insertCharge, updateCharge, type ChargeRow } from '../charges/store.ts';
 import { transition } from '../charges/transitions.ts';
-import { randomBytes } from 'node:crypto';
 import type { PlanRow } from '../plans/store.ts';
 import {
   claimDueSubscriptions,
@@ -201,8 +201,8 @@ export async function subscriptionCharge(
       shippings: subscription.shippings,
       custom_id: subscription.custom_id,
       notification_url: subscription.notification_url,
-      notification_token: randomBytes(18).toString('hex'),
-      checkout_token: randomBytes(18).toString('base64url'),
+      notification_token: newNotificationToken(),
+      checkout_token: newPageToken(),
       marketplace: subscription.items.some((i) => i.marketplace),
     },
     now,

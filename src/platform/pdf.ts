@@ -27,13 +27,21 @@ export async function standardFonts(doc: PDFDocument): Promise<PdfFonts> {
   };
 }
 
+/** Each font's code points, read once: a boleto page draws some fifty texts in the same two fonts. */
+const characterSets = new WeakMap<PDFFont, Set<number>>();
+function characterSet(font: PDFFont): Set<number> {
+  let set = characterSets.get(font);
+  if (!set) characterSets.set(font, (set = new Set(font.getCharacterSet())));
+  return set;
+}
+
 /**
  * `text` as the standard fonts can draw it. They encode WinAnsi only, and pdf-lib throws on anything else, so a
  * payer named in another script would turn a PDF into a 500: accents outside WinAnsi lose their mark (NFKD),
  * what is left unencodable becomes "?", and no-break spaces (Intl's currency) become plain ones.
  */
 export function drawable(font: PDFFont, text: string): string {
-  const supported = new Set(font.getCharacterSet());
+  const supported = characterSet(font);
   let out = '';
   for (const char of text.replace(/[\u00a0\u202f]/g, ' ')) {
     if (supported.has(char.codePointAt(0)!)) out += char;

@@ -90,7 +90,7 @@ describe('MED infractions', () => {
     await ledgerOk();
   });
 
-  it('defence aceito: refunded to the payer at once (ACEITA, a MED devolução on the Pix); a second defence is refused', async () => {
+  it('defence aceito: refunded to the payer (ACEITA at once, the MED devolução DEVOLVIDO on its answer); a second defence is refused', async () => {
     const inicio = new Date(svc.clock.nowMs() - 3_600_000).toISOString();
     const fim = new Date(svc.clock.nowMs() + 3_600_000).toISOString();
     const [i] = (await call('GET', `/v2/gn/infracoes?inicio=${inicio}&fim=${fim}`)).body.infracoes;
@@ -106,7 +106,11 @@ describe('MED infractions', () => {
     assert.ok(res.body.dadosAnalise.recebimentoDefesa);
     assert.ok(res.body.dadosAnalise.finalizacao);
     assert.deepEqual(await balance(), { saldo: '60.00', bloqueios: { judicial: '0.00', med: '0.00', total: '0.00' } });
-    const pix = await call('GET', `/v2/pix/${received['40.00']}`);
+    // The MED return leaves as a pacs.004 and is DEVOLVIDO when the payer's institution answers (docs/spi.md).
+    const pix = await waitFor(async () => {
+      const read = await call('GET', `/v2/pix/${received['40.00']}`);
+      return read.body.devolucoes?.[0]?.status !== 'EM_PROCESSAMENTO' && read;
+    }, "the MED return's answer");
     assert.equal(pix.body.devolucoes.length, 1);
     assert.equal(pix.body.devolucoes[0].natureza, 'MED_FRAUDE');
     assert.equal(pix.body.devolucoes[0].status, 'DEVOLVIDO');

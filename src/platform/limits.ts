@@ -59,6 +59,8 @@ export const LIMITS = {
    */
   keySettlementStatementsInFlight: 1,
   spiCreditStatementsInFlight: 1,
+  /** The SPI boundary's write of payments of charges with their messages' claims (src/spi/credit.ts). */
+  spiChargeCreditStatementsInFlight: 1,
   /** Keys whose settlement read a node keeps (`KeyReads`): about 300 bytes each. */
   keySettlementReadsKept: 10_000,
   /**
@@ -485,11 +487,13 @@ export const LIMITS = {
 /**
  * PostgreSQL connections a node reserves for group-commit statements (database.ts): one for each group commit's
  * statements in flight — charge creation, the settlement reads and writes, the recurring charges' settlement
- * reads and writes, and the SPI boundary's reads of keys and writes of credits — so no batch waits for another's connection.
+ * reads and writes, and the SPI boundary's reads of keys and writes of credits to keys and charges — so no batch waits
+ * for another's connection.
  */
 export const GROUP_COMMIT_CONNECTIONS =
   LIMITS.chargeCreateStatementsInFlight +
   LIMITS.settlementReadsInFlight +
   LIMITS.settlementStatementsInFlight * 3 +
   LIMITS.keySettlementStatementsInFlight +
-  LIMITS.spiCreditStatementsInFlight;
+  LIMITS.spiCreditStatementsInFlight +
+  LIMITS.spiChargeCreditStatementsInFlight;

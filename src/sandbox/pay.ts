@@ -1,17 +1,15 @@
 /**
- * `POST /sandbox/pix/pay`: an integrator plays the payer, through the one payment engine; to a key or an account
- * through the SPI boundary, as a payer at another institution does (docs/spi.md, "The sandbox's institution").
+ * `POST /sandbox/pix/pay` (and the console's "Pagar"): an integrator plays the payer, through the SPI boundary and
+ * the one payment engine, as a payer at another institution does (docs/spi.md, "The sandbox's institution").
  */
 import type { Sql } from '../platform/db/database.ts';
 import { invalid } from '../platform/errors.ts';
 import { parseAmount } from '../platform/money.ts';
 import { parseBrCode } from '../platform/brcode.ts';
-import { receiveOrHold, type PaymentTarget } from '../pix/payments/engine.ts';
-import { PaymentRefused } from '../pix/payments/refusal.ts';
+import { amountDue, type PaymentTarget, type Reception } from '../pix/payments/engine.ts';
 import { pixView } from '../pix/received/view.ts';
 import type { SpiNode } from '../spi/credit.ts';
-import { accountOf } from './pay-store.ts';
-import { SANDBOX_PAY_ORIGIN } from './payer.ts';
+import { accountOf, chargeToPay } from './pay-store.ts';
 import { FICTITIOUS_PAYER, payerPays, type PayerOrder } from './spi-institution.ts';
 
 export interface SandboxPayRequest {
@@ -67,58 +65,60 @@ const refused = (code: string, message: string) =>
 
 type Payer = { nome: string; cpf?: string; cnpj?: string };
 type Incoming = { amountCents: number | undefined; payer: Payer; infoPagador?: string };
-type Reception = Awaited<ReturnType<typeof receiveOrHold>>;
 
 /**
- * A key (by the key, or a static QR code) or an account: the sandbox payer's institution sends a pacs.008 into the
- * node's inbound path (spi-institution.ts), as another institution's gateway would; the refusal is shown in the
- * engine's words.
+ * What the payer's app reads before it pays, and the order it gives its institution: to a key (by the key,
+ * `DICT`, or a static QR code, `QRES`) or an account (`MANU`), the amount given; to a charge (its txid, or a
+ * dynamic QR code's location, `QRDN`), the charge's key and txid, for the amount given or else the amount the
+ * charge asks now (a cobv's with its juros, multa and desconto). A txid or a location with no charge behind it
+ * is refused before any message leaves, as an app would. The payment happens on the receiving account's clock.
  */
-async function payThroughBoundary(
-  ctx: SpiNode,
-  target: Extract<PaymentTarget, { kind: 'key' | 'account' }>,
-  incoming: Incoming & { amountCents: number },
-): Promise<Reception> {
-  const accountId = await accountOf(ctx.db, target.kind === 'key' ? { chave: target.chave } : { conta: target.conta });
-  const now = ctx.clock.forAccount(accountId).now();
-  if (incoming.amountCents <= 0) throw refused('valor_invalido', 'O valor do Pix deve ser positivo.');
+async function orderOf(
+  sql: Sql,
+  clock: SpiNode['clock'],
+  target: PaymentTarget,
+  incoming: Incoming,
+): Promise<{ order: PayerOrder; now: Date }> {
+  const { amountCents: givenCents, ...payer } = incoming;
+  if (target.kind === 'charge' || target.kind === 'location') {
+    const charge = await chargeToPay(sql, target.kind === 'charge' ? target : { token: target.token });
+    if (!charge) throw refused('cobranca_inexistente', 'Nenhuma cobrança corresponde ao Pix.');
+    const now = clock.forAccount(charge.account_id).now();
+    const amountCents = givenCents ?? amountDue(charge, now).cents;
+    return {
+      order: { creditor: { chave: charge.chave }, txid: charge.txid, initiation: 'QRDN', amountCents, ...payer },
+      now,
+    };
+  }
+  if (givenCents === undefined)
+    throw invalid(PAY_INVALID, 'Informe o valor do Pix.', [
+      { property: 'valor', reason: 'valor obrigatório para pagamento a uma chave ou conta.' },
+    ]);
+  const accountId = await accountOf(sql, target.kind === 'key' ? { chave: target.chave } : { conta: target.conta });
   const order: PayerOrder =
     target.kind === 'key'
       ? {
           creditor: { chave: target.chave },
           ...(target.txid && { txid: target.txid }),
           initiation: target.fromStaticQrCode ? 'QRES' : 'DICT',
-          ...incoming,
+          amountCents: givenCents,
+          ...payer,
         }
-      : { creditor: { conta: target.conta }, initiation: 'MANU', ...incoming };
+      : { creditor: { conta: target.conta }, initiation: 'MANU', amountCents: givenCents, ...payer };
+  return { order, now: clock.forAccount(accountId).now() };
+}
+
+/**
+ * The sandbox payer's institution sends the order's pacs.008 into the node's inbound path (spi-institution.ts), as
+ * another institution's gateway would; the refusal is shown in the engine's words.
+ */
+async function payThroughBoundary(ctx: SpiNode, order: PayerOrder, now: Date): Promise<Reception> {
+  if (order.amountCents <= 0) throw refused('valor_invalido', 'O valor do Pix deve ser positivo.');
   const outcome = await payerPays(ctx, order, now);
   if (outcome.status === 'ACSP') return { received: outcome.credit.received };
   if (outcome.status === 'held') return { held: outcome.credit.held };
   const why = outcome.credit?.refused ?? { code: outcome.reason.code, message: outcome.reason.info ?? '' };
   throw refused(why.code, why.message);
-}
-
-/**
- * A charge (its txid, or a dynamic QR code's location): the engine's settlement path in this process, its
- * coalesced read and write (docs/spi.md, "What is not built": the inbound path would take a transaction each).
- * Neither amount given: the amount the charge asks, decided by the engine with the rest of the payment.
- */
-async function payCharge(
-  ctx: SpiNode,
-  target: Extract<PaymentTarget, { kind: 'charge' | 'location' }>,
-  incoming: Incoming,
-): Promise<Reception> {
-  const accountId = target.kind === 'charge' ? target.accountId : await accountOf(ctx.db, { token: target.token });
-  try {
-    return await receiveOrHold(ctx.db, ctx.clock.forAccount(accountId).now(), {
-      target,
-      ...incoming,
-      origin: SANDBOX_PAY_ORIGIN,
-    });
-  } catch (error) {
-    if (error instanceof PaymentRefused) throw refused(error.code, error.message);
-    throw error;
-  }
 }
 
 /** The integrator plays the payer; the payment happens on the receiving account's clock, whoever pays. */
@@ -131,17 +131,9 @@ export async function sandboxPay(ctx: SpiNode, accountId: number, body: SandboxP
     ]);
   }
   const payer: Payer = body.pagador ?? FICTITIOUS_PAYER;
-  const incoming = { payer, ...(body.infoPagador && { infoPagador: body.infoPagador }) };
-  let reception: Reception;
-  if (target.kind === 'charge' || target.kind === 'location') {
-    reception = await payCharge(ctx, target, { ...incoming, amountCents });
-  } else if (amountCents === undefined) {
-    throw invalid(PAY_INVALID, 'Informe o valor do Pix.', [
-      { property: 'valor', reason: 'valor obrigatório para pagamento a uma chave ou conta.' },
-    ]);
-  } else {
-    reception = await payThroughBoundary(ctx, target, { ...incoming, amountCents });
-  }
+  const incoming = { amountCents, payer, ...(body.infoPagador && { infoPagador: body.infoPagador }) };
+  const { order, now } = await orderOf(ctx.db, ctx.clock, target, incoming);
+  const reception = await payThroughBoundary(ctx, order, now);
   // Received a moment ago: no refunds yet.
   if (reception.received) return pixView(reception.received, []);
   // A participant's key: nothing is credited until the participant confirms (docs/participants.md).
@@ -161,7 +153,7 @@ export async function sandboxPay(ctx: SpiNode, accountId: number, body: SandboxP
         pagador_nome: payer.nome,
         info_pagador: body.infoPagador ?? null,
         components: null,
-        origin: target.kind === 'charge' || target.kind === 'location' ? SANDBOX_PAY_ORIGIN : 'spi',
+        origin: 'spi',
       },
       [],
     ),

@@ -1,24 +1,35 @@
 /**
- * The settlement path of an inbound pacs.008 to a key (docs/spi.md, "Throughput"): the common case — a Pix to a
- * key of this node, no txid, nothing for a participant to confirm — decided on the engine's read of the key
- * (src/pix/payments/key-settlement.ts) and written with the message's claim and its ACSP answer by one
- * statement (`writeInboundCredits`), both shared by the messages that arrive while one is in flight (group
- * commit, docs/ledger.md), instead of a transaction of a dozen round trips per message.
+ * The settlement paths of an inbound pacs.008 (docs/spi.md, "Throughput"): the common cases — a Pix to a key of
+ * this node, or to the charge of a key's txid (a dynamic QR code), nothing for a participant to confirm —
+ * decided on the engine's unlocked reads (the key's, src/pix/payments/key-settlement.ts; the charge's,
+ * `settlementReaderFor`) by the engine's rules, and written with the message's claim and its ACSP answer by one
+ * statement (`writeInboundCredits`, `writeInboundChargeCredits`), reads and writes shared by the messages that
+ * arrive while one is in flight (group commit, docs/ledger.md), instead of a transaction of a dozen round trips
+ * per message.
  *
- * Undefined means "decide it on the locked path" (inbound.ts): the message is not of this shape, the key is not
- * one the read can settle, the message was seen before (the claim finds it; the locked path answers with the
- * first answer), the key changed since it was read, or the statement refused it (an end-to-end id received
- * otherwise): nothing was written for it.
+ * Undefined means "decide it on the locked path" (inbound.ts): the message is not of these shapes, what it pays
+ * is not something the read can settle (a split, a boleto, a participant's key, a first payment, a refusal: the
+ * locked path refuses it in the same words), the message was seen before (the claim finds it; the locked path
+ * answers with the first answer), the key or the charge changed since it was read, or the statement refused it
+ * (an end-to-end id received otherwise): nothing was written for it.
  */
 import type { AppContext } from '../platform/context.ts';
 import { GroupCommit, perDatabase } from '../platform/db/group-commit.ts';
 import { isUniqueViolation } from '../platform/db/errors.ts';
 import { RECEIVER_ISPB } from '../platform/institution.ts';
 import { LIMITS } from '../platform/limits.ts';
-import { keyReadsFor, keySettlement } from '../pix/payments/key-settlement.ts';
+import { chargeSettlement, type IncomingPix } from '../pix/payments/engine.ts';
+import { keyReadsFor, keySettlement, type KeyForSettlement } from '../pix/payments/key-settlement.ts';
+import { PaymentRefused } from '../pix/payments/refusal.ts';
+import { settlementReaderFor } from '../pix/payments/settlement-batcher.ts';
 import type { ReceivedPixRow } from '../pix/received/store.ts';
 import type { CreditTransfer } from './messages.ts';
-import { writeInboundCredits, type InboundCredit } from './store.ts';
+import {
+  writeInboundChargeCredits,
+  writeInboundCredits,
+  type InboundChargeCredit,
+  type InboundCredit,
+} from './store.ts';
 
 /** What the inbound path uses of the node: its database and its clock. */
 export type SpiNode = Pick<AppContext, 'db' | 'clock'>;
@@ -35,6 +46,19 @@ const creditWriterFor = perDatabase(
     }),
 );
 
+export const chargeCreditWriterFor = perDatabase(
+  (sql) =>
+    new GroupCommit<InboundChargeCredit, ReceivedPixRow | undefined>({
+      write: (credits) => writeInboundChargeCredits(sql, credits),
+      statementsInFlight: LIMITS.spiChargeCreditStatementsInFlight,
+      batchMax: LIMITS.settlementBatchMax,
+      // Two payments of one charge (copies of one message among them) never share a statement: the second finds
+      // the charge paid, or its claim the first's.
+      keyOf: (credit) => credit.charge.id,
+      lockOrder: (credit) => credit.charge.id,
+    }),
+);
+
 /** The payer as the engine records it: the debtor's name and document. */
 export const payerOf = ({ debtor }: CreditTransfer) => ({
   nome: debtor.nome,
@@ -48,37 +72,63 @@ export async function creditCoalesced(
   answerAt: (now: Date) => string,
 ): Promise<{ answer: string; received: ReceivedPixRow } | undefined> {
   const { chave, ispb } = message.creditor;
-  if (
-    !chave ||
-    message.txid ||
-    message.idRec ||
-    message.initiation === 'QRES' ||
-    (ispb !== undefined && ispb !== RECEIVER_ISPB)
-  )
-    return undefined;
+  if (!chave || message.idRec || (ispb !== undefined && ispb !== RECEIVER_ISPB)) return undefined;
+  // A static QR code's Pix to a key: its settings may refuse those (the locked path reads them).
+  if (!message.txid && message.initiation === 'QRES') return undefined;
   const keys = keyReadsFor(ctx.db);
   const key = await keys.read(chave);
   const now = ctx.clock.forAccount(key?.account_id).now();
   const incoming = {
-    target: { kind: 'key', chave } as const,
     amountCents: message.amountCents,
     payer: payerOf(message),
     ...(message.infoPagador && { infoPagador: message.infoPagador }),
     origin: 'spi' as const,
     endToEndId: message.endToEndId,
   };
-  const settlement = keySettlement(key, incoming, now);
-  if (!settlement) return undefined;
-  const answer = answerAt(now);
+  const claim = { msgId: message.msgId, answer: answerAt(now) };
   let credited: ReceivedPixRow | undefined;
   try {
-    credited = await creditWriterFor(ctx.db).submit({ ...settlement, msgId: message.msgId, answer });
+    if (message.txid) {
+      const credit = await chargeCredit(ctx, key, message.txid, incoming, now);
+      if (!credit) return undefined;
+      credited = await chargeCreditWriterFor(ctx.db).submit({ ...credit, ...claim });
+    } else {
+      const settlement = keySettlement(key, { ...incoming, target: { kind: 'key', chave } }, now);
+      if (!settlement) return undefined;
+      credited = await creditWriterFor(ctx.db).submit({ ...settlement, ...claim });
+    }
   } catch (error) {
     if (isUniqueViolation(error)) return undefined;
     throw error;
   }
-  // Not credited: a copy, or the key changed since it was read (read it afresh next time).
+  // Not credited: a copy, or the key or the charge changed since it was read (the key read afresh next time).
   if (credited) keys.keep(key!);
   else keys.forget(chave);
-  return credited && { answer, received: credited };
+  return credited && { answer: claim.answer, received: credited };
+}
+
+/**
+ * A pacs.008 to the charge of its key's txid, decided by the engine's rules (`chargeSettlement`) on the
+ * charge's settlement read; undefined when the locked path decides it (the module comment): no such charge on
+ * the key's account (the locked path then pays the key, with the txid), a charge of another of its keys, or
+ * one the read cannot settle or that the rules refuse.
+ */
+async function chargeCredit(
+  ctx: SpiNode,
+  key: KeyForSettlement | undefined,
+  txid: string,
+  incoming: Omit<IncomingPix, 'target'>,
+  now: Date,
+): Promise<Omit<InboundChargeCredit, 'msgId' | 'answer'> | undefined> {
+  if (!key || key.removed_at || key.confirm_incoming) return undefined;
+  const target = { kind: 'charge', accountId: key.account_id, txid } as const;
+  const charge = await settlementReaderFor(ctx.db).submit(target);
+  if (!charge || charge.chave !== key.chave) return undefined;
+  try {
+    const settlement = chargeSettlement(charge, { ...incoming, target }, now);
+    return settlement && { ...settlement, key: { chave: key.chave, version: key.version } };
+  } catch (error) {
+    if (error instanceof PaymentRefused) return undefined;
+    throw error;
+  }
 }

@@ -1,13 +1,19 @@
 /**
  * Storage of the SPI boundary's messages (migrations 028, 030): the inbound record and the outbound queue; and the
- * statement that credits inbound Pix to keys with their messages' claims.
+ * statements that credit inbound Pix to keys and pay charges with their messages' claims.
  */
 import type { Sql } from '../platform/db/database.ts';
-import { PIX_RECEIVED_POSTING } from '../platform/ledger/ledger.ts';
-import { jobsEnqueued, outboxInsertSql, outboxRowValues } from '../platform/outbox/jobs.ts';
 import type { KeySettlement } from '../pix/payments/key-settlement.ts';
-import { keyVersionSql, pixReceivedMoved } from '../pix/payments/store.ts';
-import { insertReceivedPixFrom, type ReceivedPixRow } from '../pix/received/store.ts';
+import {
+  KEY_HAS_WEBHOOK_SQL,
+  keyVersionSql,
+  settlementInput,
+  settlementsWritten,
+  settlementWritesSql,
+  type InputColumn,
+  type Settlement,
+} from '../pix/payments/store.ts';
+import type { ReceivedPixRow } from '../pix/received/store.ts';
 
 export interface InboundClaim {
   msgId: string;
@@ -181,81 +187,84 @@ export interface InboundCredit extends KeySettlement {
   answer: string;
 }
 
+/** A payment of a charge decided on the engine's settlement read (`chargeSettlement`), with its message. */
+export interface InboundChargeCredit extends Settlement {
+  /** The key the message names (the charge's) and its version as read (`keyVersionSql`). */
+  key: { chave: string; version: string };
+  msgId: string;
+  answer: string;
+}
+
+/** The message's own columns of an inbound credit statement's `input`. */
+const MESSAGE_COLUMNS: InputColumn<InboundCredit | InboundChargeCredit>[] = [
+  ['msg_id', 'text', (c) => c.msgId],
+  ['answer', 'text', (c) => c.answer],
+  ['key_version', 'text', (c) => c.key.version],
+];
+
 /**
- * Inbound pacs.008 messages to keys credited in one statement, atomic by itself, for one or many (coalesced by
- * credit.ts): each message is claimed (its MsgId, and its end-to-end id once) with its answer only while its key
- * and its settings are still the versions read (`keyVersionSql`; the key row locked `for share`, so a removal, a
- * confirmation setting or a webhook registration either committed before — the version differs: nothing is
- * written for it — or waits for this statement) — and only a claimed message's Pix is recorded, posted (`PIX_RECEIVED_POSTING`) and its webhook
- * event enqueued, stored done when its key has no webhook (docs/ledger.md, "Events with no webhook"). Answers
- * per message: credited, or undefined (a copy, or a key that changed: the caller decides it on the locked path).
+ * The keys the messages name, locked `for share` with their versions (`keyVersionSql`), and the claim of each
+ * message (its MsgId, and its end-to-end id once) with its answer, for the messages in `from` whose key is still
+ * the version read: a removal, a confirmation setting, new settings or a webhook registration either committed
+ * before — the version differs: nothing is written for it — or waits for the statement. So the webhook rows the
+ * statement sees are its key's as read (`KEY_HAS_WEBHOOK_SQL`). The keys are those of `from`'s messages, locked
+ * after what `from` locks (a charge: docs/ledger.md, "Lock order").
  */
-export async function writeInboundCredits(sql: Sql, list: InboundCredit[]): Promise<(ReceivedPixRow | undefined)[]> {
-  const column = <T>(value: (c: InboundCredit) => T) => list.map(value);
-  const jobs = column((c) => outboxRowValues(c.event));
-  const { rows } = await sql.query<{ end_to_end_id: string; id: number; pending: boolean }>(
-    `with input as (
-       select *, null::bigint as charge_id, null::text as txid, null::jsonb as components
-       from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::bigint[],
-         $8::timestamptz[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::bigint[], $15::bigint[],
-         $16::text[], $17::text[], $18::jsonb[], $19::timestamptz[], $20::timestamptz[], $21::bigint[])
-         as i(msg_id, answer, key_version, end_to_end_id, account_id, chave, amount_cents, received_at, pagador_cpf,
-           pagador_cnpj, pagador_nome, info_pagador, origin, external_id, available_id, topic, ordering_key, payload,
-           available_at, created_at, job_account_id)),
-     keys as materialized (
-       select k.chave, ${keyVersionSql('k')} as version from pix_keys k where k.chave = any($22::text[]) for share of k),
+const claimSql = (from: string) => `keys as materialized (
+       select k.chave, ${keyVersionSql('k')} as version from pix_keys k
+       where k.chave in (select i.chave from ${from}) for share of k),
      claim as (
        insert into spi_inbound (msg_id, kind, ref_id, account_id, received_at, answer)
        select i.msg_id, 'pacs.008', i.end_to_end_id, i.account_id, i.received_at, i.answer
-       from input i join keys on keys.chave = i.chave and keys.version = i.key_version
-       on conflict do nothing returning msg_id),
-     pix as (${insertReceivedPixFrom('input i join claim on claim.msg_id = i.msg_id', 'id, end_to_end_id')}),
-     ${PIX_RECEIVED_POSTING},
-     routed as (
-       select i.end_to_end_id, exists (select 1 from pix_webhooks w where w.chave = i.chave) as pending
-       from input i join pix on pix.end_to_end_id = i.end_to_end_id),
-     job as (${outboxInsertSql({
-       topic: 'i.topic',
-       orderingKey: 'i.ordering_key',
-       payload: 'i.payload',
-       availableAt: 'i.available_at',
-       createdAt: 'i.created_at',
-       accountId: 'i.job_account_id',
-       from: 'input i join routed r on r.end_to_end_id = i.end_to_end_id',
-       doneWhen: 'not r.pending',
-     })})
-     select pix.end_to_end_id, pix.id, routed.pending from pix join routed on routed.end_to_end_id = pix.end_to_end_id`,
-    [
-      column((c) => c.msgId),
-      column((c) => c.answer),
-      column((c) => c.key.version),
-      column((c) => c.pix.end_to_end_id),
-      column((c) => c.pix.account_id),
-      column((c) => c.pix.chave),
-      column((c) => c.pix.amount_cents),
-      column((c) => c.pix.received_at),
-      column((c) => c.pix.pagador_cpf),
-      column((c) => c.pix.pagador_cnpj),
-      column((c) => c.pix.pagador_nome),
-      column((c) => c.pix.info_pagador),
-      column((c) => c.pix.origin),
-      column((c) => c.ledger.externalId),
-      column((c) => c.ledger.availableId),
-      ...[0, 1, 2, 3, 4, 5].map((n) => jobs.map((values) => values[n])),
-      [...new Set(column((c) => c.key.chave))],
-    ],
+       from ${from} join keys on keys.chave = i.chave and keys.version = i.key_version
+       on conflict do nothing returning msg_id)`;
+
+type WrittenRow = { end_to_end_id: string; id: number; pending: boolean };
+
+/**
+ * Inbound pacs.008 messages to keys credited in one statement, atomic by itself, for one or many (coalesced by
+ * credit.ts): each message claimed while its key is the version read (`claimSql`), and only a claimed message's
+ * Pix recorded, posted and its webhook event enqueued (`settlementWritesSql`). Answers per message: credited, or
+ * undefined (a copy, or a key that changed: the caller decides it on the locked path).
+ */
+export async function writeInboundCredits(sql: Sql, list: InboundCredit[]): Promise<(ReceivedPixRow | undefined)[]> {
+  const input = settlementInput(list, MESSAGE_COLUMNS);
+  const { rows } = await sql.query<WrittenRow>(
+    `with ${input.cte},
+     ${claimSql('input i')},
+     ${settlementWritesSql('input i join claim on claim.msg_id = i.msg_id', KEY_HAS_WEBHOOK_SQL)}`,
+    input.params,
   );
-  const written = new Map(rows.map((row) => [row.end_to_end_id, row]));
-  let woken = false;
-  return list.map((c) => {
-    const row = written.get(c.pix.end_to_end_id);
-    if (row === undefined) return undefined;
-    pixReceivedMoved(sql, c.pix);
-    // Only an event stored pending wakes the webhook lanes: one stored done has nothing to claim.
-    if (row.pending && !woken) jobsEnqueued(sql, c.event.topic);
-    woken ||= row.pending;
-    return { id: Number(row.id), ...c.pix };
-  });
+  return settlementsWritten(sql, list, rows);
+}
+
+/**
+ * Inbound pacs.008 messages to charges (a key and its charge's txid) paid in one statement, as the engine's
+ * `writeSettlements` pays them but with the message's claim: each charge row locked `for update` only while it
+ * is ATIVA and the version read (`xmin`), its message claimed while its key is the version read too (`claimSql`),
+ * and only for a claimed message the charge concluded, its Pix recorded, posted and its event enqueued. A copy
+ * (its claim conflicts), a charge paid, revised or linked since the read, a key changed: nothing written for it,
+ * undefined in its place (the caller decides it on the locked path). The caller gives each charge at most once.
+ */
+export async function writeInboundChargeCredits(
+  sql: Sql,
+  list: InboundChargeCredit[],
+): Promise<(ReceivedPixRow | undefined)[]> {
+  const input = settlementInput(list, [...MESSAGE_COLUMNS, ['version', 'text', (c) => c.charge.version]]);
+  const { rows } = await sql.query<WrittenRow>(
+    `with ${input.cte},
+     payable as materialized (
+       select c.id from charges c join input i on c.id = i.charge_id
+       where c.status = 'ATIVA' and c.xmin = i.version::xid for update of c),
+     ${claimSql('input i join payable on payable.id = i.charge_id')},
+     paid as (
+       update charges c set status = 'CONCLUIDA', updated_at = i.received_at
+       from input i join claim on claim.msg_id = i.msg_id where c.id = i.charge_id
+       returning c.id),
+     ${settlementWritesSql('input i join paid on paid.id = i.charge_id', KEY_HAS_WEBHOOK_SQL)}`,
+    input.params,
+  );
+  return settlementsWritten(sql, list, rows);
 }
 
 /** The MsgId of the inbound pacs.008 that delivered a Pix (its claim), to answer it later. */

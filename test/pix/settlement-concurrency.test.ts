@@ -1,8 +1,9 @@
 /**
- * The settlement path under concurrency: payments coalesced into one statement (SettlementBatcher) keep their
- * own outcomes (their reads coalesced too), a charge paid many times at once is paid exactly once, a charge that
- * changed between the settlement read and its write is not paid by that write, and the event of a key with no
- * webhook is stored done unless a registration of the key raced the payment.
+ * The settlement path under concurrency: payments of charges through the sandbox pay endpoint (a pacs.008 each,
+ * settled on the SPI boundary's group-committed charge path) and written by the engine's batcher (SettlementBatcher)
+ * keep their own outcomes (their reads coalesced too), a charge paid many times at once is paid exactly once, a
+ * charge that changed between the settlement read and its write is not paid by that write, and the event of a key
+ * with no webhook is stored done unless a registration of the key raced the payment.
  */
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,6 +18,7 @@ import { savePixWebhook } from '../../src/pix/webhook/store.ts';
 import { Receiver, webhookApi } from '../helpers/receiver.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { SANDBOX_PAY_ORIGIN } from '../../src/sandbox/payer.ts';
+import { chargeCreditWriterFor } from '../../src/spi/credit.ts';
 
 describe('settlement path under concurrency', () => {
   let svc: TestService;
@@ -77,9 +79,11 @@ describe('settlement path under concurrency', () => {
   };
 
   it('pays many charges of several receivers at once, each with its own answer and entry', async () => {
-    const batcher = settlementBatcherFor(svc.service.ctx.db);
+    // The pay endpoint's pacs.008 to a charge is settled on the SPI boundary's charge path: the engine's read, its
+    // own group-committed write (src/spi/credit.ts).
+    const writer = chargeCreditWriterFor(svc.service.ctx.db);
     const reader = settlementReaderFor(svc.service.ctx.db);
-    const before = { ...batcher.written };
+    const before = { ...writer.written };
     const readBefore = { ...reader.written };
     const saldosBefore = await Promise.all(parties.map(saldo));
     // 12.34 and up: above the sandbox auto-payer's limit, so only these payments pay them.
@@ -115,8 +119,19 @@ describe('settlement path under concurrency', () => {
       [paid.map((res) => res.body.endToEndId)],
     );
     assert.equal(events.rows[0].n, charges.length, 'one webhook event per payment, written with it');
-    assert.equal(batcher.written.items - before.items, charges.length, 'all through the batcher');
+    const claims = await svc.service.ctx.db.query<{ n: number }>(
+      `select count(*)::int as n from spi_inbound where kind = 'pacs.008' and answer is not null and ref_id = any($1)`,
+      [paid.map((res) => res.body.endToEndId)],
+    );
+    assert.equal(claims.rows[0].n, charges.length, 'each pacs.008 claimed with its answer, written with it');
+    assert.equal(writer.written.items - before.items, charges.length, 'all through the group-committed charge path');
     assert.equal(reader.written.items - readBefore.items, charges.length, 'every read through the reader');
+    // On PostgreSQL the requests overlap and so do their writes; PGlite's one connection mostly runs them in turn.
+    if (svc.service.ctx.db.kind === 'postgres')
+      assert.ok(
+        writer.written.statements - before.statements < charges.length,
+        'payments arriving while a statement is in flight share the next one',
+      );
     // On PostgreSQL the requests overlap and so do their reads; PGlite's one connection mostly runs them in turn.
     if (svc.service.ctx.db.kind === 'postgres')
       assert.ok(

@@ -32,6 +32,7 @@ import {
   writeSettlements,
   type ChargeForSettlement,
   type PayableCharge,
+  type Settlement,
 } from './store.ts';
 import { settlementBatcherFor, settlementReaderFor } from './settlement-batcher.ts';
 import { CONFIRMATION_TIMEOUT_ERROR, findConfirmation, holdPix, type HeldPix } from './holds.ts';
@@ -115,15 +116,9 @@ async function receive(sql: Sql, now: Date, incoming: IncomingPix, holdable: boo
       target.kind === 'charge' && !sql.inTransaction
         ? await settlementReaderFor(sql).submit(target)
         : await readChargeForSettlement(sql, target);
-    if (
-      charge &&
-      !charge.split_linked &&
-      !charge.boleto_linked &&
-      !charge.confirm_incoming &&
-      charge.external_ledger_id &&
-      charge.available_ledger_id
-    ) {
-      const received = await settle(sql, now, incoming, charge);
+    const settlement = charge && chargeSettlement(charge, incoming, now);
+    if (settlement) {
+      const received = await settle(sql, settlement);
       if (received) return { received };
       // The charge changed since it was read (paid, revised, removed, linked to a split): decide again under its lock.
     }
@@ -183,13 +178,20 @@ export function receivedRow(
 
 const duplicate = () => new PaymentRefused('pix_duplicado', 'Pix já registrado (endToEndId ou cobrança já paga).');
 
-/** The settlement path: the rules on the charge as read, then one statement. Undefined: the charge changed meanwhile. */
-async function settle(
-  sql: Sql,
-  now: Date,
-  incoming: IncomingPix,
+/**
+ * The engine's decision on a charge read without a lock (`readChargeForSettlement`), for the settlement path's
+ * one statement — here, and at the SPI boundary for a pacs.008 naming the charge's txid (src/spi/credit.ts): the
+ * payment to write, or undefined when only the locked path can make it (a split or a boleto linked, a
+ * participant's confirmation, the receiver's first payment: its ledger account does not exist yet). A refusal
+ * by the charge's rules or the key's settings is thrown (`PaymentRefused`).
+ */
+export function chargeSettlement(
   charge: ChargeForSettlement,
-): Promise<ReceivedPixRow | undefined> {
+  incoming: IncomingPix,
+  now: Date,
+): (Settlement & { charge: ChargeForSettlement }) | undefined {
+  if (charge.split_linked || charge.boleto_linked || charge.confirm_incoming) return undefined;
+  if (!charge.external_ledger_id || !charge.available_ledger_id) return undefined;
   const { amountCents, components } = chargeAmountPaid(charge, incoming, now);
   const settingsRefusal = keyRefusal(charge.key_settings, {
     accountId: charge.account_id,
@@ -206,13 +208,17 @@ async function settle(
     amountCents,
     components,
   );
+  return {
+    charge,
+    pix,
+    ledger: { externalId: charge.external_ledger_id, availableId: charge.available_ledger_id },
+    event: pixEventJob(pix, [], now),
+  };
+}
+
+/** The settlement path's write of a decided payment. Undefined: the charge changed since it was read. */
+async function settle(sql: Sql, settlement: Settlement): Promise<ReceivedPixRow | undefined> {
   try {
-    const settlement = {
-      charge,
-      pix,
-      ledger: { externalId: charge.external_ledger_id!, availableId: charge.available_ledger_id! },
-      event: pixEventJob(pix, [], now),
-    };
     // Outside a transaction concurrent payments share one statement (group commit); inside one, the statement
     // waits for that transaction's commit and cannot be shared.
     if (!sql.inTransaction) return await settlementBatcherFor(sql).submit(settlement);

@@ -11,24 +11,17 @@
 import type { Sql } from '../../platform/db/database.ts';
 import { GroupCommit, perDatabase } from '../../platform/db/group-commit.ts';
 import { LIMITS } from '../../platform/limits.ts';
-import type { NewJob } from '../../platform/outbox/jobs.ts';
 import { pixEventJob } from '../received/events.ts';
-import type { ReceivedPixRow } from '../received/store.ts';
 import { keyRefusal } from '../settings/receiving.ts';
-import type { PixEventPayload } from '../webhook/payloads.ts';
 import { receivedRow } from './engine.ts';
-import { readKeysForSettlement, type KeyForSettlement } from './store.ts';
+import { readKeysForSettlement, type KeyForSettlement, type PaymentWrite } from './store.ts';
 import type { IncomingPix } from './types.ts';
 
 export type { KeyForSettlement } from './store.ts';
 
 /** A decided payment to a key, for the caller's write statement. */
-export interface KeySettlement {
+export interface KeySettlement extends PaymentWrite {
   key: { chave: string; version: string };
-  pix: Omit<ReceivedPixRow, 'id'>;
-  /** `external:pix` and `customer:<receiver>:available`: the entry moves the amount from the first to the second. */
-  ledger: { externalId: number; availableId: number };
-  event: NewJob<PixEventPayload>;
 }
 
 /**

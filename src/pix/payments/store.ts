@@ -130,56 +130,87 @@ export function pixReceivedMoved(sql: Sql, pix: Pick<ReceivedPixRow, 'end_to_end
   });
 }
 
-export interface Settlement {
-  charge: Pick<ChargeForSettlement, 'id' | 'version'>;
+/** A payment as a settlement statement writes it: the received Pix, its entry's ledger accounts, its event. */
+export interface PaymentWrite {
   pix: Omit<ReceivedPixRow, 'id'>;
   /** `external:pix` and `customer:<receiver>:available`: the entry moves the amount from the first to the second. */
   ledger: { externalId: number; availableId: number };
   event: NewJob<PixEventPayload>;
 }
 
+export interface Settlement extends PaymentWrite {
+  charge: Pick<ChargeForSettlement, 'id' | 'version'>;
+}
+
+/** A column of a settlement statement's `input`: its name, its SQL type, its value for a payment. */
+export type InputColumn<T> = readonly [name: string, type: string, value: (item: T) => unknown];
+
+const PAYMENT_COLUMNS: InputColumn<PaymentWrite>[] = [
+  ['end_to_end_id', 'text', (p) => p.pix.end_to_end_id],
+  ['account_id', 'bigint', (p) => p.pix.account_id],
+  ['charge_id', 'bigint', (p) => p.pix.charge_id],
+  ['txid', 'text', (p) => p.pix.txid],
+  ['chave', 'text', (p) => p.pix.chave],
+  ['amount_cents', 'bigint', (p) => p.pix.amount_cents],
+  ['received_at', 'timestamptz', (p) => p.pix.received_at],
+  ['pagador_cpf', 'text', (p) => p.pix.pagador_cpf],
+  ['pagador_cnpj', 'text', (p) => p.pix.pagador_cnpj],
+  ['pagador_nome', 'text', (p) => p.pix.pagador_nome],
+  ['info_pagador', 'text', (p) => p.pix.info_pagador],
+  ['components', 'jsonb', (p) => (p.pix.components ? JSON.stringify(p.pix.components) : null)],
+  ['origin', 'text', (p) => p.pix.origin],
+  ['external_id', 'bigint', (p) => p.ledger.externalId],
+  ['available_id', 'bigint', (p) => p.ledger.availableId],
+];
+/** The event's outbox row, in `outboxRowValues`' order. */
+const JOB_COLUMNS = [
+  ['topic', 'text'],
+  ['ordering_key', 'text'],
+  ['payload', 'jsonb'],
+  ['available_at', 'timestamptz'],
+  ['created_at', 'timestamptz'],
+  ['job_account_id', 'bigint'],
+] as const;
+
 /**
- * Whole payments of charges in one statement, atomic by itself, for one payment or many (payments coalesced by
- * the group commit of settlement-batcher.ts): conclude each charge (only the version read, only if still ATIVA), record its received
- * Pix, post its `pix_recebido` entry (two lines summing to zero; the receivers' posted totals, one update per
- * ledger account) and enqueue its webhook event. Every insert selects from the rows before it, so a payment
- * whose charge is no longer the version read writes nothing at all: undefined in its place. The caller gives
- * each charge at most once per call.
+ * The CTE `input` of a settlement statement (the charges' here, the SPI boundary's credits in src/spi/store.ts):
+ * one row per payment, its statement's own columns (`own`) then the payment's, from parameters $1 on; and those
+ * parameters, one array per column. The statement's further parameters are numbered from `next`.
  */
-export async function writeSettlements(sql: Sql, list: Settlement[]): Promise<(ReceivedPixRow | undefined)[]> {
-  const column = <T>(value: (s: Settlement) => T) => list.map(value);
-  const jobs = column((s) => outboxRowValues(s.event));
-  const { rows } = await sql.query<{ charge_id: number; id: number; pending: boolean }>(
-    `with input as (
-       select * from unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::bigint[],
-         $8::timestamptz[], $9::text[], $10::text[], $11::text[], $12::text[], $13::jsonb[], $14::text[], $15::bigint[],
-         $16::bigint[], $17::text[], $18::text[], $19::jsonb[], $20::timestamptz[], $21::timestamptz[], $22::bigint[])
-         as i(charge_id, version, end_to_end_id, account_id, txid, chave, amount_cents, received_at, pagador_cpf,
-           pagador_cnpj, pagador_nome, info_pagador, components, origin, external_id, available_id, topic, ordering_key,
-           payload, available_at, created_at, job_account_id)),
-     paid as (
-       update charges c set status = 'CONCLUIDA', updated_at = i.received_at
-       from input i where c.id = i.charge_id and c.status = 'ATIVA' and c.xmin = i.version::xid
-       returning c.id),
-     pix as (
-       ${insertReceivedPixFrom('input i join paid on paid.id = i.charge_id', 'id, charge_id, end_to_end_id')}),
+export function settlementInput<T extends PaymentWrite>(
+  list: T[],
+  own: InputColumn<T>[],
+): { cte: string; params: unknown[][]; next: number } {
+  const jobs = list.map((p) => outboxRowValues(p.event));
+  const columns: [string, string, unknown[]][] = [
+    ...[...own, ...PAYMENT_COLUMNS].map(([name, type, value]): [string, string, unknown[]] => [
+      name,
+      type,
+      list.map(value),
+    ]),
+    ...JOB_COLUMNS.map(([name, type], n): [string, string, unknown[]] => [name, type, jobs.map((values) => values[n])]),
+  ];
+  const cte = `input as (
+       select * from unnest(${columns.map(([, type], n) => `$${n + 1}::${type}[]`).join(', ')})
+         as i(${columns.map(([name]) => name).join(', ')}))`;
+  return { cte, params: columns.map(([, , values]) => values), next: columns.length + 1 };
+}
+
+/**
+ * The rest of a settlement statement, after `input` and the CTEs that decide which payments are written
+ * (`from`: `input i` joined with them): each one's received Pix (whose JSON text for GET /v2/pix PostgreSQL
+ * composes as it inserts the row), its `pix_recebido` entry (the ledger's `PIX_RECEIVED_POSTING`) and its webhook
+ * event (`outboxInsertSql`), each an `insert … select` from the row before it, so a payment not in `from` writes
+ * nothing at all. The event is stored done, as its delivery would have left it (no attempt, nothing to claim),
+ * unless `pending` (SQL over `i`) holds (docs/ledger.md, "Events nobody receives are not claimed"); it is due
+ * now on the receiver's clock, stored on the service's as enqueue does (no lock on the clock's row: a move only
+ * brings pending jobs forward, and this one is due already). Answers `end_to_end_id, id, pending` per Pix.
+ */
+export function settlementWritesSql(from: string, pending: string): string {
+  return `pix as (${insertReceivedPixFrom(from, 'id, end_to_end_id')}),
      ${PIX_RECEIVED_POSTING},
-     -- Whether the event can reach a webhook (docs/webhooks.md, "Events with no webhook"): the keys are locked
-     -- for share, so a registration (which updates its key's row) either committed before this statement's
-     -- snapshot (its webhook row is seen), or is ordered around this payment by the lock. A key row whose
-     -- locked version is not the one the snapshot reads changed meanwhile: the event is kept pending then, and
-     -- its delivery decides, as every event's did before.
-     locked_keys as materialized (
-       select k.chave, k.xmin::text as version from pix_keys k where k.chave = any($23::text[]) for share of k),
      routed as (
-       select i.charge_id,
-         exists (select 1 from pix_webhooks w where w.chave = i.chave)
-           or (select k.xmin::text from pix_keys k where k.chave = i.chave) is distinct from
-              (select l.version from locked_keys l where l.chave = i.chave) as pending
-       from input i join pix on pix.charge_id = i.charge_id),
-     -- The event is due now on the receiver's clock: stored on the service's, as enqueue does (no lock on the
-     -- clock's row: a move only brings pending jobs forward, and this one is due already). With no webhook it is
-     -- stored done, as its delivery would have left it: no attempt, nothing to claim.
+       select i.end_to_end_id, ${pending} as pending from input i join pix on pix.end_to_end_id = i.end_to_end_id),
      job as (${outboxInsertSql({
        topic: 'i.topic',
        orderingKey: 'i.ordering_key',
@@ -187,42 +218,64 @@ export async function writeSettlements(sql: Sql, list: Settlement[]): Promise<(R
        availableAt: 'i.available_at',
        createdAt: 'i.created_at',
        accountId: 'i.job_account_id',
-       from: 'input i join routed r on r.charge_id = i.charge_id',
+       from: 'input i join routed r on r.end_to_end_id = i.end_to_end_id',
        doneWhen: 'not r.pending',
      })})
-     select pix.charge_id, pix.id, routed.pending from pix join routed on routed.charge_id = pix.charge_id`,
-    [
-      column((s) => s.charge.id),
-      column((s) => s.charge.version),
-      column((s) => s.pix.end_to_end_id),
-      column((s) => s.pix.account_id),
-      column((s) => s.pix.txid),
-      column((s) => s.pix.chave),
-      column((s) => s.pix.amount_cents),
-      column((s) => s.pix.received_at),
-      column((s) => s.pix.pagador_cpf),
-      column((s) => s.pix.pagador_cnpj),
-      column((s) => s.pix.pagador_nome),
-      column((s) => s.pix.info_pagador),
-      column((s) => (s.pix.components ? JSON.stringify(s.pix.components) : null)),
-      column((s) => s.pix.origin),
-      column((s) => s.ledger.externalId),
-      column((s) => s.ledger.availableId),
-      ...[0, 1, 2, 3, 4, 5].map((n) => jobs.map((values) => values[n])),
-      [...new Set(column((s) => s.pix.chave))],
-    ],
-  );
-  const written = new Map(rows.map((r) => [r.charge_id, r]));
+     select pix.end_to_end_id, pix.id, routed.pending from pix join routed on routed.end_to_end_id = pix.end_to_end_id`;
+}
+
+/** Whether a Pix to the key of `i` reaches a webhook (`settlementWritesSql`'s `pending` when the key was locked as read). */
+export const KEY_HAS_WEBHOOK_SQL = 'exists (select 1 from pix_webhooks w where w.chave = i.chave)';
+
+/** The payments of `list` a settlement statement wrote (its answer's rows), logged; undefined where none was. */
+export function settlementsWritten<T extends PaymentWrite>(
+  sql: Sql,
+  list: T[],
+  rows: { end_to_end_id: string; id: number | string; pending: boolean }[],
+): (ReceivedPixRow | undefined)[] {
+  const written = new Map(rows.map((row) => [row.end_to_end_id, row]));
   const woken = new Set<string>();
-  return list.map((s) => {
-    const row = written.get(s.charge.id);
+  return list.map((p) => {
+    const row = written.get(p.pix.end_to_end_id);
     if (row === undefined) return undefined;
-    pixReceivedMoved(sql, s.pix);
+    pixReceivedMoved(sql, p.pix);
     // Only an event stored pending wakes the webhook lanes: one stored done has nothing to claim.
-    if (row.pending && !woken.has(s.event.topic.name)) jobsEnqueued(sql, s.event.topic);
-    if (row.pending) woken.add(s.event.topic.name);
-    return { id: row.id, ...s.pix };
+    if (row.pending && !woken.has(p.event.topic.name)) jobsEnqueued(sql, p.event.topic);
+    if (row.pending) woken.add(p.event.topic.name);
+    return { id: Number(row.id), ...p.pix };
   });
+}
+
+/**
+ * Whole payments of charges in one statement, atomic by itself, for one payment or many (payments coalesced by
+ * the group commit of settlement-batcher.ts): conclude each charge (only the version read, only if still ATIVA),
+ * then `settlementWritesSql` for the charges concluded: a payment whose charge is no longer the version read
+ * writes nothing at all, undefined in its place. The caller gives each charge at most once per call.
+ */
+export async function writeSettlements(sql: Sql, list: Settlement[]): Promise<(ReceivedPixRow | undefined)[]> {
+  const input = settlementInput(list, [['version', 'text', (s) => s.charge.version]]);
+  const { rows } = await sql.query<{ end_to_end_id: string; id: number; pending: boolean }>(
+    `with ${input.cte},
+     paid as (
+       update charges c set status = 'CONCLUIDA', updated_at = i.received_at
+       from input i where c.id = i.charge_id and c.status = 'ATIVA' and c.xmin = i.version::xid
+       returning c.id),
+     -- Whether the event can reach a webhook (docs/webhooks.md, "Events with no webhook"): the keys are locked
+     -- for share, so a registration (which updates its key's row) either committed before this statement's
+     -- snapshot (its webhook row is seen), or is ordered around this payment by the lock. A key row whose
+     -- locked version is not the one the snapshot reads changed meanwhile: the event is kept pending then, and
+     -- its delivery decides, as every event's did before.
+     locked_keys as materialized (
+       select k.chave, k.xmin::text as version from pix_keys k where k.chave = any($${input.next}::text[]) for share of k),
+     ${settlementWritesSql(
+       'input i join paid on paid.id = i.charge_id',
+       `${KEY_HAS_WEBHOOK_SQL}
+           or (select k.xmin::text from pix_keys k where k.chave = i.chave) is distinct from
+              (select l.version from locked_keys l where l.chave = i.chave)`,
+     )}`,
+    [...input.params, [...new Set(list.map((s) => s.pix.chave))]],
+  );
+  return settlementsWritten(sql, list, rows);
 }
 
 /** A key as the settlement path reads it. */

@@ -1,7 +1,8 @@
 /**
- * What the sandbox payer's app reads before it pays (pay.ts, settlement.ts): the charge it pays — by txid or a
- * dynamic QR code's location: its key and txid (where the pacs.008 goes) and the amount it asks — or the account
- * a key or an account number belongs to (whose clock the payment happens on).
+ * What the sandbox payer's app reads before it pays (pay.ts, settlement.ts): the charge it pays — auto-settled, or
+ * behind a dynamic QR code's location: its key and txid (where the pacs.008 goes) and the amount it asks (the pay
+ * endpoint by txid reads it on the engine's coalesced read) — or the account a key or an account number belongs
+ * to (whose clock the payment happens on).
  */
 import type { Sql } from '../platform/db/database.ts';
 import type { CobBody } from '../pix/cob/schemas.ts';
@@ -18,7 +19,7 @@ export interface ChargeToPay {
 
 const COLUMNS = 'c.account_id, c.txid, c.chave, c.kind, c.amount_cents, c.body';
 
-/** The charge of a txid on its account, or behind a dynamic QR code's location. */
+/** The charge of a txid on its account (auto-settlement), or behind a dynamic QR code's location. */
 export async function chargeToPay(
   sql: Sql,
   by: { accountId: number; txid: string } | { token: string },

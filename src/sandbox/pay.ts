@@ -7,6 +7,7 @@ import { invalid } from '../platform/errors.ts';
 import { parseAmount } from '../platform/money.ts';
 import { parseBrCode } from '../platform/brcode.ts';
 import { amountDue, type PaymentTarget, type Reception } from '../pix/payments/engine.ts';
+import { settlementReaderFor } from '../pix/payments/settlement-batcher.ts';
 import { pixView } from '../pix/received/view.ts';
 import type { SpiNode } from '../spi/credit.ts';
 import { accountOf, chargeToPay } from './pay-store.ts';
@@ -81,7 +82,12 @@ async function orderOf(
 ): Promise<{ order: PayerOrder; now: Date }> {
   const { amountCents: givenCents, ...payer } = incoming;
   if (target.kind === 'charge' || target.kind === 'location') {
-    const charge = await chargeToPay(sql, target.kind === 'charge' ? target : { token: target.token });
+    // By txid, on the engine's coalesced charge read, which the payments in flight share (the app's read and then
+    // the inbound path's: a round trip per batch, not per payment; docs/performance.md, session 14).
+    const charge =
+      target.kind === 'charge'
+        ? await settlementReaderFor(sql).submit(target)
+        : await chargeToPay(sql, { token: target.token });
     if (!charge) throw refused('cobranca_inexistente', 'Nenhuma cobrança corresponde ao Pix.');
     const now = clock.forAccount(charge.account_id).now();
     const amountCents = givenCents ?? amountDue(charge, now).cents;

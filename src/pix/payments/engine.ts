@@ -1,15 +1,16 @@
 /**
- * The one payment engine. Every incoming Pix — sandbox auto-settlement, the sandbox pay endpoint and
- * the participant-side confirmations — goes through `receivePix`, inside the caller's transaction:
- * find and lock what is paid, check it is payable, record the received Pix, conclude the charge,
- * post the ledger entry and enqueue the webhook event.
+ * The one payment engine. Every incoming Pix — a pacs.008 at the SPI boundary (the sandbox payer's too), a
+ * transfer between pixd accounts, the participant-side confirmations — is decided by its rules: find what is
+ * paid, check it is payable, record the received Pix, conclude the charge, post the ledger entry and enqueue
+ * the webhook event.
  *
  * Two paths, one set of rules. The settlement path (a charge or dynamic QR code, no split, ledger accounts
  * already there: nearly every payment) is two statements and needs no transaction: one read, then one write
- * that pays only the charge row version the read saw (store.ts). Everything else, and a payment whose charge
- * changed between the two, takes the locked path: the charge row locked for the transaction, then one
- * statement per step. Either way "paid at most once" holds under any concurrency: the write's compare-and-set
- * or the row lock, and a unique index behind both.
+ * that pays only the charge row version the read saw (store.ts); its decision (`chargeSettlement`) is also the
+ * SPI boundary's, whose statement claims the message beside the payment (src/spi/credit.ts). Everything else,
+ * and a payment whose charge changed between the two, takes the locked path: the charge row locked for the
+ * transaction, then one statement per step. Either way "paid at most once" holds under any concurrency: the
+ * write's compare-and-set or the row lock, and a unique index behind both.
  */
 import type { Sql } from '../../platform/db/database.ts';
 import { transfer, ledgerCode } from '../../platform/ledger/ledger.ts';
@@ -189,7 +190,7 @@ export function chargeSettlement(
   charge: ChargeForSettlement,
   incoming: IncomingPix,
   now: Date,
-): (Settlement & { charge: ChargeForSettlement }) | undefined {
+): Settlement | undefined {
   if (charge.split_linked || charge.boleto_linked || charge.confirm_incoming) return undefined;
   if (!charge.external_ledger_id || !charge.available_ledger_id) return undefined;
   const { amountCents, components } = chargeAmountPaid(charge, incoming, now);

@@ -156,3 +156,20 @@ export interface WebhookLanes {
   start(log: FastifyInstance['log']): void;
   stop(): Promise<void>;
 }
+
+/**
+ * A relay of the SPI boundary's outbound queue inside the node: it takes each message as its commit tells
+ * (`SPI_OUTBOUND_CHANNEL`) and delivers the other institution's answer into the inbound path. The sandbox's
+ * institution (src/sandbox/spi-institution.ts); production has none (its gateway is another process, and pulls).
+ */
+export interface SpiRelay {
+  /** Passes over the queue begun since start: a caller that checks something between two `idle()` can tell one ran. */
+  readonly passes: number;
+  /**
+   * Whether no pass is in flight and the queue holds no message left unacknowledged; one left by a pass whose
+   * answer failed is taken again now (a pass begins), so a relay that can answer becomes idle.
+   */
+  idle(): Promise<boolean>;
+  /** Stops taking the queue, after the pass in flight (before the database closes). */
+  stop(): Promise<void>;
+}

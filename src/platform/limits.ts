@@ -59,6 +59,13 @@ export const LIMITS = {
    */
   keySettlementStatementsInFlight: 1,
   spiCreditStatementsInFlight: 1,
+  /**
+   * The answers to sends (pacs.002 to this node's pacs.008, src/spi/answer-batch.ts): answers per statement at
+   * most, and read and write statements in flight per node.
+   */
+  spiAnswerBatchMax: 100,
+  spiAnswerReadsInFlight: 1,
+  spiAnswerStatementsInFlight: 1,
   /** Keys whose settlement read a node keeps (`KeyReads`): about 300 bytes each. */
   keySettlementReadsKept: 10_000,
   /**
@@ -485,11 +492,14 @@ export const LIMITS = {
 /**
  * PostgreSQL connections a node reserves for group-commit statements (database.ts): one for each group commit's
  * statements in flight — charge creation, the settlement reads and writes, the recurring charges' settlement
- * reads and writes, and the SPI boundary's reads of keys and writes of credits — so no batch waits for another's connection.
+ * reads and writes, the SPI boundary's reads of keys and writes of credits, and its reads and writes of the answers
+ * to sends — so no batch waits for another's connection.
  */
 export const GROUP_COMMIT_CONNECTIONS =
   LIMITS.chargeCreateStatementsInFlight +
   LIMITS.settlementReadsInFlight +
   LIMITS.settlementStatementsInFlight * 3 +
   LIMITS.keySettlementStatementsInFlight +
-  LIMITS.spiCreditStatementsInFlight;
+  LIMITS.spiCreditStatementsInFlight +
+  LIMITS.spiAnswerReadsInFlight +
+  LIMITS.spiAnswerStatementsInFlight;

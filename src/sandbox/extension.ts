@@ -18,7 +18,7 @@ export function installSandbox(ctx: Omit<AppContext, 'webhooks'>): void {
   // Sends to keys and accounts outside this pixd reach a simulated institution instead of none: through the SPI
   // boundary's outbound queue, which the sandbox's institution in the node answers.
   ctx.externalInstitution = simulatedInstitution;
-  startSandboxInstitution(ctx);
+  ctx.spiRelay = startSandboxInstitution(ctx);
   // Faults an integrator asks for (docs/faults.md): the core asks at each point where one can apply.
   const faults = faultBook(ctx);
   void faults.reload().catch(() => undefined);

@@ -13,6 +13,7 @@
  * The process simulator (`pixd spi-simulator`, spi-simulator.ts) builds the same messages with the functions here.
  */
 import { newEndToEndId, RECEIVER_ISPB, SANDBOX_PAYER_ISPB } from '../platform/institution.ts';
+import type { SpiRelay } from '../platform/extensions.ts';
 import { LIMITS } from '../platform/limits.ts';
 import type { SpiNode } from '../spi/credit.ts';
 import { receiveSpiMessage, type CreditDecision } from '../spi/inbound.ts';
@@ -24,14 +25,17 @@ import {
   type CreditTransfer,
   type SpiMessage,
 } from '../spi/messages.ts';
-import { ackOutbound, pendingOutbound, SPI_OUTBOUND_CHANNEL, type OutboundRow } from '../spi/store.ts';
+import {
+  ackOutbound,
+  hasUnacknowledgedOutbound,
+  pendingOutbound,
+  SPI_OUTBOUND_CHANNEL,
+  type OutboundRow,
+} from '../spi/store.ts';
 import { simulatedSendOutcome } from './institution.ts';
 
 /** The sandbox's fictitious payer, a customer of the sandbox payer's institution (SANDBOX_PAYER_ISPB). */
 export const FICTITIOUS_PAYER = { nome: 'Pagador Ficticio Sandbox', cpf: '11144477735' } as const;
-
-/** Answers the sandbox's institution delivers at once, each a transaction of its own on the node's pool. */
-const ANSWERS_IN_FLIGHT = 8;
 
 /** The fictitious payer's account at its institution, as its pacs.008 names it. */
 const PAYER_ACCOUNT = { ispb: SANDBOX_PAYER_ISPB, conta: '1234567', agencia: '0001', tipoConta: 'CACC' } as const;
@@ -126,19 +130,11 @@ export async function payerPays(ctx: SpiNode, order: PayerOrder, now: Date): Pro
   throw new Error(`pacs.008 ${report.originalId} answered ${report.status} without a decision`);
 }
 
-/** The institution of each node's database, so that the node's close stops it (startSandboxInstitution). */
-const running = new WeakMap<SpiNode['db'], SandboxSpiInstitution>();
-
-/** Starts the node's sandbox institution (the sandbox extension does, at install). */
-export function startSandboxInstitution(ctx: SpiNode): void {
+/** Starts the node's sandbox institution (the sandbox extension does, at install, and sets it as the node's relay). */
+export function startSandboxInstitution(ctx: SpiNode): SandboxSpiInstitution {
   const institution = new SandboxSpiInstitution(ctx);
-  running.set(ctx.db, institution);
   institution.start();
-}
-
-/** Stops it before the database closes (the sandbox routes do, when the app closes). */
-export async function stopSandboxInstitution(db: SpiNode['db']): Promise<void> {
-  await running.get(db)?.stop();
+  return institution;
 }
 
 /**
@@ -146,10 +142,11 @@ export async function stopSandboxInstitution(db: SpiNode['db']): Promise<void> {
  * message (and once at start, for what a stop left), one pass at a time. A message whose answer fails stays
  * unacknowledged and is taken again at the next pass.
  */
-export class SandboxSpiInstitution {
+export class SandboxSpiInstitution implements SpiRelay {
   private pass: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  private begun = 0;
 
   constructor(private readonly ctx: SpiNode) {}
 
@@ -162,13 +159,25 @@ export class SandboxSpiInstitution {
   wake(): void {
     if (this.stopped) return;
     if (this.pass !== undefined) this.again = true;
-    else this.pass = this.passes();
+    else this.pass = this.takeQueue();
+  }
+
+  get passes(): number {
+    return this.begun;
+  }
+
+  async idle(): Promise<boolean> {
+    if (this.pass !== undefined) return false;
+    if (this.stopped || !(await hasUnacknowledgedOutbound(this.ctx.db))) return this.pass === undefined;
+    this.wake();
+    return false;
   }
 
   /** Passes until no commit queued anything during the last one. */
-  private async passes(): Promise<void> {
+  private async takeQueue(): Promise<void> {
     do {
       this.again = false;
+      this.begun++;
       try {
         await this.drain();
       } catch {
@@ -183,23 +192,19 @@ export class SandboxSpiInstitution {
     await this.pass;
   }
 
-  /** Every message not yet acknowledged, from the oldest, each answered once per pass. */
+  /**
+   * Every message not yet acknowledged, from the oldest, each answered once per pass. A pull's answers are
+   * delivered at once: the answers to sends share the inbound path's statements (src/spi/answer-batch.ts), the
+   * others (refunds' and MED returns' pacs.004) are a transaction each.
+   */
   private async drain(): Promise<void> {
     let after = 0;
     while (!this.stopped) {
       const rows = await pendingOutbound(this.ctx.db, after, LIMITS.spiOutboundPullMax);
       if (!rows.length) return;
       after = Number(rows[rows.length - 1].id);
-      const taken: number[] = [];
-      let next = 0;
-      // Answers are independent (one send or refund each): several at once, each its own transaction.
-      const answering = async () => {
-        while (next < rows.length && !this.stopped) {
-          const row = rows[next++];
-          if (await this.answer(row)) taken.push(Number(row.id));
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(ANSWERS_IN_FLIGHT, rows.length) }, answering));
+      const answered = await Promise.all(rows.map((row) => this.answer(row)));
+      const taken = rows.filter((_, n) => answered[n]).map((row) => Number(row.id));
       await ackOutbound(this.ctx.db, taken, this.ctx.clock.now());
     }
   }

@@ -24,6 +24,7 @@ import { PaymentRefused } from '../pix/payments/refusal.ts';
 import { settleRecurringPayment } from '../pix/cobr/settlement.ts';
 import { creditReturnedPix } from '../pix/send/returns.ts';
 import { lockCustomer } from '../platform/ledger/ledger.ts';
+import { answerSendCoalesced } from './answer-batch.ts';
 import { answerOutbound } from './answers.ts';
 import { creditCoalesced, payerOf, type SpiNode } from './credit.ts';
 import { catalogReason } from './held.ts';
@@ -89,7 +90,9 @@ export async function receiveSpiMessage(ctx: SpiNode, xml: string): Promise<Inbo
     return xml === undefined ? { status: 202, credit } : { status: 200, xml, credit };
   }
   if (message.kind === 'pacs.002') {
-    await answerOutbound(ctx.db, ctx.clock, { refId: message.originalId }, message);
+    // A send's answer on its settlement path, shared with the answers in flight; anything else under the row lock.
+    if ((await answerSendCoalesced(ctx, message.originalId, message)) === undefined)
+      await answerOutbound(ctx.db, ctx.clock, { refId: message.originalId }, message);
     return { status: 204 };
   }
   if (message.kind === 'pacs.004') return { status: 200, xml: await paymentReturn(ctx, message) };

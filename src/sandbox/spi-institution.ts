@@ -2,9 +2,10 @@
  * The sandbox's other institution, inside the node (docs/spi.md, "The sandbox's institution"): the SPI simulator's
  * rules speaking the SPI's messages through the same boundary as a production node's gateway.
  *
- *   the payer's institution  the fictitious payer (the pay endpoint, auto-settlement) sends a pacs.008 built and
- *                            validated here into the inbound path (`receiveSpiMessage`, what POST /spi/mensagens
- *                            runs), and reads pixd's pacs.002: the one payment engine decides behind it
+ *   the payer's institution  the fictitious payer (the pay endpoint, auto-settlement, Open Finance payments) sends
+ *                            a pacs.008 built and validated here into the inbound path (`receiveSpiMessage`, what
+ *                            POST /spi/mensagens runs), and reads pixd's pacs.002: the one payment engine decides
+ *                            behind it
  *   the receiver's           it takes the node's outbound queue (`pendingOutbound`, what GET /spi/saida reads) when
  *   institution              a commit queues a message, answers each pacs.008 by the amount rules integrators know
  *                            (`simulatedSendOutcome`) and each pacs.004 with ACSP, delivers the pacs.002 into the

@@ -14,9 +14,9 @@
  * The process simulator (`pixd spi-simulator`, spi-simulator.ts) builds the same messages with the functions here.
  */
 import { newEndToEndId, RECEIVER_ISPB, SANDBOX_PAYER_ISPB } from '../platform/institution.ts';
-import type { OpenFinancePix, OpenFinancePixOutcome } from '../platform/extensions.ts';
 import { LIMITS } from '../platform/limits.ts';
 import type { SpiNode } from '../spi/credit.ts';
+import type { OpenFinancePix, OpenFinancePixOutcome } from '../platform/extensions.ts';
 import { receiveSpiMessage, type CreditDecision, type InboundAnswer } from '../spi/inbound.ts';
 import {
   buildCreditTransfer,
@@ -71,6 +71,37 @@ export function payerCreditTransfer(order: PayerOrder, now: Date): string {
     creditor: { ispb: RECEIVER_ISPB, ...order.creditor },
     ...(order.infoPagador && { infoPagador: order.infoPagador }),
   });
+}
+
+/** The pacs.008 of an Open Finance payment's Pix: initiated by a payment initiator, to the receiving account. */
+export function initiatedCreditTransfer(pix: OpenFinancePix, now: Date): string {
+  return payerCreditTransfer(
+    {
+      creditor: { conta: pix.conta },
+      amountCents: pix.amountCents,
+      endToEndId: pix.endToEndId,
+      initiation: 'INIC',
+      payer: pix.payer,
+      ...(pix.infoPagador !== null && { infoPagador: pix.infoPagador }),
+      payerIspb: pix.endToEndId.slice(1, 9),
+    },
+    now,
+  );
+}
+
+/**
+ * An Open Finance payment's Pix: its payer's institution (the participant whose ISPB the payment's end-to-end id
+ * carries) sends a pacs.008 initiated by a payment initiator (`INIC`) to the receiving account, and the payment is
+ * paid on pixd's ACSP. Sent as often as the payment's settlement asks, always with the payment's end-to-end id:
+ * a copy is answered with the first answer and credits nothing. A refusal is told in the engine's words when this
+ * delivery decided it, else (a copy's) in the pacs.002's.
+ */
+export async function payerPaysInitiated(ctx: SpiNode, pix: OpenFinancePix, now: Date): Promise<OpenFinancePixOutcome> {
+  const answer = await receiveSpiMessage(ctx, initiatedCreditTransfer(pix, now));
+  const report = statusReportOf(answer);
+  if (report.status !== 'RJCT') return { paid: true };
+  const decided = answer.credit && 'refused' in answer.credit ? answer.credit.refused.message : undefined;
+  return { refused: decided ?? report.reason?.info ?? report.reason?.code ?? 'RJCT' };
 }
 
 /**
@@ -136,37 +167,6 @@ export async function payerPays(ctx: SpiNode, order: PayerOrder, now: Date): Pro
     };
   // Fresh ids every time: an answer without this delivery's decision would be a copy's.
   throw new Error(`pacs.008 ${report.originalId} answered ${report.status} without a decision`);
-}
-
-/** The pacs.008 of an Open Finance payment's Pix: initiated by a payment initiator, to the receiving account. */
-export function initiatedCreditTransfer(pix: OpenFinancePix, now: Date): string {
-  return payerCreditTransfer(
-    {
-      creditor: { conta: pix.conta },
-      amountCents: pix.amountCents,
-      endToEndId: pix.endToEndId,
-      initiation: 'INIC',
-      payer: pix.payer,
-      ...(pix.infoPagador !== null && { infoPagador: pix.infoPagador }),
-      payerIspb: pix.endToEndId.slice(1, 9),
-    },
-    now,
-  );
-}
-
-/**
- * An Open Finance payment's Pix: its payer's institution (the participant whose ISPB the payment's end-to-end id
- * carries) sends a pacs.008 initiated by a payment initiator (`INIC`) to the receiving account, and the payment is
- * paid on pixd's ACSP. Sent as often as the payment's settlement asks, always with the payment's end-to-end id:
- * a copy is answered with the first answer and credits nothing. A refusal is told in the engine's words when this
- * delivery decided it, else (a copy's) in the pacs.002's.
- */
-export async function payerPaysInitiated(ctx: SpiNode, pix: OpenFinancePix, now: Date): Promise<OpenFinancePixOutcome> {
-  const answer = await receiveSpiMessage(ctx, initiatedCreditTransfer(pix, now));
-  const report = statusReportOf(answer);
-  if (report.status !== 'RJCT') return { paid: true };
-  const decided = answer.credit && 'refused' in answer.credit ? answer.credit.refused.message : undefined;
-  return { refused: decided ?? report.reason?.info ?? report.reason?.code ?? 'RJCT' };
 }
 
 /** The institution of each node's database, so that the node's close stops it (startSandboxInstitution). */

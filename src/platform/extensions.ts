@@ -8,7 +8,8 @@
  * are declared in faults.ts: the webhook delivery this module's types name asks them too.)
  */
 import type { FastifyInstance } from 'fastify';
-import type { Sql } from './db/database.ts';
+import type { OffsetClock } from './clock.ts';
+import type { Database, Sql } from './db/database.ts';
 import type { AnyTopic } from './outbox/jobs.ts';
 import type { DeliveryDeps } from './webhooks/delivery.ts';
 import type { WebhookTransport } from './webhooks/transport.ts';
@@ -95,8 +96,14 @@ export interface PayerInstitution {
   recurringAttemptDue(attempt: {
     amountCents: number;
   }): { pays: true; origin: SimulatedOrigin } | { refused: { codigo: string; descricao: string } } | { awaits: true };
-  /** An Open Finance payment is due: paid now, or refused (why). */
-  openFinancePaymentDue(payment: { amountCents: number }): { pays: true } | { refused: string };
+  /**
+   * An Open Finance payment its payer authorised is due, at `now` on the receiving account's clock: paid (its Pix
+   * was credited at this node's SPI boundary) or refused (why: the institution's reason, or the receiving
+   * account's refusal in the engine's words). Called outside any transaction: the Pix is credited by the inbound
+   * path's own. Asked again for the same payment (a settlement job run twice), the same Pix: the boundary answers
+   * a copy of its end-to-end id with the first answer, so it is never paid twice.
+   */
+  openFinancePaymentDue(node: PayerNode, payment: OpenFinancePix, now: Date): Promise<OpenFinancePixOutcome>;
   /**
    * A Pix from this institution held for the receiving participant's confirmation was decided, in the deciding
    * transaction (with the credit, on ACSP): the payer's side is answered (production: the pacs.002 of an inbound
@@ -104,6 +111,26 @@ export interface PayerInstitution {
    */
   heldPixDecided(sql: Sql, decision: HeldPixDecision, now: Date): Promise<void>;
 }
+
+/** What the payer's institution reaches of the node: where a Pix it sends arrives (the inbound path's). */
+export interface PayerNode {
+  db: Database;
+  clock: OffsetClock;
+}
+
+/** The Pix an Open Finance payment makes, to an account at this pixd. */
+export interface OpenFinancePix {
+  /** Fixed when the payment was written (it carries the payer's institution's ISPB): sent again, the same Pix. */
+  endToEndId: string;
+  amountCents: number;
+  /** The receiving account (bank data). */
+  conta: string;
+  /** A company's payment names the company; a person's, the person. */
+  payer: { nome: string; cpf?: string; cnpj?: string };
+  infoPagador: string | null;
+}
+
+export type OpenFinancePixOutcome = { paid: true } | { refused: string };
 
 export interface HeldPixDecision {
   endToEndId: string;

@@ -32,6 +32,8 @@ export const LIMITS = {
   ofLinkDailyLimitCents: 100_000,
   /** The HMAC key of Open Finance callbacks (webhookSecurity.hash). */
   ofHmacKeyMaxChars: 256,
+  /** The motivo an Open Finance payment refused by its payer's institution is recorded with, cut to this. */
+  ofRefusalMotivoMaxChars: 400,
   tokenLifetimeSeconds: 3600,
   /** Verified access tokens remembered per node (TokenService), so a token's signature is checked once. */
   verifiedTokensCachedMax: 10_000,

@@ -4,6 +4,7 @@
  * docs/automatic-payments.md). The only place these amount rules live.
  */
 import type { PayerInstitution, SimulatedOrigin } from '../platform/extensions.ts';
+import { payerPaysInitiated } from './spi-institution.ts';
 
 /** The label of the Pix the sandbox's fictitious payer pays on its own (auto-settlement, recurring charges). */
 export const SANDBOX_AUTO_ORIGIN = 'sandbox_auto' as SimulatedOrigin;
@@ -18,9 +19,10 @@ export const simulatedPayer: PayerInstitution = {
     amountCents <= SANDBOX_PAYER_PAYS_MAX_CENTS
       ? { pays: true, origin: SANDBOX_AUTO_ORIGIN }
       : { refused: { codigo: 'AM02', descricao: 'Saldo insuficiente do pagador (sandbox: valor acima de 10.00).' } },
-  openFinancePaymentDue: ({ amountCents }) =>
-    amountCents <= SANDBOX_PAYER_PAYS_MAX_CENTS
-      ? { pays: true }
+  // Paid: the payer's institution sends the payment's Pix into the node's inbound path (spi-institution.ts).
+  openFinancePaymentDue: async (node, payment, now) =>
+    payment.amountCents <= SANDBOX_PAYER_PAYS_MAX_CENTS
+      ? payerPaysInitiated(node, payment, now)
       : { refused: 'Saldo insuficiente na conta do pagador (sandbox: valores acima de 10.00 são recusados).' },
   // The fictitious payer pays in-process and reads the Pix's status like any caller (POST /sandbox/pix/pay).
   heldPixDecided: async () => {},

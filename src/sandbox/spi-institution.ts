@@ -2,9 +2,10 @@
  * The sandbox's other institution, inside the node (docs/spi.md, "The sandbox's institution"): the SPI simulator's
  * rules speaking the SPI's messages through the same boundary as a production node's gateway.
  *
- *   the payer's institution  the fictitious payer (the pay endpoint, auto-settlement) sends a pacs.008 built and
- *                            validated here into the inbound path (`receiveSpiMessage`, what POST /spi/mensagens
- *                            runs), and reads pixd's pacs.002: the one payment engine decides behind it
+ *   the payer's institution  the fictitious payer (the pay endpoint, auto-settlement, Open Finance payments) sends
+ *                            a pacs.008 built and validated here into the inbound path (`receiveSpiMessage`, what
+ *                            POST /spi/mensagens runs), and reads pixd's pacs.002: the one payment engine decides
+ *                            behind it
  *   the receiver's           it takes the node's outbound queue (`pendingOutbound`, what GET /spi/saida reads) when
  *   institution              a commit queues a message, answers each pacs.008 by the amount rules integrators know
  *                            (`simulatedSendOutcome`) and each pacs.004 with ACSP, delivers the pacs.002 into the
@@ -16,7 +17,8 @@ import { newEndToEndId, RECEIVER_ISPB, SANDBOX_PAYER_ISPB } from '../platform/in
 import type { SpiRelay } from '../platform/extensions.ts';
 import { LIMITS } from '../platform/limits.ts';
 import type { SpiNode } from '../spi/credit.ts';
-import { receiveSpiMessage, type CreditDecision } from '../spi/inbound.ts';
+import type { OpenFinancePix, OpenFinancePixOutcome } from '../platform/extensions.ts';
+import { receiveSpiMessage, type CreditDecision, type InboundAnswer } from '../spi/inbound.ts';
 import {
   buildCreditTransfer,
   buildStatusReport,
@@ -24,6 +26,7 @@ import {
   parseSpiMessage,
   type CreditTransfer,
   type SpiMessage,
+  type StatusReport,
 } from '../spi/messages.ts';
 import {
   ackOutbound,
@@ -50,25 +53,59 @@ export interface PayerOrder {
   initiation?: CreditTransfer['initiation'];
   payer?: { nome: string; cpf?: string; cnpj?: string };
   infoPagador?: string;
+  /** The payer's institution's ISPB, when not the sandbox payer's (an Open Finance payment's participant). */
+  payerIspb?: string;
 }
 
 /** The pacs.008 of a payer's order, at `now` (the receiving account's clock in the node). */
 export function payerCreditTransfer(order: PayerOrder, now: Date): string {
   const payer = order.payer ?? FICTITIOUS_PAYER;
+  const ispb = order.payerIspb ?? SANDBOX_PAYER_ISPB;
   return buildCreditTransfer({
-    msgId: newMsgId(SANDBOX_PAYER_ISPB),
+    msgId: newMsgId(ispb),
     createdAt: now,
-    endToEndId: order.endToEndId ?? newEndToEndId(now, SANDBOX_PAYER_ISPB),
+    endToEndId: order.endToEndId ?? newEndToEndId(now, ispb),
     ...(order.txid && { txid: order.txid }),
     ...(order.idRec && { idRec: order.idRec }),
     ...(order.initiation && { initiation: order.initiation }),
     amountCents: order.amountCents,
     acceptedAt: now,
     // The message's name is the catalog's Text140; the pay endpoint takes names up to 200 characters.
-    debtor: { ...PAYER_ACCOUNT, ...payer, nome: payer.nome.slice(0, 140) },
+    debtor: { ...PAYER_ACCOUNT, ispb, ...payer, nome: payer.nome.slice(0, 140) },
     creditor: { ispb: RECEIVER_ISPB, ...order.creditor },
     ...(order.infoPagador && { infoPagador: order.infoPagador }),
   });
+}
+
+/** The pacs.008 of an Open Finance payment's Pix: initiated by a payment initiator, to the receiving account. */
+export function initiatedCreditTransfer(pix: OpenFinancePix, now: Date): string {
+  return payerCreditTransfer(
+    {
+      creditor: { conta: pix.conta },
+      amountCents: pix.amountCents,
+      endToEndId: pix.endToEndId,
+      initiation: 'INIC',
+      payer: pix.payer,
+      ...(pix.infoPagador !== null && { infoPagador: pix.infoPagador }),
+      payerIspb: pix.endToEndId.slice(1, 9),
+    },
+    now,
+  );
+}
+
+/**
+ * An Open Finance payment's Pix: its payer's institution (the participant whose ISPB the payment's end-to-end id
+ * carries) sends a pacs.008 initiated by a payment initiator (`INIC`) to the receiving account, and the payment is
+ * paid on pixd's ACSP. Sent as often as the payment's settlement asks, always with the payment's end-to-end id:
+ * a copy is answered with the first answer and credits nothing. A refusal is told in the engine's words when this
+ * delivery decided it, else (a copy's) in the pacs.002's.
+ */
+export async function payerPaysInitiated(ctx: SpiNode, pix: OpenFinancePix, now: Date): Promise<OpenFinancePixOutcome> {
+  const answer = await receiveSpiMessage(ctx, initiatedCreditTransfer(pix, now));
+  const report = statusReportOf(answer);
+  if (report.status !== 'RJCT') return { paid: true };
+  const decided = answer.credit && 'refused' in answer.credit ? answer.credit.refused.message : undefined;
+  return { refused: decided ?? report.reason?.info ?? report.reason?.code ?? 'RJCT' };
 }
 
 /**
@@ -111,14 +148,20 @@ export type PayerOutcome =
       credit?: Extract<CreditDecision, { refused: unknown }>;
     };
 
+/** pixd's pacs.002 answering a pacs.008 (a Pix held for a participant has none yet). */
+function statusReportOf(answer: InboundAnswer): StatusReport {
+  const report = answer.xml === undefined ? undefined : parseSpiMessage(answer.xml);
+  if (report?.kind !== 'pacs.002')
+    throw new Error(`the node answered a pacs.008 with ${report?.kind ?? answer.status}`);
+  return report;
+}
+
 /** The sandbox payer's institution sends a pacs.008 into the node's inbound path and reads the answer. */
 export async function payerPays(ctx: SpiNode, order: PayerOrder, now: Date): Promise<PayerOutcome> {
   const answer = await receiveSpiMessage(ctx, payerCreditTransfer(order, now));
   const credit = answer.credit;
   if (answer.status === 202 && credit && 'held' in credit) return { status: 'held', credit };
-  const report = answer.xml === undefined ? undefined : parseSpiMessage(answer.xml);
-  if (report?.kind !== 'pacs.002')
-    throw new Error(`the node answered a pacs.008 with ${report?.kind ?? answer.status}`);
+  const report = statusReportOf(answer);
   if (report.status !== 'RJCT' && credit && 'received' in credit) return { status: 'ACSP', credit };
   if (report.status === 'RJCT')
     return {

@@ -14,6 +14,6 @@ export const NO_OPEN_FINANCE_CONNECTOR =
 
 export const productionPayer: PayerInstitution = {
   recurringAttemptDue: () => ({ awaits: true }),
-  openFinancePaymentDue: () => ({ refused: NO_OPEN_FINANCE_CONNECTOR }),
+  openFinancePaymentDue: async () => ({ refused: NO_OPEN_FINANCE_CONNECTOR }),
   heldPixDecided: answerHeldPix,
 };

@@ -31,7 +31,7 @@ export interface CobrForSettlement extends CobrRow {
   rec_body: RecRow['body'];
   account_nome: string;
   account_documento: string;
-  /** The account's oldest active key, where the Pix lands; null: none (the attempt fails, on the locked path). */
+  /** The account's oldest active key, where the Pix lands; null: none (the attempt's job fails the attempt, AC06). */
   chave: string | null;
   key_settings: KeySettings;
   /** A split configuration applies to the charge's txid: the locked path divides the payment. */

@@ -83,6 +83,21 @@ export interface ExternalInstitution {
 export type SimulatedOrigin = string & { readonly simulatedOrigin: true };
 
 /**
+ * A recurring charge's attempt that falls due, as its payer's institution is told: what its pacs.008 names (the
+ * recurrence, the charge, the attempt's end-to-end id, the amount, the receiver's key) and who pays it.
+ */
+export interface DueRecurringAttempt {
+  accountId: number;
+  txid: string;
+  idRec: string;
+  endToEndId: string;
+  amountCents: number;
+  /** The receiving account's key the Pix lands on. */
+  chave: string;
+  payer: { nome: string; cpf?: string; cnpj?: string };
+}
+
+/**
  * The institution of the payer of a recurring charge or an Open Finance payment: what it does when a payment
  * falls due. Production (src/spi/payer.ts): a recurring charge awaits its payer's pacs.008 at the SPI boundary;
  * an Open Finance payment needs an Open Finance connector, which pixd does not have, and fails with a named
@@ -90,12 +105,17 @@ export type SimulatedOrigin = string & { readonly simulatedOrigin: true };
  */
 export interface PayerInstitution {
   /**
-   * A recurring charge's attempt is due: paid now (the Pix labelled with the payer's origin), refused (the
-   * catalog's reason), or paid later by a pacs.008 (labelled 'spi' when it arrives).
+   * A recurring charge's attempt is due: refused (the catalog's reason), or awaited — paid by a pacs.008 at the
+   * SPI boundary (labelled 'spi'), which the institution sends when it will. Told on the database (`sql`) by the
+   * attempt's job, which holds no lock: what the institution enqueues there (the sandbox's payer, its pacs.008)
+   * is not waited for by anything the inbound path locks. Told again if the job runs again: the pacs.008 of one
+   * attempt carries its end-to-end id, so a second one is a copy.
    */
-  recurringAttemptDue(attempt: {
-    amountCents: number;
-  }): { pays: true; origin: SimulatedOrigin } | { refused: { codigo: string; descricao: string } } | { awaits: true };
+  recurringAttemptDue(
+    sql: Sql,
+    attempt: DueRecurringAttempt,
+    now: Date,
+  ): Promise<{ refused: { codigo: string; descricao: string } } | { awaits: true }>;
   /**
    * An Open Finance payment its payer authorised is due, at `now` on the receiving account's clock: paid (its Pix
    * was credited at this node's SPI boundary) or refused (why: the institution's reason, or the receiving

@@ -27,6 +27,7 @@ import { lockCustomer } from '../platform/ledger/ledger.ts';
 import { answerSendCoalesced } from './answer-batch.ts';
 import { answerOutbound } from './answers.ts';
 import { creditCoalesced, payerOf, type SpiNode } from './credit.ts';
+import { creditRecurringCoalesced } from './recurring-credit.ts';
 import { catalogReason } from './held.ts';
 import {
   buildMessageReject,
@@ -196,7 +197,9 @@ async function creditTransfer(
   ctx: SpiNode,
   message: CreditTransfer,
 ): Promise<{ xml: string | undefined; credit?: CreditDecision }> {
-  const coalesced = await creditCoalesced(ctx, message, (now) => answerTo(message, now));
+  const answerAt = (now: Date) => answerTo(message, now);
+  const coalesced =
+    (await creditCoalesced(ctx, message, answerAt)) ?? (await creditRecurringCoalesced(ctx, message, answerAt));
   if (coalesced !== undefined) return { xml: coalesced.answer, credit: { received: coalesced.received } };
   let credit: CreditDecision | undefined;
   const claim = (sql: Sql, accountId: number | null, at: Date) =>

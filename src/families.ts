@@ -163,8 +163,9 @@ export async function registerFamilies(app: FastifyInstance, ctx: AppContext): P
     ),
   );
   await app.register(family(ctx, { format: 'named', pages: true }, consentRoutes(ctx)));
-  // Paying bills (docs/bill-payments.md): the SDK's own host for it, served here at its paths; named errors.
-  await app.register(family(ctx, { format: 'named', audience: 'pix' }, billPaymentRoutes(ctx)));
+  // Paying bills (docs/bill-payments.md): the SDK's own host for it, served here at its paths; named errors that
+  // also carry `descricao`, which the SDK reads for a bar code's or a payment's failures.
+  await app.register(family(ctx, { format: 'described', audience: 'pix' }, billPaymentRoutes(ctx)));
   // CNAB statements (docs/statements.md): the SDK's Extratos family, {nome, mensagem} errors.
   await app.register(family(ctx, { format: 'named', audience: 'pix' }, statementRoutes(ctx)));
   // Reports answer problem objects although they sit under /v2/gn (docs/reports-schedules.md).

@@ -10,6 +10,16 @@ import { AMOUNT_PATTERN } from '../platform/money.ts';
 export const ofError = <N extends GroupErrorName<'named'>>(status: StatusOf<N>, nome: N, mensagem: string) =>
   new ApiError(status, nome, mensagem);
 
+/**
+ * The Pix of a payment or parcel whose payer's institution was asked to pay it (settle.ts): only that
+ * institution's answer moves it now, a moment later, so it is no longer cancelled (or replaced).
+ */
+export const askedOfPayerMotivo = (endToEndId: string) =>
+  `O Pix ${endToEndId} já foi pedido à instituição do pagador: só a resposta dela o altera.`;
+
+export const askedOfPayer = (endToEndId: string) =>
+  ofError(422, 'pagamento_nao_cancelavel', askedOfPayerMotivo(endToEndId));
+
 export const ofInvalid = (nome: ErrorNameWithStatus<400>, field: string, reason: string) =>
   new ApiError(400, nome, `${field}: ${reason}`, [{ property: field, reason }]);
 

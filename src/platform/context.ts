@@ -10,6 +10,7 @@ import type {
   ChargeCreatedHook,
   ExternalInstitution,
   PayerInstitution,
+  SpiRelay,
   WebhookLanes,
 } from './extensions.ts';
 import type { FaultHooks } from './faults.ts';
@@ -55,6 +56,12 @@ export interface AppContext {
    * `noBillConnector` (src/billing/bills/external.ts); the sandbox: its simulated one (src/sandbox/bills.ts).
    */
   billInstitution: BillInstitution;
+  /**
+   * The relay of the SPI boundary's outbound queue in this process, when one runs: the sandbox's institution
+   * (src/sandbox/spi-institution.ts), which the sandbox installs and its routes stop when the app closes; absent
+   * in production. What "idle" means to a test includes it (test/helpers/wait.ts `outboxIdle`).
+   */
+  spiRelay?: SpiRelay;
   /** The pages listener's address and connections (platform/pages.ts). */
   pages: Pages;
   /**

@@ -14,11 +14,12 @@ import { errorTitle, type ErrorName, type ErrorNameWithStatus, type StatusOf } f
 export type { ErrorName, ErrorNameWithStatus, GroupErrorName, StatusOf } from './error-catalogue.ts';
 
 /**
- * problem: Bacen problem object (/v2 Pix routes). named: {nome, mensagem} (/v2/gn helpers).
- * wrapper: {responseTime, correlationId, error} (/v1 Pix routes). billing: {code, error, error_description}.
+ * problem: Bacen problem object (/v2 Pix routes). named: {nome, mensagem} (/v2/gn helpers). described: the named
+ * body with the message also as `descricao` (bill payments: the SDK reads `mensagem` on some of the family's calls
+ * and `descricao` on others). wrapper: {responseTime, correlationId, error} (/v1 Pix routes). billing: {code, error, error_description}.
  * oauth: RFC 6749 {error, error_description} (token endpoints).
  */
-export type ErrorFormat = 'problem' | 'named' | 'wrapper' | 'billing' | 'oauth';
+export type ErrorFormat = 'problem' | 'named' | 'described' | 'wrapper' | 'billing' | 'oauth';
 
 export interface Violation {
   property: string;
@@ -86,13 +87,9 @@ export function render(format: ErrorFormat, error: ApiError, request: FastifyReq
     case 'problem':
       return problemObject(error);
     case 'named':
-      return {
-        nome: error.errorName,
-        mensagem: error.detail,
-        ...(error.violations.length && {
-          violacoes: error.violations.map((v) => ({ razao: v.reason, propriedade: v.property })),
-        }),
-      };
+      return namedBody(error);
+    case 'described':
+      return { ...namedBody(error), descricao: error.detail };
     case 'wrapper':
       return {
         responseTime: responseTimeMs(reply),
@@ -115,6 +112,16 @@ export function render(format: ErrorFormat, error: ApiError, request: FastifyReq
     case 'oauth':
       return { error: error.errorName, error_description: describe(error) };
   }
+}
+
+function namedBody(error: ApiError) {
+  return {
+    nome: error.errorName,
+    mensagem: error.detail,
+    ...(error.violations.length && {
+      violacoes: error.violations.map((v) => ({ razao: v.reason, propriedade: v.property })),
+    }),
+  };
 }
 
 /** Properties whose value is a person's document: echoed masked. */
@@ -159,6 +166,7 @@ export interface InvalidRequestConfig {
 export const GENERIC_INVALID = {
   problem: 'RequisicaoInvalida',
   named: 'json_invalido',
+  described: 'json_invalido',
   wrapper: 'Validation Error',
   billing: 'validation_error',
   oauth: 'invalid_request',
@@ -194,7 +202,7 @@ export function toApiError(error: unknown, format: ErrorFormat, config: InvalidR
     const violations = fastifyError.validation.map((v) => schemaViolation(v, root));
     // A {nome, mensagem} body is all some clients read (the SDK's Open Finance errors): the message names the field.
     const detail =
-      format === 'named' && violations.length
+      (format === 'named' || format === 'described') && violations.length
         ? `A requisição não respeita o schema: ${violations[0].property}: ${violations[0].reason}`
         : 'A requisição não respeita o schema.';
     return invalid(invalidName, detail, violations);
@@ -290,7 +298,8 @@ export const newCorrelationId = () => randomUUID();
  */
 export function formatForPath(url: string): ErrorFormat {
   if (url.startsWith('/oauth') || url.startsWith('/v1/oauth')) return 'oauth';
-  if (/^\/v1\/(config|participantes|pagamentos-automaticos|codBarras|resumo|\d+)(\/|\?|$)/.test(url)) return 'named';
+  if (/^\/v1\/(codBarras|resumo|\d+)(\/|\?|$)/.test(url)) return 'described';
+  if (/^\/v1\/(config|participantes|pagamentos-automaticos)(\/|\?|$)/.test(url)) return 'named';
   if (/^\/(v1\/(charge|card|installments|notification|pubkey|authorize)|checkout)/.test(url)) return 'billing';
   if (url.startsWith('/v1/') || url.startsWith('/dict/')) return 'wrapper';
   return 'problem';

@@ -8,7 +8,8 @@
  * are declared in faults.ts: the webhook delivery this module's types name asks them too.)
  */
 import type { FastifyInstance } from 'fastify';
-import type { Sql } from './db/database.ts';
+import type { OffsetClock } from './clock.ts';
+import type { Database, Sql } from './db/database.ts';
 import type { AnyTopic } from './outbox/jobs.ts';
 import type { DeliveryDeps } from './webhooks/delivery.ts';
 import type { WebhookTransport } from './webhooks/transport.ts';
@@ -82,6 +83,21 @@ export interface ExternalInstitution {
 export type SimulatedOrigin = string & { readonly simulatedOrigin: true };
 
 /**
+ * A recurring charge's attempt that falls due, as its payer's institution is told: what its pacs.008 names (the
+ * recurrence, the charge, the attempt's end-to-end id, the amount, the receiver's key) and who pays it.
+ */
+export interface DueRecurringAttempt {
+  accountId: number;
+  txid: string;
+  idRec: string;
+  endToEndId: string;
+  amountCents: number;
+  /** The receiving account's key the Pix lands on. */
+  chave: string;
+  payer: { nome: string; cpf?: string; cnpj?: string };
+}
+
+/**
  * The institution of the payer of a recurring charge or an Open Finance payment: what it does when a payment
  * falls due. Production (src/spi/payer.ts): a recurring charge awaits its payer's pacs.008 at the SPI boundary;
  * an Open Finance payment needs an Open Finance connector, which pixd does not have, and fails with a named
@@ -89,14 +105,25 @@ export type SimulatedOrigin = string & { readonly simulatedOrigin: true };
  */
 export interface PayerInstitution {
   /**
-   * A recurring charge's attempt is due: paid now (the Pix labelled with the payer's origin), refused (the
-   * catalog's reason), or paid later by a pacs.008 (labelled 'spi' when it arrives).
+   * A recurring charge's attempt is due: refused (the catalog's reason), or awaited — paid by a pacs.008 at the
+   * SPI boundary (labelled 'spi'), which the institution sends when it will. Told on the database (`sql`) by the
+   * attempt's job, which holds no lock: what the institution enqueues there (the sandbox's payer, its pacs.008)
+   * is not waited for by anything the inbound path locks. Told again if the job runs again: the pacs.008 of one
+   * attempt carries its end-to-end id, so a second one is a copy.
    */
-  recurringAttemptDue(attempt: {
-    amountCents: number;
-  }): { pays: true; origin: SimulatedOrigin } | { refused: { codigo: string; descricao: string } } | { awaits: true };
-  /** An Open Finance payment is due: paid now, or refused (why). */
-  openFinancePaymentDue(payment: { amountCents: number }): { pays: true } | { refused: string };
+  recurringAttemptDue(
+    sql: Sql,
+    attempt: DueRecurringAttempt,
+    now: Date,
+  ): Promise<{ refused: { codigo: string; descricao: string } } | { awaits: true }>;
+  /**
+   * An Open Finance payment its payer authorised is due, at `now` on the receiving account's clock: paid (its Pix
+   * was credited at this node's SPI boundary) or refused (why: the institution's reason, or the receiving
+   * account's refusal in the engine's words). Called outside any transaction: the Pix is credited by the inbound
+   * path's own. Asked again for the same payment (a settlement job run twice), the same Pix: the boundary answers
+   * a copy of its end-to-end id with the first answer, so it is never paid twice.
+   */
+  openFinancePaymentDue(node: PayerNode, payment: OpenFinancePix, now: Date): Promise<OpenFinancePixOutcome>;
   /**
    * A Pix from this institution held for the receiving participant's confirmation was decided, in the deciding
    * transaction (with the credit, on ACSP): the payer's side is answered (production: the pacs.002 of an inbound
@@ -104,6 +131,26 @@ export interface PayerInstitution {
    */
   heldPixDecided(sql: Sql, decision: HeldPixDecision, now: Date): Promise<void>;
 }
+
+/** What the payer's institution reaches of the node: where a Pix it sends arrives (the inbound path's). */
+export interface PayerNode {
+  db: Database;
+  clock: OffsetClock;
+}
+
+/** The Pix an Open Finance payment makes, to an account at this pixd. */
+export interface OpenFinancePix {
+  /** Fixed when the payment was written (it carries the payer's institution's ISPB): sent again, the same Pix. */
+  endToEndId: string;
+  amountCents: number;
+  /** The receiving account (bank data). */
+  conta: string;
+  /** A company's payment names the company; a person's, the person. */
+  payer: { nome: string; cpf?: string; cnpj?: string };
+  infoPagador: string | null;
+}
+
+export type OpenFinancePixOutcome = { paid: true } | { refused: string };
 
 export interface HeldPixDecision {
   endToEndId: string;
@@ -154,5 +201,22 @@ export interface WebhookLanes {
   /** Registers a delivery topic (src/jobs.ts does, before the lanes start). */
   register(topic: AnyTopic<DeliveryDeps>): void;
   start(log: FastifyInstance['log']): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * A relay of the SPI boundary's outbound queue inside the node: it takes each message as its commit tells
+ * (`SPI_OUTBOUND_CHANNEL`) and delivers the other institution's answer into the inbound path. The sandbox's
+ * institution (src/sandbox/spi-institution.ts); production has none (its gateway is another process, and pulls).
+ */
+export interface SpiRelay {
+  /** Passes over the queue begun since start: a caller that checks something between two `idle()` can tell one ran. */
+  readonly passes: number;
+  /**
+   * Whether no pass is in flight and the queue holds no message left unacknowledged; one left by a pass whose
+   * answer failed is taken again now (a pass begins), so a relay that can answer becomes idle.
+   */
+  idle(): Promise<boolean>;
+  /** Stops taking the queue, after the pass in flight (before the database closes). */
   stop(): Promise<void>;
 }

@@ -32,6 +32,8 @@ export const LIMITS = {
   ofLinkDailyLimitCents: 100_000,
   /** The HMAC key of Open Finance callbacks (webhookSecurity.hash). */
   ofHmacKeyMaxChars: 256,
+  /** The motivo an Open Finance payment refused by its payer's institution is recorded with, cut to this. */
+  ofRefusalMotivoMaxChars: 400,
   tokenLifetimeSeconds: 3600,
   /** Verified access tokens remembered per node (TokenService), so a token's signature is checked once. */
   verifiedTokensCachedMax: 10_000,
@@ -61,6 +63,13 @@ export const LIMITS = {
   spiCreditStatementsInFlight: 1,
   /** The SPI boundary's write of payments of charges with their messages' claims (src/spi/credit.ts). */
   spiChargeCreditStatementsInFlight: 1,
+  /**
+   * The answers to sends (pacs.002 to this node's pacs.008, src/spi/answer-batch.ts): answers per statement at
+   * most, and read and write statements in flight per node.
+   */
+  spiAnswerBatchMax: 100,
+  spiAnswerReadsInFlight: 1,
+  spiAnswerStatementsInFlight: 1,
   /** Keys whose settlement read a node keeps (`KeyReads`): about 300 bytes each. */
   keySettlementReadsKept: 10_000,
   /**
@@ -487,8 +496,8 @@ export const LIMITS = {
 /**
  * PostgreSQL connections a node reserves for group-commit statements (database.ts): one for each group commit's
  * statements in flight — charge creation, the settlement reads and writes, the recurring charges' settlement
- * reads and writes, and the SPI boundary's reads of keys and writes of credits to keys and charges — so no batch waits
- * for another's connection.
+ * reads and writes, the SPI boundary's reads of keys, writes of credits to keys and charges, and its reads and
+ * writes of the answers to sends — so no batch waits for another's connection.
  */
 export const GROUP_COMMIT_CONNECTIONS =
   LIMITS.chargeCreateStatementsInFlight +
@@ -496,4 +505,6 @@ export const GROUP_COMMIT_CONNECTIONS =
   LIMITS.settlementStatementsInFlight * 3 +
   LIMITS.keySettlementStatementsInFlight +
   LIMITS.spiCreditStatementsInFlight +
-  LIMITS.spiChargeCreditStatementsInFlight;
+  LIMITS.spiChargeCreditStatementsInFlight +
+  LIMITS.spiAnswerReadsInFlight +
+  LIMITS.spiAnswerStatementsInFlight;

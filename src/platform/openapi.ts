@@ -51,6 +51,15 @@ const ERROR_BODIES: Record<ErrorFormat, TSchema> = {
     },
     { title: 'Erro {nome, mensagem}' },
   ),
+  described: Type.Object(
+    {
+      nome: Type.String({ examples: ['codigo_barras_invalido'] }),
+      mensagem: Type.String(),
+      descricao: Type.String({ description: 'A mesma mensagem: o SDK a lê em parte das chamadas desta família.' }),
+      violacoes: Violations(Type.Object({ razao: Type.String(), propriedade: Type.String() })),
+    },
+    { title: 'Erro {nome, mensagem, descricao}' },
+  ),
   wrapper: Type.Object(
     {
       responseTime: Type.String(),

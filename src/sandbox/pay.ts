@@ -83,7 +83,7 @@ async function orderOf(
   const { amountCents: givenCents, ...payer } = incoming;
   if (target.kind === 'charge' || target.kind === 'location') {
     // By txid, on the engine's coalesced charge read, which the payments in flight share (the app's read and then
-    // the inbound path's: a round trip per batch, not per payment; docs/performance.md, session 14).
+    // the inbound path's: a round trip per batch, not per payment; docs/performance.md, "Session 14, charges").
     const charge =
       target.kind === 'charge'
         ? await settlementReaderFor(sql).submit(target)

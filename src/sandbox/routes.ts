@@ -9,7 +9,6 @@ import { PixView } from '../pix/received/schemas.ts';
 import { devedorViolations } from '../pix/shared/devedor.ts';
 import { invalid } from '../platform/errors.ts';
 import { sandboxPay } from './pay.ts';
-import { stopSandboxInstitution } from './spi-institution.ts';
 import { sandboxPayBoleto } from './boleto-pay.ts';
 import { blockBalance } from './blocks.ts';
 import { formatAmount, parseAmount } from '../platform/money.ts';
@@ -40,7 +39,7 @@ export const sandboxRoutes =
     });
     await base.register(scheduleSandboxRoutes(ctx));
     // The sandbox's institution in the node (spi-institution.ts) stops before the database closes.
-    base.addHook('onClose', () => stopSandboxInstitution(ctx.db));
+    base.addHook('onClose', async () => ctx.spiRelay?.stop());
 
     app.get(
       '/sandbox/clock',

@@ -2,9 +2,10 @@
  * The sandbox's other institution, inside the node (docs/spi.md, "The sandbox's institution"): the SPI simulator's
  * rules speaking the SPI's messages through the same boundary as a production node's gateway.
  *
- *   the payer's institution  the fictitious payer (the pay endpoint, auto-settlement) sends a pacs.008 built and
- *                            validated here into the inbound path (`receiveSpiMessage`, what POST /spi/mensagens
- *                            runs), and reads pixd's pacs.002: the one payment engine decides behind it
+ *   the payer's institution  the fictitious payer (the pay endpoint, auto-settlement, Open Finance payments) sends
+ *                            a pacs.008 built and validated here into the inbound path (`receiveSpiMessage`, what
+ *                            POST /spi/mensagens runs), and reads pixd's pacs.002: the one payment engine decides
+ *                            behind it
  *   the receiver's           it takes the node's outbound queue (`pendingOutbound`, what GET /spi/saida reads) when
  *   institution              a commit queues a message, answers each pacs.008 by the amount rules integrators know
  *                            (`simulatedSendOutcome`) and each pacs.004 with ACSP, delivers the pacs.002 into the
@@ -13,9 +14,11 @@
  * The process simulator (`pixd spi-simulator`, spi-simulator.ts) builds the same messages with the functions here.
  */
 import { newEndToEndId, RECEIVER_ISPB, SANDBOX_PAYER_ISPB } from '../platform/institution.ts';
+import type { SpiRelay } from '../platform/extensions.ts';
 import { LIMITS } from '../platform/limits.ts';
 import type { SpiNode } from '../spi/credit.ts';
-import { receiveSpiMessage, type CreditDecision } from '../spi/inbound.ts';
+import type { OpenFinancePix, OpenFinancePixOutcome } from '../platform/extensions.ts';
+import { receiveSpiMessage, type CreditDecision, type InboundAnswer } from '../spi/inbound.ts';
 import {
   buildCreditTransfer,
   buildStatusReport,
@@ -23,15 +26,19 @@ import {
   parseSpiMessage,
   type CreditTransfer,
   type SpiMessage,
+  type StatusReport,
 } from '../spi/messages.ts';
-import { ackOutbound, pendingOutbound, SPI_OUTBOUND_CHANNEL, type OutboundRow } from '../spi/store.ts';
+import {
+  ackOutbound,
+  hasUnacknowledgedOutbound,
+  pendingOutbound,
+  SPI_OUTBOUND_CHANNEL,
+  type OutboundRow,
+} from '../spi/store.ts';
 import { simulatedSendOutcome } from './institution.ts';
 
 /** The sandbox's fictitious payer, a customer of the sandbox payer's institution (SANDBOX_PAYER_ISPB). */
 export const FICTITIOUS_PAYER = { nome: 'Pagador Ficticio Sandbox', cpf: '11144477735' } as const;
-
-/** Answers the sandbox's institution delivers at once, each a transaction of its own on the node's pool. */
-const ANSWERS_IN_FLIGHT = 8;
 
 /** The fictitious payer's account at its institution, as its pacs.008 names it. */
 const PAYER_ACCOUNT = { ispb: SANDBOX_PAYER_ISPB, conta: '1234567', agencia: '0001', tipoConta: 'CACC' } as const;
@@ -46,25 +53,59 @@ export interface PayerOrder {
   initiation?: CreditTransfer['initiation'];
   payer?: { nome: string; cpf?: string; cnpj?: string };
   infoPagador?: string;
+  /** The payer's institution's ISPB, when not the sandbox payer's (an Open Finance payment's participant). */
+  payerIspb?: string;
 }
 
 /** The pacs.008 of a payer's order, at `now` (the receiving account's clock in the node). */
 export function payerCreditTransfer(order: PayerOrder, now: Date): string {
   const payer = order.payer ?? FICTITIOUS_PAYER;
+  const ispb = order.payerIspb ?? SANDBOX_PAYER_ISPB;
   return buildCreditTransfer({
-    msgId: newMsgId(SANDBOX_PAYER_ISPB),
+    msgId: newMsgId(ispb),
     createdAt: now,
-    endToEndId: order.endToEndId ?? newEndToEndId(now, SANDBOX_PAYER_ISPB),
+    endToEndId: order.endToEndId ?? newEndToEndId(now, ispb),
     ...(order.txid && { txid: order.txid }),
     ...(order.idRec && { idRec: order.idRec }),
     ...(order.initiation && { initiation: order.initiation }),
     amountCents: order.amountCents,
     acceptedAt: now,
     // The message's name is the catalog's Text140; the pay endpoint takes names up to 200 characters.
-    debtor: { ...PAYER_ACCOUNT, ...payer, nome: payer.nome.slice(0, 140) },
+    debtor: { ...PAYER_ACCOUNT, ispb, ...payer, nome: payer.nome.slice(0, 140) },
     creditor: { ispb: RECEIVER_ISPB, ...order.creditor },
     ...(order.infoPagador && { infoPagador: order.infoPagador }),
   });
+}
+
+/** The pacs.008 of an Open Finance payment's Pix: initiated by a payment initiator, to the receiving account. */
+export function initiatedCreditTransfer(pix: OpenFinancePix, now: Date): string {
+  return payerCreditTransfer(
+    {
+      creditor: { conta: pix.conta },
+      amountCents: pix.amountCents,
+      endToEndId: pix.endToEndId,
+      initiation: 'INIC',
+      payer: pix.payer,
+      ...(pix.infoPagador !== null && { infoPagador: pix.infoPagador }),
+      payerIspb: pix.endToEndId.slice(1, 9),
+    },
+    now,
+  );
+}
+
+/**
+ * An Open Finance payment's Pix: its payer's institution (the participant whose ISPB the payment's end-to-end id
+ * carries) sends a pacs.008 initiated by a payment initiator (`INIC`) to the receiving account, and the payment is
+ * paid on pixd's ACSP. Sent as often as the payment's settlement asks, always with the payment's end-to-end id:
+ * a copy is answered with the first answer and credits nothing. A refusal is told in the engine's words when this
+ * delivery decided it, else (a copy's) in the pacs.002's.
+ */
+export async function payerPaysInitiated(ctx: SpiNode, pix: OpenFinancePix, now: Date): Promise<OpenFinancePixOutcome> {
+  const answer = await receiveSpiMessage(ctx, initiatedCreditTransfer(pix, now));
+  const report = statusReportOf(answer);
+  if (report.status !== 'RJCT') return { paid: true };
+  const decided = answer.credit && 'refused' in answer.credit ? answer.credit.refused.message : undefined;
+  return { refused: decided ?? report.reason?.info ?? report.reason?.code ?? 'RJCT' };
 }
 
 /**
@@ -107,14 +148,20 @@ export type PayerOutcome =
       credit?: Extract<CreditDecision, { refused: unknown }>;
     };
 
+/** pixd's pacs.002 answering a pacs.008 (a Pix held for a participant has none yet). */
+function statusReportOf(answer: InboundAnswer): StatusReport {
+  const report = answer.xml === undefined ? undefined : parseSpiMessage(answer.xml);
+  if (report?.kind !== 'pacs.002')
+    throw new Error(`the node answered a pacs.008 with ${report?.kind ?? answer.status}`);
+  return report;
+}
+
 /** The sandbox payer's institution sends a pacs.008 into the node's inbound path and reads the answer. */
 export async function payerPays(ctx: SpiNode, order: PayerOrder, now: Date): Promise<PayerOutcome> {
   const answer = await receiveSpiMessage(ctx, payerCreditTransfer(order, now));
   const credit = answer.credit;
   if (answer.status === 202 && credit && 'held' in credit) return { status: 'held', credit };
-  const report = answer.xml === undefined ? undefined : parseSpiMessage(answer.xml);
-  if (report?.kind !== 'pacs.002')
-    throw new Error(`the node answered a pacs.008 with ${report?.kind ?? answer.status}`);
+  const report = statusReportOf(answer);
   if (report.status !== 'RJCT' && credit && 'received' in credit) return { status: 'ACSP', credit };
   if (report.status === 'RJCT')
     return {
@@ -126,19 +173,11 @@ export async function payerPays(ctx: SpiNode, order: PayerOrder, now: Date): Pro
   throw new Error(`pacs.008 ${report.originalId} answered ${report.status} without a decision`);
 }
 
-/** The institution of each node's database, so that the node's close stops it (startSandboxInstitution). */
-const running = new WeakMap<SpiNode['db'], SandboxSpiInstitution>();
-
-/** Starts the node's sandbox institution (the sandbox extension does, at install). */
-export function startSandboxInstitution(ctx: SpiNode): void {
+/** Starts the node's sandbox institution (the sandbox extension does, at install, and sets it as the node's relay). */
+export function startSandboxInstitution(ctx: SpiNode): SandboxSpiInstitution {
   const institution = new SandboxSpiInstitution(ctx);
-  running.set(ctx.db, institution);
   institution.start();
-}
-
-/** Stops it before the database closes (the sandbox routes do, when the app closes). */
-export async function stopSandboxInstitution(db: SpiNode['db']): Promise<void> {
-  await running.get(db)?.stop();
+  return institution;
 }
 
 /**
@@ -146,10 +185,11 @@ export async function stopSandboxInstitution(db: SpiNode['db']): Promise<void> {
  * message (and once at start, for what a stop left), one pass at a time. A message whose answer fails stays
  * unacknowledged and is taken again at the next pass.
  */
-export class SandboxSpiInstitution {
+export class SandboxSpiInstitution implements SpiRelay {
   private pass: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  private begun = 0;
 
   constructor(private readonly ctx: SpiNode) {}
 
@@ -162,13 +202,25 @@ export class SandboxSpiInstitution {
   wake(): void {
     if (this.stopped) return;
     if (this.pass !== undefined) this.again = true;
-    else this.pass = this.passes();
+    else this.pass = this.takeQueue();
+  }
+
+  get passes(): number {
+    return this.begun;
+  }
+
+  async idle(): Promise<boolean> {
+    if (this.pass !== undefined) return false;
+    if (this.stopped || !(await hasUnacknowledgedOutbound(this.ctx.db))) return this.pass === undefined;
+    this.wake();
+    return false;
   }
 
   /** Passes until no commit queued anything during the last one. */
-  private async passes(): Promise<void> {
+  private async takeQueue(): Promise<void> {
     do {
       this.again = false;
+      this.begun++;
       try {
         await this.drain();
       } catch {
@@ -183,23 +235,19 @@ export class SandboxSpiInstitution {
     await this.pass;
   }
 
-  /** Every message not yet acknowledged, from the oldest, each answered once per pass. */
+  /**
+   * Every message not yet acknowledged, from the oldest, each answered once per pass. A pull's answers are
+   * delivered at once: the answers to sends share the inbound path's statements (src/spi/answer-batch.ts), the
+   * others (refunds' and MED returns' pacs.004) are a transaction each.
+   */
   private async drain(): Promise<void> {
     let after = 0;
     while (!this.stopped) {
       const rows = await pendingOutbound(this.ctx.db, after, LIMITS.spiOutboundPullMax);
       if (!rows.length) return;
       after = Number(rows[rows.length - 1].id);
-      const taken: number[] = [];
-      let next = 0;
-      // Answers are independent (one send or refund each): several at once, each its own transaction.
-      const answering = async () => {
-        while (next < rows.length && !this.stopped) {
-          const row = rows[next++];
-          if (await this.answer(row)) taken.push(Number(row.id));
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(ANSWERS_IN_FLIGHT, rows.length) }, answering));
+      const answered = await Promise.all(rows.map((row) => this.answer(row)));
+      const taken = rows.filter((_, n) => answered[n]).map((row) => Number(row.id));
       await ackOutbound(this.ctx.db, taken, this.ctx.clock.now());
     }
   }

@@ -85,8 +85,13 @@ export class SpiSimulator {
   /** The fictitious payer pays a key (a charge's txid, a recurrence's attempt) from its institution. */
   pay(order: { chave: string; valor: string; txid?: string; idRec?: string; endToEndId?: string }): Promise<Answer> {
     const { chave, valor, ...ids } = order;
+    // An attempt of a recurring charge (its idRec) is initiated by the payer's institution: automatic Pix.
+    const initiation = ids.idRec ? ('AUTO' as const) : undefined;
     return this.deliver(
-      payerCreditTransfer({ creditor: { chave }, amountCents: parseAmount(valor), ...ids }, new Date()),
+      payerCreditTransfer(
+        { creditor: { chave }, amountCents: parseAmount(valor), ...ids, ...(initiation && { initiation }) },
+        new Date(),
+      ),
     );
   }
 

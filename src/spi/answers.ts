@@ -44,7 +44,8 @@ export const SPI_TIMEOUT_TOPIC = defineTopic<{ outboundId: number }>({
     },
 });
 
-const motivoOf = (answer: OutboundAnswer) =>
+/** A send's motivo when its receiver's institution refused it (or did not answer). */
+export const motivoOf = (answer: OutboundAnswer) =>
   `Pix recusado pela instituição do recebedor (${answer.reason?.code ?? 'RJCT'}${answer.reason?.info ? `: ${answer.reason.info}` : ''}).`;
 
 /** Applies an answer; 'unknown' when no outbound message has that id, 'already' when one was applied before. */

@@ -24,8 +24,10 @@ import { PaymentRefused } from '../pix/payments/refusal.ts';
 import { settleRecurringPayment } from '../pix/cobr/settlement.ts';
 import { creditReturnedPix } from '../pix/send/returns.ts';
 import { lockCustomer } from '../platform/ledger/ledger.ts';
+import { answerSendCoalesced } from './answer-batch.ts';
 import { answerOutbound } from './answers.ts';
 import { creditCoalesced, payerOf, type SpiNode } from './credit.ts';
+import { creditRecurringCoalesced } from './recurring-credit.ts';
 import { catalogReason } from './held.ts';
 import {
   buildMessageReject,
@@ -89,7 +91,9 @@ export async function receiveSpiMessage(ctx: SpiNode, xml: string): Promise<Inbo
     return xml === undefined ? { status: 202, credit } : { status: 200, xml, credit };
   }
   if (message.kind === 'pacs.002') {
-    await answerOutbound(ctx.db, ctx.clock, { refId: message.originalId }, message);
+    // A send's answer on its settlement path, shared with the answers in flight; anything else under the row lock.
+    if ((await answerSendCoalesced(ctx, message.originalId, message)) === undefined)
+      await answerOutbound(ctx.db, ctx.clock, { refId: message.originalId }, message);
     return { status: 204 };
   }
   if (message.kind === 'pacs.004') return { status: 200, xml: await paymentReturn(ctx, message) };
@@ -193,7 +197,9 @@ async function creditTransfer(
   ctx: SpiNode,
   message: CreditTransfer,
 ): Promise<{ xml: string | undefined; credit?: CreditDecision }> {
-  const coalesced = await creditCoalesced(ctx, message, (now) => answerTo(message, now));
+  const answerAt = (now: Date) => answerTo(message, now);
+  const coalesced =
+    (await creditCoalesced(ctx, message, answerAt)) ?? (await creditRecurringCoalesced(ctx, message, answerAt));
   if (coalesced !== undefined) return { xml: coalesced.answer, credit: { received: coalesced.received } };
   let credit: CreditDecision | undefined;
   const claim = (sql: Sql, accountId: number | null, at: Date) =>

@@ -15,8 +15,11 @@ export { SpiMessageInvalid } from './xsd.ts';
 
 export type AccountType = 'CACC' | 'SVGS' | 'SLRY' | 'TRAN';
 export type TransactionStatus = 'ACSP' | 'ACCC' | 'RJCT';
-/** The catalog's forms of initiation: bank data, key, dynamic QR code, static QR code, payment initiator. */
-export type Initiation = 'MANU' | 'DICT' | 'QRDN' | 'QRES' | 'INIC';
+/**
+ * The catalog's forms of initiation: bank data, key, dynamic QR code, static QR code, payment initiator, and
+ * automatic Pix (an attempt of a recurring charge, sent by the payer's institution on its own).
+ */
+export type Initiation = 'MANU' | 'DICT' | 'QRDN' | 'QRES' | 'INIC' | 'AUTO';
 /** pacs.004's reasons: MD06 a refund the receiver asked, FR01 a MED return, BE08 an institution's error, SL02 cash. */
 export type ReturnReason = 'MD06' | 'FR01' | 'BE08' | 'SL02';
 

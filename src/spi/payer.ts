@@ -13,7 +13,7 @@ export const NO_OPEN_FINANCE_CONNECTOR =
   'conector_open_finance_ausente: esta instituição não tem conector Open Finance para iniciar o pagamento.';
 
 export const productionPayer: PayerInstitution = {
-  recurringAttemptDue: () => ({ awaits: true }),
-  openFinancePaymentDue: () => ({ refused: NO_OPEN_FINANCE_CONNECTOR }),
+  recurringAttemptDue: async () => ({ awaits: true }),
+  openFinancePaymentDue: async () => ({ refused: NO_OPEN_FINANCE_CONNECTOR }),
   heldPixDecided: answerHeldPix,
 };

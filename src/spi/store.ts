@@ -129,6 +129,12 @@ export async function pendingOutbound(sql: Sql, afterId: number, limit: number):
   return rows;
 }
 
+/** Whether any message waits for the gateway's acknowledgement. */
+export async function hasUnacknowledgedOutbound(sql: Sql): Promise<boolean> {
+  const { rows } = await sql.query('select 1 from spi_outbound where acked_at is null limit 1');
+  return rows.length > 0;
+}
+
 /** Acknowledges messages by id; returns the ids that exist (acknowledging twice is harmless). */
 export async function ackOutbound(sql: Sql, ids: number[], now: Date): Promise<number[]> {
   const { rows } = await sql.query<{ id: number }>(

@@ -33,9 +33,11 @@ interface Payment {
   protocolo: string | null;
   motivoRecusa: string | null;
 }
+/** The family's error: the SDK reads `mensagem` (summaries, webhooks) or `descricao` (bar codes, payments). */
 interface NamedError {
   nome: string;
   mensagem: string;
+  descricao: string;
 }
 
 let serial = 0;
@@ -65,8 +67,10 @@ describe('paying bills through the SDK', () => {
   const read = async (idPagamento: string) => (await efi.payDetailPayment({ idPagamento })) as unknown as Payment;
   const refusal = async (promise: Promise<unknown>, nome: string) =>
     assert.rejects(promise, (error: unknown) => {
-      assert.equal((error as NamedError).nome, nome, JSON.stringify(error));
-      return typeof (error as NamedError).mensagem === 'string';
+      const { nome: named, mensagem, descricao } = error as NamedError;
+      assert.equal(named, nome, JSON.stringify(error));
+      assert.equal(descricao, mensagem, JSON.stringify(error));
+      return typeof mensagem === 'string' && mensagem.length > 0;
     });
   const settled = (id: string, status: string) =>
     waitFor(async () => {
@@ -187,6 +191,7 @@ describe('paying bills through the SDK', () => {
     });
     assert.equal(res.status, 400, res.text);
     assert.equal(res.body.nome, 'saldo_insuficiente');
+    assert.match(res.body.descricao, /saldo/i, res.text);
     // Another account's payment is not found; a path that is no payment id is no route of this family.
     const foreign = await poor.http.request('GET', `/v1/${paid.idPagamento}`, { token: await poor.token() });
     assert.equal(foreign.status, 404);

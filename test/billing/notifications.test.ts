@@ -95,6 +95,32 @@ describe('billing notifications', () => {
     assert.equal(events[2].value, undefined);
   });
 
+  it('PUT …/metadata resend: true notifies the newest event again, even once queried; false keeps a new URL quiet', async () => {
+    const created = await api.ok('POST', '/v1/charge', { items, metadata: { notification_url: `${receiver.url}/rs` } });
+    const id = created.data.charge_id;
+    const [first] = await receiver.waitForCalls(1, '/rs');
+    const token = first.body.notification as string;
+    await notifications(token);
+    svc.advance(60 * 60);
+    await outboxIdle(svc);
+    assert.equal(receiver.callsTo('/rs').length, 1, 'queried: nothing more to send');
+
+    await api.ok('PUT', `/v1/charge/${id}/metadata`, { custom_id: 'reenvio', resend: true });
+    const calls = await receiver.waitForCalls(2, '/rs');
+    assert.equal(calls[1].body.notification, token, 'the same token, sent again');
+    // Answered, and the token was queried: the resend is done (no schedule after it).
+    svc.advance(60 * 60);
+    await outboxIdle(svc);
+    assert.equal(receiver.callsTo('/rs').length, 2);
+
+    // A new URL gets the newest unqueried event delivered again; with `resend: false` nothing is sent to it.
+    await api.ok('PUT', `/v1/charge/${id}/metadata`, { notification_url: `${receiver.url}/rs-new`, resend: false });
+    await outboxIdle(svc);
+    assert.equal(receiver.callsTo('/rs-new').length, 0);
+    const refused = await api.call('PUT', `/v1/charge/${id}/metadata`, { resend: 'sim' });
+    assert.equal(refused.status, 400, refused.text);
+  });
+
   it('failures (404, 500, down) are recorded in the history and retried; a new URL takes over; the window closes after 3 days', async () => {
     receiver.behaviour = { status: 404 };
     receiver.calls.length = 0;

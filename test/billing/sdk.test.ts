@@ -42,7 +42,7 @@ describe('sdk-node-apis-efi billing methods', () => {
     const detail: any = await efi.detailCharge({ id });
     assert.equal(detail.data.items[0].name, items[0].name);
     assert.ok(detail.data.history.every((h: any) => typeof h.message === 'string'));
-    assert.equal(((await efi.updateChargeMetadata({ id }, { custom_id: 'sdk-2' })) as any).code, 200);
+    assert.equal(((await efi.updateChargeMetadata({ id }, { custom_id: 'sdk-2', resend: false })) as any).code, 200);
     const { rows } = await svc.service.ctx.db.query<{ notification_token: string }>(
       'select notification_token from billing_charges where id = $1',
       [id],

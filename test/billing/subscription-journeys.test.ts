@@ -193,6 +193,15 @@ describe('subscription metadata and updates (sdk-node-apis-efi)', () => {
     assert.ok(events.every((e) => e.custom_id === 'depois'));
     await outboxIdle(svc);
     assert.equal(receiver.callsTo('/old').length, callsBefore, 'nothing more to the old URL');
+
+    // resend: the subscription's newest charge is notified again at once; the first one's token (queried) is not.
+    const sent = (token: string) => receiver.callsTo('/new').filter((c) => c.body.notification === token).length;
+    const [firstToken, renewalSends] = [await tokenOf(firstId), sent(renewalToken)];
+    const firstSends = sent(firstToken);
+    await efi.updateSubscriptionMetadata({ id }, { resend: true } as any);
+    await waitFor(async () => sent(renewalToken) > renewalSends, 'the newest charge notified again');
+    await outboxIdle(svc);
+    assert.equal(sent(firstToken), firstSends, 'only the newest charge is resent');
     await assertLedgerBalanced(svc.service.ctx.db);
   });
 });

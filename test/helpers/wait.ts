@@ -1,4 +1,5 @@
 import type { Sql } from '../../src/platform/db/database.ts';
+import type { SpiRelay } from '../../src/platform/extensions.ts';
 
 /** Polls until `check` returns a truthy value or the time runs out (asynchronous work: outbox jobs). */
 export async function waitFor<T>(
@@ -25,11 +26,22 @@ export async function waitFor<T>(
  * Waits until the outbox has nothing due at the service clock's now: every job that was due (jobs running,
  * webhook deliveries in flight, and the follow-up jobs they enqueued, which commit before their parent is
  * marked done) has finished or been rescheduled for later. A job queued behind an earlier one of its
- * ordering key that waits for a retry is not due either (the workers' own claim rule). The positive signal a test waits for before it
- * asserts that something did not happen. Moving the clock forward makes later jobs due: wait again.
+ * ordering key that waits for a retry is not due either (the workers' own claim rule). In a sandbox node, the
+ * SPI institution in the node (`ctx.spiRelay`) is idle too: no pass in flight and no outbound message
+ * unacknowledged, so the answers to sends, refunds and MED returns (pacs.002 to its pacs.008 and pacs.004) have
+ * been applied. The positive signal a test waits for before it asserts that something did not happen. Moving the
+ * clock forward makes later jobs due: wait again.
  */
-export async function outboxIdle(svc: { service: { ctx: { db: Sql } }; clock: { now(): Date } }): Promise<void> {
+export async function outboxIdle(svc: {
+  service: { ctx: { db: Sql; spiRelay?: SpiRelay } };
+  clock: { now(): Date };
+}): Promise<void> {
+  const relay = svc.service.ctx.spiRelay;
   await waitFor(async () => {
+    // The relay's answers enqueue jobs and the jobs queue messages for the relay: idle is both at once, with no
+    // pass begun while the outbox was read.
+    const passes = relay?.passes;
+    if (relay && !(await relay.idle())) return false;
     const { rows } = await svc.service.ctx.db.query<{ due: boolean }>(
       `select exists (
          select 1 from outbox o
@@ -39,8 +51,9 @@ export async function outboxIdle(svc: { service: { ctx: { db: Sql } }; clock: { 
        ) as due`,
       [svc.clock.now()],
     );
-    return !rows[0].due;
-  }, 'the outbox to have nothing due');
+    if (rows[0].due) return false;
+    return !relay || (relay.passes === passes && (await relay.idle()));
+  }, 'the outbox to have nothing due and the SPI institution in the node to be idle');
 }
 
 /**

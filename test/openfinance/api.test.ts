@@ -301,6 +301,15 @@ describe('automatic payments API', () => {
     assert.match(read.pagamentos[0].motivo, /10\.00/);
     const settled = await call('GET', `/v2/pix/${big.body.endToEndId}`);
     assert.equal(settled.status, 404, 'nothing was credited');
+    // The payer's institution pays through the SPI boundary: its pacs.008 is claimed by the payment's end-to-end id.
+    const claimed = async (endToEndId: string) =>
+      (
+        await svc.service.ctx.db.query<{ answer: string }>(
+          `select answer from spi_inbound where kind = 'pacs.008' and ref_id = $1`,
+          [endToEndId],
+        )
+      ).rows.map((r) => /<TxSts>(\w+)<\/TxSts>/.exec(r.answer)?.[1]);
+    assert.deepEqual(await claimed(big.body.endToEndId), [], 'refused above 10.00 before sending anything');
     // Next week's payment of 5.00 is paid; a refund of it shows in the payment's `devolucoes`.
     const small = await call('POST', PAY, {
       identificadorAdesao: id,
@@ -310,6 +319,7 @@ describe('automatic payments API', () => {
     await call('POST', '/sandbox/clock/advance', { segundos: 8 * 86_400 });
     const e2e = small.body.endToEndId;
     await waitFor(async () => (await call('GET', `/v2/pix/${e2e}`)).body.valor === '5.00', 'the received Pix');
+    assert.deepEqual(await claimed(e2e), ['ACSP']);
     const refund = await call('PUT', `/v2/pix/${e2e}/devolucao/ofRefund1`, { valor: '2.00' });
     assert.equal(refund.status, 201, refund.text);
     const withRefund = await waitFor(async () => {

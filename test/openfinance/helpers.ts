@@ -2,6 +2,7 @@
  * What the Open Finance tests share: a valid enrolment body for a node's demo account, and a local plain-HTTP
  * page standing for the application's `redirectURL`. Their SDK client is test/helpers/sdk.ts's.
  */
+import assert from 'node:assert/strict';
 import http from 'node:http';
 import { brasiliaDate, fromEpochDay, toEpochDay } from '../../src/platform/calendar.ts';
 import type { EnrolmentBody } from '../../src/openfinance/enrolments/schemas.ts';
@@ -56,6 +57,23 @@ export function enrolmentBody(
       },
     },
   };
+}
+
+/** The payer at the page: logs in and decides, as the form posts; answers where the browser ends up. */
+export async function consentAt(
+  svc: TestService,
+  redirectURI: string,
+  decisao: 'autorizar' | 'recusar' = 'autorizar',
+): Promise<URLSearchParams> {
+  const form = new URLSearchParams({ login: PAYER_CPF, senha: '123456', decisao }).toString();
+  const answer = await svc.anonymous.request('POST', new URL(redirectURI).pathname, {
+    rawBody: form,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+  assert.equal(answer.status, 303, answer.text);
+  const back = await svc.anonymous.request('GET', String(answer.headers.location));
+  assert.equal(back.status, 303);
+  return new URL(String(back.headers.location)).searchParams;
 }
 
 /** The application's page the payer's browser returns to: records each query it is opened with. */

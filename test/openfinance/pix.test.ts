@@ -16,7 +16,7 @@ import { sdkFor } from '../helpers/sdk.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { callerWithFreshToken, type Call } from '../helpers/time-travel.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { PAYER_CPF, dateIn } from './helpers.ts';
+import { PAYER_CPF, consentAt, dateIn } from './helpers.ts';
 
 type SdkError = { nome: string; mensagem: string };
 const named = (nome: string, mensagem?: RegExp) => (error: SdkError) =>
@@ -49,18 +49,8 @@ describe('Open Finance Pix payments: immediate, scheduled, recurring, biometric'
   const period = () => ({ inicio: dateIn(svc, -10), fim: dateIn(svc, 0) });
   const saldoCents = async () => Math.round(Number((await efi.getAccountBalance()).saldo) * 100);
 
-  /** The payer at the page: logs in and decides, as the form posts; answers where the browser ends up. */
-  async function consent(redirectURI: string, decisao: 'autorizar' | 'recusar' = 'autorizar') {
-    const form = new URLSearchParams({ login: PAYER_CPF, senha: '123456', decisao }).toString();
-    const answer = await svc.anonymous.request('POST', new URL(redirectURI).pathname, {
-      rawBody: form,
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    });
-    assert.equal(answer.status, 303, answer.text);
-    const back = await svc.anonymous.request('GET', String(answer.headers.location));
-    assert.equal(back.status, 303);
-    return new URL(String(back.headers.location)).searchParams;
-  }
+  const consent = (redirectURI: string, decisao: 'autorizar' | 'recusar' = 'autorizar') =>
+    consentAt(svc, redirectURI, decisao);
 
   async function advanceTo(date: string) {
     const now = Date.parse((await sandbox('GET', '/sandbox/clock')).body.agora);

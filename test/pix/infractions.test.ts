@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type Party, type TestService } from '../helpers/service.ts';
 import { callerWithFreshToken, type Call } from '../helpers/time-travel.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { outboxIdle } from '../helpers/wait.ts';
 import { assertBalanceMatchesLines, assertLedgerBalanced } from '../helpers/ledger.ts';
 import { LIMITS } from '../../src/platform/limits.ts';
 
@@ -106,11 +106,10 @@ describe('MED infractions', () => {
     assert.ok(res.body.dadosAnalise.recebimentoDefesa);
     assert.ok(res.body.dadosAnalise.finalizacao);
     assert.deepEqual(await balance(), { saldo: '60.00', bloqueios: { judicial: '0.00', med: '0.00', total: '0.00' } });
-    // The MED return leaves as a pacs.004 and is DEVOLVIDO when the payer's institution answers (docs/spi.md).
-    const pix = await waitFor(async () => {
-      const read = await call('GET', `/v2/pix/${received['40.00']}`);
-      return read.body.devolucoes?.[0]?.status !== 'EM_PROCESSAMENTO' && read;
-    }, "the MED return's answer");
+    // The MED return leaves as a pacs.004 and is DEVOLVIDO when the payer's institution answers (docs/spi.md):
+    // once the sandbox's institution in the node is idle.
+    await outboxIdle(svc);
+    const pix = await call('GET', `/v2/pix/${received['40.00']}`);
     assert.equal(pix.body.devolucoes.length, 1);
     assert.equal(pix.body.devolucoes[0].natureza, 'MED_FRAUDE');
     assert.equal(pix.body.devolucoes[0].status, 'DEVOLVIDO');
@@ -158,11 +157,11 @@ describe('MED infractions', () => {
     assert.equal(late.status, 400, late.text);
     const inicio = new Date(Date.parse(i.dadosAnalise.abertura) - 1000).toISOString();
     const fim = new Date(svc.clock.nowMs()).toISOString();
-    const decided = await waitFor(async () => {
-      const items = (await call('GET', `/v2/gn/infracoes?inicio=${inicio}&fim=${fim}`)).body.infracoes;
-      const item = items.find((x: { idInfracao: string }) => x.idInfracao === i.idInfracao);
-      return item?.status === 'ACEITA' && item;
-    }, 'deadline decision');
+    // The deadline's job decides it, and its MED return's pacs.004 is answered by the sandbox's institution.
+    await outboxIdle(svc);
+    const items = (await call('GET', `/v2/gn/infracoes?inicio=${inicio}&fim=${fim}`)).body.infracoes;
+    const decided = items.find((x: { idInfracao: string }) => x.idInfracao === i.idInfracao);
+    assert.equal(decided?.status, 'ACEITA', 'deadline decision');
     assert.ok(decided.dadosAnalise.finalizacao);
     assert.deepEqual(await balance(), { saldo: '30.00', bloqueios: { judicial: '0.00', med: '0.00', total: '0.00' } });
     await ledgerOk();

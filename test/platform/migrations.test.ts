@@ -57,6 +57,7 @@ const APPLIED: [number, string, string][] = [
   [42, 'subscription_events', '4d640f0e39dadbb4'],
   [43, 'simplified_account_holders', '2e7ad71b31ad50dc'],
   [44, 'renewal_days', '490eb2f1de0a19c9'],
+  [45, 'of_payer_asked', 'eff83691ce54dcc2'],
 ];
 
 describe('migrations', () => {

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, cobBody, type Party, type TestService } from '../helpers/service.ts';
 import { Receiver, webhookApi, type WebhookApi } from '../helpers/receiver.ts';
-import { outboxIdle, waitFor } from '../helpers/wait.ts';
+import { outboxIdle } from '../helpers/wait.ts';
 import { assertBalanceMatchesLines, assertLedgerBalanced } from '../helpers/ledger.ts';
 import { KEPT_TABLES, RESET_TABLES } from '../../src/sandbox/reset-store.ts';
 
@@ -96,12 +96,8 @@ describe('POST /sandbox/reset', () => {
     const evp = (await ok(aApi, 'POST', '/v2/gn/evp', undefined, 201)).chave as string;
     await ok(aApi, 'PUT', '/v2/gn/config', { pix: { receberSemChave: false } }, 201);
     await ok(aApi, 'POST', '/sandbox/clock/advance', { segundos: 86_400 });
-    await waitFor(
-      async () =>
-        (await ok(aApi, 'GET', `/v2/gn/pix/enviados/id-envio/${idEnvio}`)).status === 'REALIZADO' || undefined,
-      'A → B settled',
-    );
     await outboxIdle(svc);
+    assert.equal((await ok(aApi, 'GET', `/v2/gn/pix/enviados/id-envio/${idEnvio}`)).status, 'REALIZADO', 'A → B');
     const bBefore = {
       saldo: await saldo(bApi),
       pix: ((await ok(bApi, 'GET', `/v2/pix?${period}`)).pix as unknown[]).length,

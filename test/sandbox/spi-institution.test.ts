@@ -8,10 +8,12 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type Party, type TestService } from '../helpers/service.ts';
 import { Receiver, webhookApi } from '../helpers/receiver.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { outboxIdle } from '../helpers/wait.ts';
 import { assertBalanceMatchesLines, assertLedgerBalanced } from '../helpers/ledger.ts';
 import { SANDBOX_PAYER_ISPB } from '../../src/platform/institution.ts';
-import { parseSpiMessage } from '../../src/spi/messages.ts';
+import { buildStatusReport, newMsgId, parseSpiMessage } from '../../src/spi/messages.ts';
+import { receiveSpiMessage } from '../../src/spi/inbound.ts';
+import { answerOutbound, NO_ANSWER } from '../../src/spi/answers.ts';
 
 interface Outbound {
   kind: string;
@@ -41,10 +43,9 @@ describe('the sandbox institution, through the SPI boundary', () => {
       favorecido: { chave: 'fora-do-pixd@example.com' },
     });
     assert.equal(res.status, 201, res.text);
-    return waitFor(async () => {
-      const read = (await call('GET', `/v2/gn/pix/enviados/id-envio/${idEnvio}`)).body;
-      return read.status !== 'EM_PROCESSAMENTO' && read;
-    }, `send ${idEnvio} settled`);
+    // Idle includes the institution in the node: the pacs.008 answered and acknowledged, the send concluded.
+    await outboxIdle(svc);
+    return (await call('GET', `/v2/gn/pix/enviados/id-envio/${idEnvio}`)).body;
   };
 
   before(async () => {
@@ -92,7 +93,7 @@ describe('the sandbox institution, through the SPI boundary', () => {
     const message = parseSpiMessage(sent.xml);
     assert.equal(message.kind === 'pacs.008' && message.creditor.chave, 'fora-do-pixd@example.com');
     assert.equal(sent.answer_status, 'ACSP');
-    await waitFor(async () => (await outbound(done.endToEndId)).acked_at !== null, 'the pacs.008 acknowledged');
+    assert.notEqual(sent.acked_at, null, 'the pacs.008 acknowledged');
 
     const refused = await sendTo('spisbxrjct1', '15.00');
     assert.equal(refused.status, 'NAO_REALIZADO');
@@ -105,15 +106,90 @@ describe('the sandbox institution, through the SPI boundary', () => {
     const res = await call('PUT', `/v2/pix/${paidEndToEndId}/devolucao/spisbx1`, { valor: '2.00' });
     assert.equal(res.status, 201, res.text);
     const rtrId = res.body.rtrId as string;
-    await waitFor(
-      async () => (await call('GET', `/v2/pix/${paidEndToEndId}/devolucao/spisbx1`)).body.status === 'DEVOLVIDO',
-      'refund DEVOLVIDO',
-    );
+    await outboxIdle(svc);
+    assert.equal((await call('GET', `/v2/pix/${paidEndToEndId}/devolucao/spisbx1`)).body.status, 'DEVOLVIDO');
     const back = await outbound(rtrId);
     const message = parseSpiMessage(back.xml);
     assert.equal(message.kind === 'pacs.004' && message.reason, 'MD06');
     assert.equal(message.kind === 'pacs.004' && message.toIspb, SANDBOX_PAYER_ISPB);
     assert.equal(back.answer_status, 'ACSP');
     assert.equal(await saldo(), '43.00');
+  });
+
+  it('sends answered together: each concluded once; a copy, a contradicting answer or the deadline changes nothing', async () => {
+    const funded = await call('POST', '/sandbox/pix/pay', { chave: party.chaves[0], valor: '100.00' });
+    assert.equal(funded.status, 201, funded.text);
+    const valores = ['1.00', '15.00', '2.00', '1.00', '15.00', '3.00', '1.00', '2.00', '15.00', '1.00', '1.00', '2.00'];
+    const ids = valores.map((_, n) => `spisbxbatch${n}`);
+    await Promise.all(
+      ids.map(async (idEnvio, n) => {
+        const res = await call('PUT', `/v2/gn/pix/${idEnvio}`, {
+          valor: valores[n],
+          pagador: { chave: party.chaves[0] },
+          favorecido: { chave: 'fora-do-pixd@example.com' },
+        });
+        assert.equal(res.status, 201, res.text);
+      }),
+    );
+    await outboxIdle(svc);
+    const reads = await Promise.all(
+      ids.map(async (id) => (await call('GET', `/v2/gn/pix/enviados/id-envio/${id}`)).body),
+    );
+    assert.deepEqual(
+      reads.map((r) => r.status),
+      valores.map((v) => (v === '15.00' ? 'NAO_REALIZADO' : 'REALIZADO')),
+    );
+    for (const r of reads) assert.notEqual((await outbound(r.endToEndId)).acked_at, null, 'acknowledged');
+    const balance = await saldo();
+    assert.equal(balance, '129.00', '143.00 less the 14.00 realizados');
+
+    // Every answer again at once, contradicting the first, beside the deadline's AB03: the first answer stands.
+    const { rows } = await svc.service.ctx.db.query<{ id: number; msg_id: string; ref_id: string }>(
+      'select id, msg_id, ref_id from spi_outbound where ref_id = any($1)',
+      [reads.map((r) => r.endToEndId)],
+    );
+    const at = new Date();
+    await Promise.all(
+      rows.flatMap((row) => {
+        const realizado = reads.find((r) => r.endToEndId === row.ref_id).status === 'REALIZADO';
+        const answer = {
+          msgId: newMsgId(SANDBOX_PAYER_ISPB),
+          createdAt: at,
+          originalMsgId: row.msg_id,
+          originalMsgName: 'pacs.008.spi.1.13',
+          originalId: row.ref_id,
+        } as const;
+        const contradicting = realizado
+          ? buildStatusReport({ ...answer, status: 'RJCT', reason: { code: 'AM02' } })
+          : buildStatusReport({ ...answer, status: 'ACSP', settledAt: at });
+        const { db, clock } = svc.service.ctx;
+        return [
+          receiveSpiMessage(svc.service.ctx, contradicting),
+          receiveSpiMessage(svc.service.ctx, contradicting),
+          answerOutbound(db, clock, { id: Number(row.id) }, NO_ANSWER).then((outcome) =>
+            assert.equal(outcome, 'already'),
+          ),
+        ];
+      }),
+    );
+    await outboxIdle(svc);
+    const again = await Promise.all(
+      ids.map(async (id) => (await call('GET', `/v2/gn/pix/enviados/id-envio/${id}`)).body),
+    );
+    assert.deepEqual(
+      again.map((r) => r.status),
+      reads.map((r) => r.status),
+    );
+    assert.equal(await saldo(), balance, 'nothing moved twice');
+    const entries = await svc.service.ctx.db.query<{ reference: string; n: number }>(
+      `select reference, count(*)::int as n from journal_entries
+        where reference = any($1) and kind in ('pix_enviado_liquidado', 'estorno_pix_enviado') group by reference`,
+      [reads.map((r) => r.endToEndId)],
+    );
+    assert.equal(entries.rows.length, ids.length);
+    assert.ok(
+      entries.rows.every((row) => row.n === 1),
+      'one settlement entry per send',
+    );
   });
 });

@@ -122,31 +122,28 @@ async function processing(sql: Sql, paymentId: number, now: Date): Promise<BillP
   return row?.status === 'EM_PROCESSAMENTO' ? row : undefined;
 }
 
-/** Paid: the held amount to the compensation. */
-async function liquidate(sql: Sql, row: BillPaymentRow, protocolo: string, now: Date) {
-  await transfer(sql, {
-    kind: 'pagamento_conta',
+/** The amount held for the bill leaves its holding account: to the bill's institution, or back to the payer. */
+function releaseHeld(sql: Sql, row: BillPaymentRow, paid: boolean, now: Date) {
+  return transfer(sql, {
+    kind: paid ? 'pagamento_conta' : 'pagamento_conta_estorno',
     reference: reference(row),
     accountId: row.account_id,
     at: now,
     from: ledgerCode.bills(row.account_id),
-    to: ledgerCode.externalBoleto,
+    to: paid ? ledgerCode.externalBoleto : ledgerCode.available(row.account_id),
     amountCents: row.amount_cents,
   });
+}
+
+/** Paid: the held amount to the compensation. */
+async function liquidate(sql: Sql, row: BillPaymentRow, protocolo: string, now: Date) {
+  await releaseHeld(sql, row, true, now);
   await movePayment(sql, row, 'LIQUIDADO', now, { protocolo, settledAt: now });
 }
 
 /** Not made: the held amount back to the available balance, the reason on the payment. */
 async function returnHold(sql: Sql, row: BillPaymentRow, motivo: string, now: Date) {
-  await transfer(sql, {
-    kind: 'pagamento_conta_estorno',
-    reference: reference(row),
-    accountId: row.account_id,
-    at: now,
-    from: ledgerCode.bills(row.account_id),
-    to: ledgerCode.available(row.account_id),
-    amountCents: row.amount_cents,
-  });
+  await releaseHeld(sql, row, false, now);
   await movePayment(sql, row, 'NAO_REALIZADO', now, { motivoRecusa: motivo.slice(0, 400) });
 }
 

@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.ts';
 import { notFoundPage } from '../../platform/html.ts';
 import { billingCallerOf } from '../shared/caller.ts';
-import { Done, Metadata } from '../charges/schemas.ts';
+import { Done, MetadataUpdate } from '../charges/schemas.ts';
 import { addHistory, updateMetadata } from '../charges/service.ts';
 import { Email, HistoryBody, LinkParams, UpdateBillet } from '../boletos/schemas.ts';
 import { mailerOf } from '../boletos/routes.ts';
@@ -90,7 +90,7 @@ export const carnetRoutes =
       '/v1/carnet/:id/metadata',
       {
         config: write,
-        schema: { tags, summary: 'Set notification_url and custom_id', ...id, body: Metadata, response: done },
+        schema: { tags, summary: 'Set notification_url and custom_id', ...id, body: MetadataUpdate, response: done },
       },
       async (request) => {
         await ctx.db.tx((sql) => updateMetadata(sql, caller(request), request.params.id, request.body, 'carnet'));

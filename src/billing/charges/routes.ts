@@ -11,7 +11,7 @@ import {
   ChargeDetail,
   ChargeIdParams,
   Done,
-  Metadata,
+  MetadataUpdate,
   OneStepCreate,
   PaymentResult,
   RefundBody,
@@ -166,7 +166,13 @@ export const billingChargeRoutes =
       '/v1/charge/:id/metadata',
       {
         config: write,
-        schema: { tags, summary: 'Set notification_url and custom_id', ...id, body: Metadata, response: { 200: Done } },
+        schema: {
+          tags,
+          summary: 'Set notification_url and custom_id',
+          ...id,
+          body: MetadataUpdate,
+          response: { 200: Done },
+        },
       },
       async (request) => {
         await ctx.db.tx((sql) => updateMetadata(sql, caller(request), request.params.id, request.body));

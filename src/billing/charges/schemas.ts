@@ -41,6 +41,21 @@ export const Metadata = Type.Object(
   strict,
 );
 
+/** PUT …/metadata of a charge, carnet or subscription: the metadata, and whether to notify again afterwards. */
+export const MetadataUpdate = Type.Object(
+  {
+    ...Metadata.properties,
+    resend: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: the newest event is notified again after the change; false: not even to a new URL; absent: ' +
+          'a new URL gets the newest event not yet queried.',
+      }),
+    ),
+  },
+  strict,
+);
+
 export const CreditCard = Type.Object(
   {
     customer: Customer,
@@ -81,7 +96,7 @@ export const ChargeIdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 
 export type ItemInput = Static<typeof Item>;
 export type ShippingInput = Static<typeof Shipping>;
-export type MetadataInput = Static<typeof Metadata>;
+export type MetadataInput = Static<typeof MetadataUpdate>;
 export type CreditCardInput = Static<typeof CreditCard>;
 export type AnyPaymentInput = Static<typeof AnyPayment>['payment'];
 export type ChargeCreateInput = Static<typeof ChargeCreate>;

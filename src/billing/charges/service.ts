@@ -6,7 +6,7 @@ import type { BillingCaller } from '../shared/caller.ts';
 import { LIMITS } from '../../platform/limits.ts';
 import { billingError, carnetNotFound, chargeNotFound } from '../shared/errors.ts';
 import { brasiliaDateTime } from '../../platform/calendar.ts';
-import { continueAfterUrlChange } from '../notifications/delivery.ts';
+import { continueAfterUrlChange, enqueueNotification } from '../notifications/delivery.ts';
 import { checkWebhookUrl, isUrlProblem } from '../../platform/webhooks/urls.ts';
 import type { AnyPaymentInput, ChargeCreateInput, CreditCardInput, MetadataInput, OneStepInput } from './schemas.ts';
 import { cancelBoleto, lockOwnBoleto, settleBoleto } from '../boletos/service.ts';
@@ -253,8 +253,9 @@ export async function countUrlChange(sql: Sql, caller: BillingCaller): Promise<v
 }
 
 /**
- * custom_id and notification_url of a locked charge; a new URL gets the newest unqueried event delivered again
- * (the 3-day window counted from that event).
+ * custom_id and notification_url of a locked charge, then its notification: `resend: true` notifies the newest
+ * event again (a fresh 3-day window, even if its token was queried), `false` does not even to a new URL; without
+ * it a new URL gets the newest unqueried event delivered again (the 3-day window counted from that event).
  */
 export async function applyMetadata(sql: Sql, charge: ChargeRow, metadata: MetadataInput, now: Date): Promise<void> {
   const urlChanges = metadata.notification_url !== undefined && metadata.notification_url !== charge.notification_url;
@@ -264,10 +265,11 @@ export async function applyMetadata(sql: Sql, charge: ChargeRow, metadata: Metad
   };
   await updateCharge(sql, charge.id, changes, now);
   Object.assign(charge, changes);
-  if (urlChanges && charge.notification_url) {
-    const events = (await historyOf(sql, charge.id)).filter((h) => h.event_id !== null);
-    await continueAfterUrlChange(sql, charge, events.at(-1)?.created_at, now);
-  }
+  if (!charge.notification_url || metadata.resend === false || (!urlChanges && !metadata.resend)) return;
+  const lastEventAt = (await historyOf(sql, charge.id)).filter((h) => h.event_id !== null).at(-1)?.created_at;
+  if (metadata.resend) {
+    if (lastEventAt) await enqueueNotification(sql, charge, now, now.getTime(), { resend: true });
+  } else await continueAfterUrlChange(sql, charge, lastEventAt, now);
 }
 
 export async function chargeDetail(sql: Sql, caller: BillingCaller, id: number) {

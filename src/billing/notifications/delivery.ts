@@ -26,6 +26,11 @@ interface NotificationPayload {
   generation: number;
   /** Service-clock time of the first attempt of this notification: the 3-day window starts here. */
   windowStartMs: number;
+  /**
+   * Asked for by PUT …/metadata `resend: true`: POSTed even though the newest event's token was queried, until a
+   * POST is answered; then the usual rule (until queried).
+   */
+  resend?: true;
 }
 
 /** Delivered on the webhook lanes. */
@@ -40,12 +45,14 @@ export async function enqueueNotification(
   charge: ChargeRow,
   now: Date,
   windowStartMs = now.getTime(),
+  options: Pick<NotificationPayload, 'resend'> = {},
 ): Promise<void> {
   if (!charge.notification_url) return;
   const generation = charge.notification_generation + 1;
   await updateCharge(sql, charge.id, { notification_generation: generation }, now);
   charge.notification_generation = generation;
-  await enqueue(sql, notificationJob(charge, generation, now, windowStartMs));
+  const job = notificationJob(charge, generation, now, windowStartMs);
+  await enqueue(sql, { ...job, payload: { ...job.payload, ...options } });
 }
 
 /**
@@ -72,9 +79,14 @@ export async function continueAfterUrlChange(
   lastEventAt: Date | undefined,
   now: Date,
 ): Promise<void> {
-  if (!lastEventAt || charge.notification_queried_event >= (await lastEventId(sql, charge.id))) return;
+  if (!lastEventAt || (await queried(sql, charge))) return;
   if (now.getTime() - lastEventAt.getTime() > WINDOW_MS) return;
   await enqueueNotification(sql, charge, now, lastEventAt.getTime());
+}
+
+/** The receiver has queried the token past the charge's newest event: nothing left to notify. */
+async function queried(sql: Sql, charge: ChargeRow): Promise<boolean> {
+  return charge.notification_queried_event >= (await lastEventId(sql, charge.id));
 }
 
 /** When to POST again after attempt n, or null once past the 3-day window. */
@@ -90,7 +102,7 @@ function notificationHandler(dispatcher: DeliveryDeps): JobHandler<NotificationP
     const { chargeId, generation, windowStartMs } = job.payload;
     const charge = await findCharge(db, { id: chargeId });
     if (!charge || charge.notification_generation !== generation || !charge.notification_url) return { done: true };
-    if (charge.notification_queried_event >= (await lastEventId(db, chargeId))) return { done: true };
+    if (!job.payload.resend && (await queried(db, charge))) return { done: true };
     const clock = dispatcher.clock.forAccount(charge.account_id);
     if (clock.nowMs() > windowStartMs + WINDOW_MS) return { giveUp: 'token não consultado em 3 dias' };
     const url = charge.notification_url;
@@ -118,6 +130,9 @@ function notificationHandler(dispatcher: DeliveryDeps): JobHandler<NotificationP
         { message: `Falha ao enviar a notificação para ${url}: ${outcome.giveUp.replace(/^.*última: /, '')}` },
         clock.now(),
       );
+    // A resend answered: done if the token was queried (before the resend or since), as any other job would be.
+    if (!failed && job.payload.resend && (await queried(db, (await findCharge(db, { id: chargeId }))!)))
+      return { done: true };
     const next = nextSendAt(job.attempt, startedMs, windowStartMs);
     const state = failed ? 'falhou' : 'recebida, token ainda não consultado';
     return next

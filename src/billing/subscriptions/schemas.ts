@@ -1,7 +1,7 @@
 /** Subscriptions to plans (SDK: createSubscription, createOneStepSubscription, detailSubscription, …). */
 import { Type, type Static } from '@sinclair/typebox';
 import { LIMITS } from '../../platform/limits.ts';
-import { ChargeCreate, CreditCard, Item, Metadata, Shipping } from '../charges/schemas.ts';
+import { ChargeCreate, CreditCard, Item, Metadata, MetadataUpdate, Shipping } from '../charges/schemas.ts';
 import { LinkSettings } from '../links/schemas.ts';
 import { BankingBillet } from '../boletos/schemas.ts';
 
@@ -63,10 +63,7 @@ export const SubscriptionUpdate = Type.Object(
   },
   strict,
 );
-export const SubscriptionMetadata = Type.Object(
-  { ...Metadata.properties, resend: Type.Optional(Type.Boolean()) },
-  strict,
-);
+export const SubscriptionMetadata = MetadataUpdate;
 export const SubscriptionHistoryEntry = Type.Object(
   { description: Type.String({ minLength: 1, maxLength: LIMITS.billingSubscriptionHistoryMaxChars }) },
   strict,

@@ -229,8 +229,18 @@ export async function updateSubscriptionMetadata(
   if (metadata.notification_url !== undefined && metadata.notification_url !== s.notification_url)
     await countUrlChange(sql, caller);
   await updateSubscription(sql, s.id, metadata, caller.now);
-  for (const { charge_id } of await chargesOfSubscription(sql, s.id))
-    await applyMetadata(sql, (await lockCharge(sql, { id: charge_id }))!, metadata, caller.now);
+  const charges = await chargesOfSubscription(sql, s.id);
+  // `resend: true` notifies the subscription's newest charge again (its newest event is the subscription's).
+  const newest = Math.max(...charges.map((c) => c.charge_id));
+  for (const { charge_id } of charges) {
+    const resend = body.resend && charge_id !== newest ? undefined : body.resend;
+    await applyMetadata(
+      sql,
+      (await lockCharge(sql, { id: charge_id }))!,
+      { ...metadata, ...(resend !== undefined && { resend }) },
+      caller.now,
+    );
+  }
 }
 
 export async function addSubscriptionHistory(sql: Sql, caller: BillingCaller, id: number, description: string) {

@@ -13,7 +13,7 @@ import { enrolmentNotFound } from '../enrolments/service.ts';
 import { findEnrolment, type EnrolmentRow } from '../enrolments/store.ts';
 import { expireIfDue } from '../enrolments/transitions.ts';
 import { findParticipant } from '../participants/store.ts';
-import { ofError, ofInvalid } from '../shared.ts';
+import { askedOfPayer, ofError, ofInvalid } from '../shared.ts';
 import type { PaymentBody, PaymentCancel, PaymentListQuery, PaymentView } from './schemas.ts';
 import { amountRefusal, dateRefusal, periodOf } from './rules.ts';
 import { enqueueSettlement, movePayment } from './settlement.ts';
@@ -127,6 +127,7 @@ export async function cancelPayment(sql: Sql, caller: Caller, body: PaymentCance
       'pagamento_nao_cancelavel',
       `O pagamento está ${row.status}: só um pagamento pendente é cancelado.`,
     );
+  if (row.payer_asked_at !== null) throw askedOfPayer(row.end_to_end_id);
   const moved = await movePayment(
     sql,
     enrolment,

@@ -15,6 +15,8 @@ export interface PaymentRow {
   codigo_cidade_ibge: string | null;
   status: PaymentStatus;
   motivo: string | null;
+  /** When its payer's institution was asked to pay it (../settle.ts): from then on only the answer moves it. */
+  payer_asked_at: Date | null;
   idempotency_key: string | null;
   created_at: Date;
   updated_at: Date;
@@ -24,13 +26,13 @@ export interface PaymentRow {
 const columns = (t = '') =>
   `${t}id, ${t}enrolment_id, ${t}account_id, ${t}end_to_end_id, ${t}amount_cents::float8 as amount_cents,
   to_char(${t}data, 'YYYY-MM-DD') as data, ${t}period, ${t}info_pagador, ${t}codigo_cidade_ibge, ${t}status,
-  ${t}motivo, ${t}idempotency_key, ${t}created_at, ${t}updated_at`;
+  ${t}motivo, ${t}payer_asked_at, ${t}idempotency_key, ${t}created_at, ${t}updated_at`;
 const COLUMNS = columns();
 
 /** Undefined when the account already made a payment under the same idempotency key (see insertEnrolment). */
 export async function insertPayment(
   sql: Sql,
-  row: Omit<PaymentRow, 'id' | 'status' | 'motivo' | 'updated_at'>,
+  row: Omit<PaymentRow, 'id' | 'status' | 'motivo' | 'payer_asked_at' | 'updated_at'>,
 ): Promise<PaymentRow | undefined> {
   const { rows } = await sql.query<PaymentRow>(
     `insert into of_payments (enrolment_id, account_id, end_to_end_id, amount_cents, data, period, info_pagador,
@@ -69,6 +71,11 @@ export async function findPayment(
     params,
   );
   return rows[0];
+}
+
+/** The payment's payer's institution is asked to pay it (the first time: a second settlement keeps the instant). */
+export async function markPaymentAsked(sql: Sql, id: number, now: Date): Promise<void> {
+  await sql.query('update of_payments set payer_asked_at = coalesce(payer_asked_at, $2) where id = $1', [id, now]);
 }
 
 export async function setPaymentStatus(sql: Sql, id: number, status: PaymentStatus, motivo: string | null, now: Date) {

@@ -13,7 +13,7 @@ import { requestRefund } from '../../pix/received/service.ts';
 import type { Caller } from '../../pix/shared/caller.ts';
 import { consentUri } from '../consent/journey.ts';
 import { enqueueOfCallback } from '../events.ts';
-import { ofError } from '../shared.ts';
+import { askedOfPayer, ofError } from '../shared.ts';
 import { insertStarted } from './service.ts';
 import { findParcel, findPixPayment, parcelsOf, type ParcelRow, type PixKind, type PixPaymentRow } from './store.ts';
 import { movePixPayment, moveParcel } from './transitions.ts';
@@ -60,6 +60,8 @@ async function cancelWhole(sql: Sql, caller: Caller, row: PixPaymentRow) {
   if (row.status !== 'pendente' && row.status !== 'agendado') throw notCancellable(row.status);
   const motivo = 'Cancelado pelo recebedor.';
   const waiting = (await parcelsOf(sql, [row.id], true)).filter((p) => p.status === 'agendado');
+  const asked = waiting.find((p) => p.payer_asked_at !== null);
+  if (asked) throw askedOfPayer(asked.end_to_end_id);
   // The payment first: its parcels then see it cancelled and do not conclude it.
   const moved =
     row.kind === 'recorrente' || !waiting.length
@@ -86,6 +88,7 @@ export async function cancelRecurring(sql: Sql, caller: Caller, identificador: s
   if (payment?.kind !== 'recorrente') throw notFound(`Pix recorrente ${identificador}`);
   const parcel = await parcelOf(sql, payment, identificador);
   if (parcel.status !== 'agendado') throw notCancellable(parcel.status);
+  if (parcel.payer_asked_at !== null) throw askedOfPayer(parcel.end_to_end_id);
   await moveParcel(sql, payment, parcel, 'cancelado', 'Cancelado pelo recebedor.', caller.now);
   return cancelled(payment, caller.now, identificador);
 }

@@ -47,6 +47,8 @@ export interface ParcelRow {
   data: string;
   status: ParcelStatus;
   motivo: string | null;
+  /** When its payer's institution was asked to pay it (../settle.ts): from then on only the answer moves it. */
+  payer_asked_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -55,7 +57,7 @@ const PAYMENT = `id, account_id, identificador, kind, status, motivo, body, amou
   receiver_conta, dates, link_id, replaces_parcel_id, consent_token, consent_expires_at, authorised_at, idempotency_key,
   cancelled_at, created_at, updated_at`;
 const PARCEL = `id, payment_id, account_id, end_to_end_id, amount_cents::float8 as amount_cents,
-  to_char(data, 'YYYY-MM-DD') as data, status, motivo, created_at, updated_at`;
+  to_char(data, 'YYYY-MM-DD') as data, status, motivo, payer_asked_at, created_at, updated_at`;
 
 /** Undefined when the account already made a payment under the same idempotency key: the caller reads that one. */
 export async function insertPixPayment(
@@ -167,6 +169,11 @@ export async function setParcelStatus(
     [id, status, motivo, now],
   );
   return rows[0];
+}
+
+/** The parcel's payer's institution is asked to pay it (the first time: a second settlement keeps the instant). */
+export async function markParcelAsked(sql: Sql, id: number, now: Date): Promise<void> {
+  await sql.query('update of_pix_parcels set payer_asked_at = coalesce(payer_asked_at, $2) where id = $1', [id, now]);
 }
 
 export interface PixPaymentFilter {

@@ -15,12 +15,14 @@ import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../pla
 import { consentExpiryHandler, EXPIRED_LINK_REASON, type ClockOf } from '../consent/journey.ts';
 import { enqueueOfCallback } from '../events.ts';
 import { findParticipant } from '../participants/store.ts';
-import { receiveFromPayer, settleOrRefuse } from '../settle.ts';
+import { settleThroughPayer } from '../settle.ts';
+import { askedOfPayerMotivo } from '../shared.ts';
 import {
   findParcel,
   findPixPayment,
   insertParcel,
   markAuthorised,
+  markParcelAsked,
   parcelsOf,
   setParcelStatus,
   setPixPaymentStatus,
@@ -135,14 +137,14 @@ export async function authorise(sql: Sql, row: PixPaymentRow, now: Date, sandbox
     const peek = (await findParcel(sql, { id: row.replaces_parcel_id }))!;
     const parent = (await findPixPayment(sql, { id: peek.payment_id }, true))!;
     const replaced = (await findParcel(sql, { id: peek.id }, true))!;
-    if (replaced.status !== 'agendado' && replaced.status !== 'rejeitado') {
-      await movePixPayment(
-        sql,
-        authorised,
-        'rejeitado',
-        `A parcela ${replaced.end_to_end_id} já está ${replaced.status}.`,
-        now,
-      );
+    const refusal =
+      replaced.status !== 'agendado' && replaced.status !== 'rejeitado'
+        ? `A parcela ${replaced.end_to_end_id} já está ${replaced.status}.`
+        : replaced.status === 'agendado' && replaced.payer_asked_at !== null
+          ? askedOfPayerMotivo(replaced.end_to_end_id)
+          : undefined;
+    if (refusal !== undefined) {
+      await movePixPayment(sql, authorised, 'rejeitado', refusal, now);
       return;
     }
     await moveParcel(sql, parent, replaced, 'substituido', `Substituída pelo pagamento ${row.identificador}.`, now);
@@ -164,7 +166,7 @@ export async function authorise(sql: Sql, row: PixPaymentRow, now: Date, sandbox
     await movePixPayment(sql, authorised, 'agendado', null, now);
 }
 
-function settleHandler({ db, clock, payerInstitution }: AppContext) {
+function settleHandler(ctx: AppContext) {
   const lockBoth = async (sql: Sql, parcelId: number) => {
     // Lock order: the payment, then its parcel (as cancellation does).
     const peek = await findParcel(sql, { id: parcelId });
@@ -174,29 +176,30 @@ function settleHandler({ db, clock, payerInstitution }: AppContext) {
     return parcel.status === 'agendado' ? { payment, parcel } : undefined;
   };
   return async (job: OutboxJob<SettleJob>): Promise<JobOutcome> => {
-    await settleOrRefuse(
-      db,
-      async (sql) => {
+    await settleThroughPayer(ctx, {
+      ask: async (sql) => {
         const locked = await lockBoth(sql, job.payload.parcelId);
-        if (!locked) return;
+        if (!locked) return undefined;
         const { payment, parcel } = locked;
-        const now = clock.forAccount(parcel.account_id).now();
-        await receiveFromPayer(sql, now, payerInstitution, {
+        const now = ctx.clock.forAccount(parcel.account_id).now();
+        await markParcelAsked(sql, parcel.id, now);
+        return {
           conta: payment.receiver_conta,
           amountCents: parcel.amount_cents,
           payer: payment.body.pagador,
           infoPagador: payment.body.pagamento.infoPagador ?? null,
           endToEndId: parcel.end_to_end_id,
-        });
-        await moveParcel(sql, payment, parcel, 'aceito', null, now);
+          now,
+        };
       },
-      async (sql, motivo) => {
+      answer: async (sql, outcome) => {
         const locked = await lockBoth(sql, job.payload.parcelId);
         if (!locked) return;
-        const now = clock.forAccount(locked.parcel.account_id).now();
-        await moveParcel(sql, locked.payment, locked.parcel, 'rejeitado', motivo, now);
+        const now = ctx.clock.forAccount(locked.parcel.account_id).now();
+        if ('paid' in outcome) await moveParcel(sql, locked.payment, locked.parcel, 'aceito', null, now);
+        else await moveParcel(sql, locked.payment, locked.parcel, 'rejeitado', outcome.refused, now);
       },
-    );
+    });
     return { done: true };
   };
 }

@@ -8,11 +8,13 @@
  *                REJEITADA unless its recurrence allows retries (PERMITE_3R_7D)
  *   cobr.expire  (the day after the retry window)  a charge still ATIVA becomes EXPIRADA
  *
- * The payer's institution decides (`AppContext.payerInstitution`): the sandbox's simulated payer pays or refuses
- * at once (src/sandbox/payer.ts); in production the attempt waits for the payer's pacs.008 at the SPI boundary,
- * which settles it through `settleRecurringPayment` below. Each job locks the charge and acts only from the state
- * it expects (delivered twice, it does nothing twice); the payment engine's unique end-to-end id is the last line
- * against paying twice.
+ * The payer's institution decides (`AppContext.payerInstitution`): it refuses the attempt, or the attempt awaits
+ * its pacs.008 at the SPI boundary (production: from the payer's institution outside; the sandbox: from its
+ * simulated payer, src/sandbox/recurring-payer.ts), which settles it on the boundary's batched path
+ * (src/spi/recurring-credit.ts, with `recurringSettlement` below) or through `settleRecurringPayment`, under the
+ * charge's lock. The attempt's job decides on a read without lock and changes the charge only under its lock,
+ * from the state it expects (delivered twice, it does nothing twice); the message's claim and the payment
+ * engine's unique end-to-end id are the lines against paying twice.
  */
 import type { Clock } from '../../platform/clock.ts';
 import type { Database, Sql } from '../../platform/db/database.ts';
@@ -21,7 +23,6 @@ import type { AppContext } from '../../platform/context.ts';
 import type { PayerInstitution } from '../../platform/extensions.ts';
 import { defineTopic, enqueue, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
 import { brasiliaDate } from '../../platform/calendar.ts';
-import { isUniqueViolation } from '../../platform/db/errors.ts';
 import { receivePix, receivedRow, type IncomingPix } from '../payments/engine.ts';
 import { pixEventJob } from '../received/events.ts';
 import type { ReceivedPixRow } from '../received/store.ts';
@@ -31,12 +32,7 @@ import { PaymentRefused } from '../payments/refusal.ts';
 import { findRec, type RecRow } from '../rec/store.ts';
 import { cobrViewOf, saveCobr, withAttemptStatus, withStatus } from './events.ts';
 import { ledgerAccountIds, ledgerCode } from '../../platform/ledger/ledger.ts';
-import {
-  cobrSettlementBatcherFor,
-  cobrSettlementReaderFor,
-  type CobrForSettlement,
-  type CobrSettlement,
-} from './settlement-store.ts';
+import { cobrSettlementReaderFor, type CobrForSettlement, type CobrSettlement } from './settlement-store.ts';
 import { findCobr, findCobrById, settlementKey, type CobrRow } from './store.ts';
 
 type Job = { cobrId: number; accountId: number };
@@ -106,15 +102,6 @@ function ackHandler(db: Database, clock: Clock) {
   };
 }
 
-class AttemptRefused extends Error {
-  constructor(
-    readonly codigo: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 /** The attempt to settle, if the job still has one to act on. */
 function pendingAttempt(row: CobrRow | undefined, index: number) {
   if (row?.status !== 'ATIVA') return undefined;
@@ -135,7 +122,7 @@ function payerOf(rec: Pick<RecRow, 'pagador' | 'body'>): IncomingPix['payer'] {
  * The two ledger accounts a paid attempt moves money between, as read with the charge; a receiver's first
  * payment creates its balance account first (empty, so creating it outside the write changes nothing).
  */
-async function ledgerIds(db: Database, row: CobrForSettlement): Promise<CobrSettlement['ledger']> {
+export async function ledgerIds(db: Database, row: CobrForSettlement): Promise<CobrSettlement['ledger']> {
   if (row.external_ledger_id && row.available_ledger_id)
     return { externalId: row.external_ledger_id, availableId: row.available_ledger_id };
   const available = ledgerCode.available(row.account_id);
@@ -143,45 +130,118 @@ async function ledgerIds(db: Database, row: CobrForSettlement): Promise<CobrSett
   return { externalId: ids.get(ledgerCode.externalPix)!, availableId: ids.get(available)! };
 }
 
+/** Why the receiver's side cannot take an attempt's Pix: no key to land it on, or the key's settings refuse it. */
+function receiverRefusal(row: CobrForSettlement, payer: IncomingPix['payer']): string | undefined {
+  if (!row.chave) return NO_KEY;
+  const pix = { accountId: row.account_id, chave: row.chave, txid: row.txid, payer, fromStaticQrCode: false };
+  return keyRefusal(row.key_settings, pix)?.message;
+}
+
+const NO_KEY = 'A conta recebedora não tem chave ativa para o recebimento.';
+
 /**
- * The common case of a due attempt, batched: read without locks, decide, and submit the whole settlement to
- * the group commit, so attempts falling due together (a day's charges, when the clock passes 00:00) share
- * statements instead of queueing one by one on the receiver's balance. Returns false when this path does not
- * apply (the recurrence is no longer approved, the attempt is to fail, a split, settings that may refuse, no
- * ledger account yet) or the charge changed meanwhile: the locked path below then decides, with the same rules.
- * A recurrence cancelled while its charge is being settled is ordered after the payment.
+ * A due attempt, decided on the charge as read without a lock (the reads of the attempts falling due together
+ * share a statement): the payer's institution refuses it (REJEITADA, under the charge's lock) or it awaits the
+ * payer's pacs.008, which the institution sends when it will (the sandbox's from a job it enqueues here); the
+ * receiver's side refuses it first when it could not take the Pix (no key, the key's settings: AC06). A
+ * recurrence no longer approved cancels the charge, under its lock.
  */
-async function settleBatched(db: Database, clock: Clock, payerInstitution: PayerInstitution, job: AttemptJob) {
-  const row = await cobrSettlementReaderFor(db).submit(job.cobrId);
-  const tentativa = pendingAttempt(row, job.tentativa);
-  if (!row || !tentativa) return false;
-  if (row.rec_status !== 'APROVADA') return false;
-  const decision = payerInstitution.recurringAttemptDue({ amountCents: row.amount_cents });
-  if (!('pays' in decision)) return false;
-  if (!row.chave || row.split) return false;
-  const ledger = await ledgerIds(db, row);
-  const now = clock.forAccount(row.account_id).now();
-  const rec = { pagador: row.rec_pagador, body: row.rec_body };
-  const payer = payerOf(rec);
-  const chave = row.chave;
-  const refusal = keyRefusal(row.key_settings, {
-    accountId: row.account_id,
-    chave,
-    txid: row.txid,
-    payer,
-    fromStaticQrCode: false,
+function attemptHandler(db: Database, clock: Clock, payerInstitution: PayerInstitution) {
+  return async (job: OutboxJob<AttemptJob>): Promise<JobOutcome> => {
+    const index = job.payload.tentativa;
+    const row = await cobrSettlementReaderFor(db).submit(job.payload.cobrId);
+    const tentativa = pendingAttempt(row, index);
+    if (!row || !tentativa) return DONE;
+    if (row.rec_status !== 'APROVADA') {
+      await cancelForRecurrence(db, clock, job.payload);
+      return DONE;
+    }
+    const now = clock.forAccount(row.account_id).now();
+    const payer = payerOf({ pagador: row.rec_pagador, body: row.rec_body });
+    const refusal = receiverRefusal(row, payer);
+    if (refusal) {
+      await refuseAttempt(db, clock, job.payload, 'AC06', refusal);
+      return DONE;
+    }
+    const attempt = {
+      accountId: row.account_id,
+      txid: row.txid,
+      idRec: row.id_rec,
+      endToEndId: tentativa.endToEndId,
+      amountCents: row.amount_cents,
+      chave: row.chave!,
+      payer,
+    };
+    const decision = await payerInstitution.recurringAttemptDue(db, attempt, now);
+    if ('refused' in decision)
+      await refuseAttempt(db, clock, job.payload, decision.refused.codigo, decision.refused.descricao);
+    // Awaited: paid by its pacs.008 (src/spi/inbound.ts); none by the end of the window and the charge expires.
+    return DONE;
+  };
+}
+
+/** The attempt's recurrence is no longer approved: the charge CANCELADA, if its attempt is still pending. */
+async function cancelForRecurrence(db: Database, clock: Clock, job: AttemptJob) {
+  await db.tx(async (sql) => {
+    const row = await findCobrById(sql, job.cobrId, true);
+    if (!row || !pendingAttempt(row, job.tentativa)) return;
+    const rec = await findRec(sql, row.account_id, row.id_rec, true);
+    if (rec?.status === 'APROVADA') return;
+    const now = clock.forAccount(row.account_id).now();
+    await saveCobr(
+      sql,
+      {
+        ...withStatus(row, 'CANCELADA', now),
+        tentativas: row.tentativas.map((t, i) => (i === job.tentativa ? withAttemptStatus(t, 'CANCELADA', now) : t)),
+        encerramento: {
+          cancelamento: {
+            solicitante: 'PSP_RECEBEDOR',
+            codigo: 'ACCT',
+            descricao: `A recorrência está ${rec?.status ?? 'ausente'}.`,
+          },
+        },
+      },
+      now,
+    );
   });
-  if (refusal) return false;
+}
+
+/** The attempt of `row` a payment pays (its recurrence and its end-to-end id), if pending: its index. */
+export function attemptPaidBy(
+  row: CobrRow | undefined,
+  payment: Pick<RecurringPayment, 'idRec' | 'endToEndId'>,
+): number | undefined {
+  const index = row?.tentativas.findIndex((t) => t.endToEndId === payment.endToEndId) ?? -1;
+  return row?.id_rec === payment.idRec && pendingAttempt(row, index) ? index : undefined;
+}
+
+/**
+ * A due charge's payment by its pacs.008, decided on the charge as read (`CobrForSettlement`) for the batched
+ * statement (src/spi/recurring-credit.ts): the charge CONCLUIDA with
+ * its attempt PAGA, the received Pix on the account's settlement key, its `/pix` and `/cobr` events. Undefined
+ * when the read alone cannot decide it (the recurrence not approved, another amount, a split, no key, settings
+ * that refuse): the locked path then does, with the same rules.
+ */
+export function recurringSettlement(
+  row: CobrForSettlement,
+  index: number,
+  payment: Pick<RecurringPayment, 'amountCents' | 'payer'>,
+  ledger: CobrSettlement['ledger'],
+  now: Date,
+): CobrSettlement | undefined {
+  if (row.rec_status !== 'APROVADA' || payment.amountCents !== row.amount_cents || row.split) return undefined;
+  if (receiverRefusal(row, payment.payer) !== undefined) return undefined;
+  const chave = row.chave!;
   const paid: CobrRow = {
     ...withStatus(row, 'CONCLUIDA', now),
-    tentativas: row.tentativas.map((t, i) => (i === job.tentativa ? withAttemptStatus(t, 'PAGA', now) : t)),
+    tentativas: row.tentativas.map((t, i) => (i === index ? withAttemptStatus(t, 'PAGA', now) : t)),
   };
   const pix = receivedRow(
     {
       target: { kind: 'key', chave, txid: row.txid },
-      payer,
-      origin: decision.origin,
-      endToEndId: tentativa.endToEndId,
+      payer: payment.payer,
+      origin: 'spi',
+      endToEndId: row.tentativas[index].endToEndId,
     },
     now,
     { accountId: row.account_id, chargeId: null, txid: row.txid, chave },
@@ -189,80 +249,32 @@ async function settleBatched(db: Database, clock: Clock, payerInstitution: Payer
     undefined,
   );
   const view = cobrViewOf(paid, { nome: row.account_nome, documento: row.account_documento });
-  try {
-    const settled = await cobrSettlementBatcherFor(db).submit({
-      charge: { id: row.id, version: row.version, atualizacao: paid.atualizacao, tentativas: paid.tentativas },
-      pix,
-      ledger,
-      events: [pixEventJob(pix, [], now), accountEventJob('cobr', row.account_id, view, row.txid, now)],
-    });
-    return settled !== undefined;
-  } catch (error) {
-    // The same end-to-end id already received (a delivery racing another): the locked path sees it settled.
-    if (isUniqueViolation(error)) return false;
-    throw error;
-  }
-}
-
-function attemptHandler(db: Database, clock: Clock, payerInstitution: PayerInstitution) {
-  return async (job: OutboxJob<AttemptJob>): Promise<JobOutcome> => {
-    const index = job.payload.tentativa;
-    if (await settleBatched(db, clock, payerInstitution, job.payload)) return DONE;
-    try {
-      await db.tx(async (sql) => {
-        const row = await findCobrById(sql, job.payload.cobrId, true);
-        const tentativa = pendingAttempt(row, index);
-        if (!row || !tentativa) return;
-        const now = clock.forAccount(row.account_id).now();
-        const rec = await findRec(sql, row.account_id, row.id_rec, true);
-        if (rec?.status !== 'APROVADA') {
-          await saveCobr(
-            sql,
-            {
-              ...withStatus(row, 'CANCELADA', now),
-              tentativas: row.tentativas.map((t, i) => (i === index ? withAttemptStatus(t, 'CANCELADA', now) : t)),
-              encerramento: {
-                cancelamento: {
-                  solicitante: 'PSP_RECEBEDOR',
-                  codigo: 'ACCT',
-                  descricao: `A recorrência está ${rec?.status ?? 'ausente'}.`,
-                },
-              },
-            },
-            now,
-          );
-          return;
-        }
-        const decision = payerInstitution.recurringAttemptDue({ amountCents: row.amount_cents });
-        if ('refused' in decision) throw new AttemptRefused(decision.refused.codigo, decision.refused.descricao);
-        // Production: the payer's institution pays with a pacs.008 (settleRecurringPayment); none by the end of
-        // the window and the charge expires (cobr.expire).
-        if ('awaits' in decision) return;
-        await payAttempt(sql, now, row, index, { payer: payerOf(rec), origin: decision.origin });
-      });
-    } catch (error) {
-      if (error instanceof AttemptRefused) await refuseAttempt(db, clock, job.payload, error.codigo, error.message);
-      else if (error instanceof PaymentRefused) await refuseAttempt(db, clock, job.payload, 'AC06', error.message);
-      else throw error;
-    }
-    return DONE;
+  return {
+    charge: { id: row.id, version: row.version, atualizacao: paid.atualizacao, tentativas: paid.tentativas },
+    pix,
+    ledger,
+    events: [pixEventJob(pix, [], now), accountEventJob('cobr', row.account_id, view, row.txid, now)],
   };
 }
 
-/** The attempt paid: the Pix received through the engine on the account's settlement key, the charge CONCLUIDA. */
+/**
+ * The attempt paid by its pacs.008: the Pix received through the engine on the account's settlement key (the
+ * engine refuses what its rules refuse), the charge CONCLUIDA.
+ */
 async function payAttempt(
   sql: Sql,
   now: Date,
   row: CobrRow,
   index: number,
-  from: Pick<IncomingPix, 'payer' | 'origin'>,
+  payer: IncomingPix['payer'],
 ): Promise<ReceivedPixRow> {
   const chave = await settlementKey(sql, row.account_id);
-  if (!chave) throw new AttemptRefused('AC06', 'A conta recebedora não tem chave ativa para o recebimento.');
+  if (!chave) throw new PaymentRefused('chave_inexistente', NO_KEY);
   const received = await receivePix(sql, now, {
     target: { kind: 'key', chave, txid: row.txid },
     amountCents: row.amount_cents,
-    ...from,
+    payer,
+    origin: 'spi',
     endToEndId: row.tentativas[index].endToEndId,
   });
   await saveCobr(
@@ -296,8 +308,8 @@ export async function settleRecurringPayment(sql: Sql, now: Date, payment: Recur
     payment.accountId === undefined || !payment.txid
       ? undefined
       : await findCobr(sql, payment.accountId, payment.txid, true);
-  const index = row?.tentativas.findIndex((t) => t.endToEndId === payment.endToEndId) ?? -1;
-  if (!row || row.id_rec !== payment.idRec || !pendingAttempt(row, index))
+  const index = attemptPaidBy(row, payment);
+  if (!row || index === undefined)
     throw new PaymentRefused(
       'cobranca_inexistente',
       `Nenhuma tentativa agendada da recorrência ${payment.idRec} com este endToEndId.`,
@@ -307,12 +319,7 @@ export async function settleRecurringPayment(sql: Sql, now: Date, payment: Recur
     throw new PaymentRefused('cobranca_removida', `A recorrência está ${rec?.status ?? 'ausente'}.`);
   if (payment.amountCents !== row.amount_cents)
     throw new PaymentRefused('valor_divergente', `O valor difere do valor da cobrança recorrente ${row.txid}.`);
-  try {
-    return await payAttempt(sql, now, row, index, { payer: payment.payer, origin: 'spi' });
-  } catch (error) {
-    if (error instanceof AttemptRefused) throw new PaymentRefused('chave_inexistente', error.message);
-    throw error;
-  }
+  return payAttempt(sql, now, row, index, payment.payer);
 }
 
 /** A failed attempt: REJEITADA; the charge too when its recurrence allows no retry. */

@@ -23,7 +23,7 @@ import type { CobBody } from '../cob/schemas.ts';
 import { insertReceivedPix, type PixOrigin, type ReceivedPixRow } from '../received/store.ts';
 import { enqueuePixEvent, pixEventJob } from '../received/events.ts';
 import { isUniqueViolation } from '../../platform/db/errors.ts';
-import { distributeSplit } from '../split/distribute.ts';
+import { distributeSplit, prepareSplit } from '../split/distribute.ts';
 import { keyRefusal, receivingRefusal } from '../settings/receiving.ts';
 import { PaymentRefused } from './refusal.ts';
 import { boletoPaidByPix } from '../../billing/boletos/pix-paid.ts';
@@ -285,6 +285,8 @@ async function receiveLocked(sql: Sql, now: Date, incoming: IncomingPix, holdabl
     if (held) return { held };
   }
 
+  // A split's parties are locked before the first posting (docs/ledger.md, "Lock order").
+  const split = await prepareSplit(sql, { accountId, txid }, charge);
   let received: ReceivedPixRow;
   try {
     received = await insertReceivedPix(
@@ -311,7 +313,7 @@ async function receiveLocked(sql: Sql, now: Date, incoming: IncomingPix, holdabl
     amountCents: received.amount_cents,
   });
   // Payment split: passes the beneficiaries' shares on in this same transaction (may refuse the Pix).
-  await distributeSplit(sql, received, charge, now);
+  await distributeSplit(sql, received, split, now);
   await enqueuePixEvent(sql, received, [], now);
   return { received };
 }

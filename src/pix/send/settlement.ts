@@ -15,7 +15,7 @@
 import type { Database, Sql } from '../../platform/db/database.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { ledgerCode, lockCustomers } from '../../platform/ledger/ledger.ts';
-import { defineTopic, type JobOutcome, type OutboxJob } from '../../platform/outbox/jobs.ts';
+import { defineTopic, type JobOutcome, type NewJob, type OutboxJob } from '../../platform/outbox/jobs.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { FaultHooks } from '../../platform/faults.ts';
 import { receiveOrHold } from '../payments/engine.ts';
@@ -31,16 +31,29 @@ export const SETTLEMENT_KIND = { done: 'pix_enviado_liquidado', returned: 'estor
 
 class ReceiverRefused extends Error {}
 
+/** How a send ends: REALIZADO (the held amount leaves to the settlement account) or NAO_REALIZADO (it goes back). */
+export interface SendOutcome {
+  status: 'REALIZADO' | 'NAO_REALIZADO';
+  at: Date;
+  motivo: string | null;
+}
+
+/** What a send's outcome writes: the entry's kind and ledger accounts (`from -> to`), and the payer key's webhook event. */
+export interface SendConclusion {
+  kind: string;
+  ledger: { codes: [string, string]; ids: [number | null, number | null] };
+  event: NewJob<PixEventPayload>;
+}
+
 /**
- * The outcome, in one statement: the send's status, the entry that moves the held amount (`from -> to`)
- * and the payer key's webhook event (`{pix: [...]}` with the settled send, due at once).
+ * The outcome's writes for a send in processing: REALIZADO moves the held amount to `external:pix`, NAO_REALIZADO
+ * back to the payer's available balance; the payer key's webhook event (`{pix: [...]}` with the settled send, due
+ * at once). Written by one statement per send (`settleSentWithEntry`) or per batch of answers (src/spi/answer-batch.ts).
  */
-function settle(
-  sql: Sql,
-  locked: SentForSettlement,
-  outcome: { status: 'REALIZADO' | 'NAO_REALIZADO'; at: Date; motivo: string | null },
-  to: 'externalPix' | 'available',
-): Promise<SentPixRow> {
+export function sendConclusion(
+  locked: Pick<SentForSettlement, 'sent' | 'ledgerIds'>,
+  outcome: SendOutcome,
+): SendConclusion {
   const { sent, ledgerIds } = locked;
   const settled: SentPixRow = { ...sent, status: outcome.status, settled_at: outcome.at, motivo: outcome.motivo };
   const payload: PixEventPayload = {
@@ -50,19 +63,24 @@ function settle(
     envio: true,
     pix: [sentPixWebhook(settled, outcome.at)],
   };
-  return settleSentWithEntry(
-    sql,
-    sent,
-    { ...outcome, kind: outcome.status === 'REALIZADO' ? SETTLEMENT_KIND.done : SETTLEMENT_KIND.returned },
-    {
+  const to = outcome.status === 'REALIZADO' ? 'externalPix' : 'available';
+  return {
+    kind: outcome.status === 'REALIZADO' ? SETTLEMENT_KIND.done : SETTLEMENT_KIND.returned,
+    ledger: {
       codes: [
         ledgerCode.sending(sent.account_id),
         to === 'externalPix' ? ledgerCode.externalPix : ledgerCode.available(sent.account_id),
       ],
       ids: [ledgerIds.sending, ledgerIds[to]],
     },
-    { topic: WEBHOOK_TOPICS.pix, payload, accountId: sent.account_id, availableAt: outcome.at, now: outcome.at },
-  );
+    event: { topic: WEBHOOK_TOPICS.pix, payload, accountId: sent.account_id, availableAt: outcome.at, now: outcome.at },
+  };
+}
+
+/** The outcome, in one statement: the send's status, the entry that moves the held amount and the webhook event. */
+function settle(sql: Sql, locked: SentForSettlement, outcome: SendOutcome): Promise<SentPixRow> {
+  const { kind, ledger, event } = sendConclusion(locked, outcome);
+  return settleSentWithEntry(sql, locked.sent, { ...outcome, kind }, ledger, event);
 }
 
 /**
@@ -142,13 +160,13 @@ export function sendSettlementHandler(db: Database, clock: Clock, external: Exte
           const outcome = fault ?? (await external.settle(sql, externalSend(locked!), now));
           // Nothing was written for another institution's refusal: it settles here, with the fault it counted.
           if ('refused' in outcome) {
-            await settle(sql, locked!, { status: 'NAO_REALIZADO', at: now, motivo: outcome.refused }, 'available');
+            await settle(sql, locked!, { status: 'NAO_REALIZADO', at: now, motivo: outcome.refused });
             return;
           }
           // Left through the SPI boundary: the send stays in processing, its amount held, until the pacs.002.
           if ('answersLater' in outcome) return;
         }
-        await settle(sql, locked!, { status: 'REALIZADO', at: now, motivo: null }, 'externalPix');
+        await settle(sql, locked!, { status: 'REALIZADO', at: now, motivo: null });
       });
     } catch (error) {
       if (!(error instanceof ReceiverRefused)) throw error;
@@ -190,8 +208,7 @@ export async function concludeSend(
   if (locked?.sent.status !== 'EM_PROCESSAMENTO') return false;
   await lockParties(sql, locked.sent);
   const at = clock.forAccount(locked.sent.account_id).now();
-  if ('refused' in outcome)
-    await settle(sql, locked, { status: 'NAO_REALIZADO', at, motivo: outcome.refused }, 'available');
-  else await settle(sql, locked, { status: 'REALIZADO', at, motivo: null }, 'externalPix');
+  if ('refused' in outcome) await settle(sql, locked, { status: 'NAO_REALIZADO', at, motivo: outcome.refused });
+  else await settle(sql, locked, { status: 'REALIZADO', at, motivo: null });
   return true;
 }

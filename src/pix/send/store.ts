@@ -38,7 +38,17 @@ export interface SentPixRow {
 const COLUMNS = `id, account_id, id_envio, end_to_end_id, request, via, payer_key, info_pagador, amount_cents, favorecido,
   destination, target, receiver_account_id, status, motivo, requested_at, settled_at`;
 /** COLUMNS qualified by a table alias, for statements that join. */
-const columnsOf = (alias: string) => qualifiedColumns(COLUMNS, alias);
+export const sentPixColumnsOf = (alias: string) => qualifiedColumns(COLUMNS, alias);
+
+/**
+ * The ids of the ledger accounts a send's settlement may move money between, as columns `sending_id`,
+ * `available_id` and `external_id` over the send row `alias` (`externalCode`: SQL text of `external:pix`'s code);
+ * null while an account was never used.
+ */
+export const sendLedgerIdsSql = (alias: string, externalCode: string) =>
+  `(select l.id from ledger_accounts l where l.code = 'customer:' || ${alias}.account_id || ':sending') as sending_id,
+   (select l.id from ledger_accounts l where l.code = 'customer:' || ${alias}.account_id || ':available') as available_id,
+   (select l.id from ledger_accounts l where l.code = ${externalCode}) as external_id`;
 
 export async function findSentByIdEnvio(sql: Sql, accountId: number, idEnvio: string): Promise<SentPixRow | undefined> {
   const { rows } = await sql.query<SentPixRow>(
@@ -207,10 +217,8 @@ export async function lockSentForSettlement(sql: Sql, id: number): Promise<SentF
       external_id: number | null;
     }
   >(
-    `select ${columnsOf('s')}, a.nome as payer_nome, a.documento as payer_documento, a.conta as payer_conta,
-       (select l.id from ledger_accounts l where l.code = 'customer:' || s.account_id || ':sending') as sending_id,
-       (select l.id from ledger_accounts l where l.code = 'customer:' || s.account_id || ':available') as available_id,
-       (select l.id from ledger_accounts l where l.code = $2) as external_id
+    `select ${sentPixColumnsOf('s')}, a.nome as payer_nome, a.documento as payer_documento, a.conta as payer_conta,
+       ${sendLedgerIdsSql('s', '$2')}
      from sent_pix s join accounts a on a.id = s.account_id where s.id = $1 for update of s`,
     [id, ledgerCode.externalPix],
   );

@@ -8,29 +8,65 @@
  * (key or static QR code) that carries a txid, the latest revision of the configuration with that txid.
  */
 import type { Sql } from '../../platform/db/database.ts';
-import { ledgerCode, post } from '../../platform/ledger/ledger.ts';
+import { ledgerCode, lockCustomers, post } from '../../platform/ledger/ledger.ts';
 import { formatAmount } from '../../platform/money.ts';
 import { PaymentRefused } from '../payments/refusal.ts';
 import type { RefundGuard } from '../received/refund-guard.ts';
 import type { ReceivedPixRow } from '../received/store.ts';
 import { SplitExceedsAmount, SplitInvariantError, divide } from './shares.ts';
-import { insertDistribution, sharesOf, splitForTxid, splitLinkedTo, wasDistributed } from './store.ts';
+import {
+  insertDistribution,
+  sharesOf,
+  splitForTxid,
+  splitLinkedTo,
+  wasDistributed,
+  type ApplicableSplit,
+  type ShareRow,
+} from './store.ts';
 
+/** The configuration a payment divides, read and its parties locked before the payment posts anything. */
+export interface PreparedSplit {
+  split: ApplicableSplit;
+  positions: ShareRow[];
+}
+
+/**
+ * The split a payment to `to` divides, if any, with the receiver's and every beneficiary's account locked
+ * (`lockCustomers`: account rows, then their posted totals, ascending): the payment credits the receiver and the
+ * split then moves shares to the beneficiaries, so taking those locks one posting at a time would take a
+ * beneficiary's total after the receiver's, against the global order (docs/ledger.md, "Lock order") that a send
+ * between the two follows.
+ */
+export async function prepareSplit(
+  sql: Sql,
+  to: { accountId: number; txid: string | null },
+  charge: { id: number } | undefined,
+): Promise<PreparedSplit | undefined> {
+  const split = charge
+    ? await splitLinkedTo(sql, charge.id)
+    : to.txid
+      ? await splitForTxid(sql, to.accountId, to.txid)
+      : undefined;
+  if (!split) return undefined;
+  const positions = await sharesOf(sql, split.split_config_id, split.revisao);
+  if (positions[0]?.account_id !== to.accountId)
+    throw new SplitInvariantError(`configuration ${split.split_config_id} does not start with the receiver`);
+  await lockCustomers(
+    sql,
+    positions.map((p) => p.account_id),
+  );
+  return { split, positions };
+}
+
+/** Divides a received Pix by its prepared split, in the payment's transaction (module comment). */
 export async function distributeSplit(
   sql: Sql,
   received: ReceivedPixRow,
-  charge: { id: number } | undefined,
+  prepared: PreparedSplit | undefined,
   now: Date,
 ): Promise<void> {
-  const split = charge
-    ? await splitLinkedTo(sql, charge.id)
-    : received.txid
-      ? await splitForTxid(sql, received.account_id, received.txid)
-      : undefined;
-  if (!split) return;
-  const positions = await sharesOf(sql, split.split_config_id, split.revisao);
-  if (positions[0]?.account_id !== received.account_id)
-    throw new SplitInvariantError(`configuration ${split.split_config_id} does not start with the receiver`);
+  if (!prepared) return;
+  const { split, positions } = prepared;
   let amounts: number[];
   try {
     amounts = divide(received.amount_cents, {

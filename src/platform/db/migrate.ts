@@ -60,6 +60,7 @@ export const MIGRATION_FILES = [
   'billing/migrations/042_subscription_events.sql',
   'opening/accounts/migrations/043_simplified_account_holders.sql',
   'billing/migrations/044_renewal_days.sql',
+  'openfinance/migrations/045_of_payer_asked.sql',
 ] as const;
 
 const SRC_DIR = fileURLToPath(new URL('../../', import.meta.url));

@@ -173,10 +173,11 @@ export function transferCtes(p: {
 }
 
 /**
- * The CTEs `entry`, `lines` and `totals` of many entries of one account in one statement (a batch of card
- * confirmations, src/billing/charges/store.ts): `postings` names a CTE answering (kind, reference,
- * ledger_account_id, amount_cents), each (kind, reference) one entry whose lines sum to zero. `accountId` and
- * `at` are SQL text. Callers pass `asLedgerError` what the statement throws.
+ * The CTEs `entry`, `lines` and `totals` of many entries in one statement (a batch of card confirmations,
+ * src/billing/charges/store.ts; a batch of answers to sends, src/spi/answer-store.ts): `postings` names a CTE
+ * answering (kind, reference, ledger_account_id, amount_cents), each (kind, reference) one entry whose lines sum
+ * to zero. `accountId` and `at` are SQL text: constants for entries of one account, or columns of the postings'
+ * row `p` that an entry's lines share. Callers pass `asLedgerError` what the statement throws.
  */
 export function entriesCtes(p: { postings: string; accountId: string; at: string }): string {
   return `entry as (

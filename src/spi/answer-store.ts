@@ -6,7 +6,7 @@
 import type { Sql } from '../platform/db/database.ts';
 import { asLedgerError, entriesCtes, ledgerCode } from '../platform/ledger/ledger.ts';
 import { moneyMoved } from '../platform/logging.ts';
-import { jobsEnqueued, outboxInsertSql, outboxRowValues } from '../platform/outbox/jobs.ts';
+import { jobsEnqueued, outboxColumnsOf, outboxInsertSql, outboxRowValues } from '../platform/outbox/jobs.ts';
 import type { SendConclusion, SendOutcome } from '../pix/send/settlement.ts';
 import { sendLedgerIdsSql, sentPixColumnsOf, type SentForSettlement, type SentPixRow } from '../pix/send/store.ts';
 
@@ -98,12 +98,7 @@ export async function writeSendAnswers(sql: Sql, list: SendAnswer[]): Promise<bo
            lateral (values (i.from_id, -i.amount_cents), (i.to_id, i.amount_cents)) as l(ledger_account_id, amount_cents)),
        ${entriesCtes({ postings: 'postings', accountId: 'p.account_id', at: 'p.at' })},
        job as (${outboxInsertSql({
-         topic: 'i.topic',
-         orderingKey: 'i.ordering_key',
-         payload: 'i.payload',
-         availableAt: 'i.available_at',
-         createdAt: 'i.created_at',
-         accountId: 'i.job_account_id',
+         ...outboxColumnsOf('i'),
          from: 'input i join settled on settled.id = i.sent_pix_id',
          lock: 'for share',
        })})

@@ -11,7 +11,13 @@
 import type { Sql } from '../../platform/db/database.ts';
 import { availableCodeSql, ledgerCode, PIX_RECEIVED_POSTING } from '../../platform/ledger/ledger.ts';
 import { moneyMoved } from '../../platform/logging.ts';
-import { jobsEnqueued, outboxInsertSql, outboxRowValues, type NewJob } from '../../platform/outbox/jobs.ts';
+import {
+  jobsEnqueued,
+  outboxColumnsOf,
+  outboxInsertSql,
+  outboxRowValues,
+  type NewJob,
+} from '../../platform/outbox/jobs.ts';
 import type { PixEventPayload } from '../webhook/payloads.ts';
 import type { CobVBody } from '../cobv/schemas.ts';
 import type { CobBody } from '../cob/schemas.ts';
@@ -212,12 +218,7 @@ export function settlementWritesSql(from: string, pending: string): string {
      routed as (
        select i.end_to_end_id, ${pending} as pending from input i join pix on pix.end_to_end_id = i.end_to_end_id),
      job as (${outboxInsertSql({
-       topic: 'i.topic',
-       orderingKey: 'i.ordering_key',
-       payload: 'i.payload',
-       availableAt: 'i.available_at',
-       createdAt: 'i.created_at',
-       accountId: 'i.job_account_id',
+       ...outboxColumnsOf('i'),
        from: 'input i join routed r on r.end_to_end_id = i.end_to_end_id',
        doneWhen: 'not r.pending',
      })})

@@ -143,6 +143,19 @@ export function outboxInsertSql(row: {
          lateral (select (${row.availableAt})::timestamptz - ${accountOffset(row.accountId, row.lock ?? '')} as at) due`;
 }
 
+/**
+ * `outboxInsertSql`'s fields read from the columns a statement's input names them by (`outboxRowValues` unnested
+ * as `topic, ordering_key, payload, available_at, created_at, job_account_id` of the row `alias`).
+ */
+export const outboxColumnsOf = (alias: string) => ({
+  topic: `${alias}.topic`,
+  orderingKey: `${alias}.ordering_key`,
+  payload: `${alias}.payload`,
+  availableAt: `${alias}.available_at`,
+  createdAt: `${alias}.created_at`,
+  accountId: `${alias}.job_account_id`,
+});
+
 /** A job of any topic for a statement that writes an account's jobs beside other rows (`jobRowsInsertSql`). */
 export interface JobRow {
   values: ReturnType<typeof outboxRowValues>;

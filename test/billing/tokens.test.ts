@@ -29,6 +29,8 @@ before(async () => {
   const config = loadConfig({
     PIXD_DATA_DIR: dataDir,
     PORT: port,
+    // A free port of its own: PORT + 1 may be another test's (a fresh-clone run failed its start on it).
+    PIXD_PAGES_PORT: '0',
     PIXD_ENV: 'sandbox',
     ...(seeded.databaseUrl && { DATABASE_URL: seeded.databaseUrl }),
   });

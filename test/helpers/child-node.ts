@@ -21,7 +21,8 @@ export interface ChildNode {
 
 export async function startChildNode(env: Record<string, string>): Promise<ChildNode> {
   const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
-    env: { ...process.env, ...env },
+    // The pages on a free port of their own unless the test names one: PORT + 1 may be another test's.
+    env: { ...process.env, PIXD_PAGES_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];

@@ -57,24 +57,30 @@ export interface PayerOrder {
   payerIspb?: string;
 }
 
-/** The pacs.008 of a payer's order, at `now` (the receiving account's clock in the node). */
+/**
+ * The pacs.008 of a payer's order, at `now` (the receiving account's clock in the node). Checked against its XSD
+ * by the node that receives it, as every message (its only destination is a node's inbound path).
+ */
 export function payerCreditTransfer(order: PayerOrder, now: Date): string {
   const payer = order.payer ?? FICTITIOUS_PAYER;
   const ispb = order.payerIspb ?? SANDBOX_PAYER_ISPB;
-  return buildCreditTransfer({
-    msgId: newMsgId(ispb),
-    createdAt: now,
-    endToEndId: order.endToEndId ?? newEndToEndId(now, ispb),
-    ...(order.txid && { txid: order.txid }),
-    ...(order.idRec && { idRec: order.idRec }),
-    ...(order.initiation && { initiation: order.initiation }),
-    amountCents: order.amountCents,
-    acceptedAt: now,
-    // The message's name is the catalog's Text140; the pay endpoint takes names up to 200 characters.
-    debtor: { ...PAYER_ACCOUNT, ispb, ...payer, nome: payer.nome.slice(0, 140) },
-    creditor: { ispb: RECEIVER_ISPB, ...order.creditor },
-    ...(order.infoPagador && { infoPagador: order.infoPagador }),
-  });
+  return buildCreditTransfer(
+    {
+      msgId: newMsgId(ispb),
+      createdAt: now,
+      endToEndId: order.endToEndId ?? newEndToEndId(now, ispb),
+      ...(order.txid && { txid: order.txid }),
+      ...(order.idRec && { idRec: order.idRec }),
+      ...(order.initiation && { initiation: order.initiation }),
+      amountCents: order.amountCents,
+      acceptedAt: now,
+      // The message's name is the catalog's Text140; the pay endpoint takes names up to 200 characters.
+      debtor: { ...PAYER_ACCOUNT, ispb, ...payer, nome: payer.nome.slice(0, 140) },
+      creditor: { ispb: RECEIVER_ISPB, ...order.creditor },
+      ...(order.infoPagador && { infoPagador: order.infoPagador }),
+    },
+    'on-receipt',
+  );
 }
 
 /** The pacs.008 of an Open Finance payment's Pix: initiated by a payment initiator, to the receiving account. */

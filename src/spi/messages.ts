@@ -4,10 +4,11 @@
  * arrives and reads it. Amounts are integer cents inside and the catalog's two-decimal form in the XML;
  * timestamps are written in UTC.
  */
-import { XMLBuilder, XMLParser } from 'fast-xml-parser';
+import { XMLParser } from 'fast-xml-parser';
 import { randomAlphanumeric } from '../platform/ids.ts';
 import { formatAmount, parseAmount } from '../platform/money.ts';
 import { readPlainXml } from './plain-xml.ts';
+import { writeXml, type XmlBody } from './xml-writer.ts';
 import { statusReportFromTemplate } from './report-template.ts';
 import { SPI_SCHEMAS, SpiMessageInvalid, validateAndRead, validateSpiMessage } from './xsd.ts';
 
@@ -100,16 +101,22 @@ export const newMsgId = (ispb: string) => `M${ispb}${randomAlphanumeric(23)}`;
 const utc = (at: Date) => at.toISOString();
 const brl = (amountCents: number) => ({ '#text': formatAmount(amountCents), '@Ccy': 'BRL' });
 const agent = (ispb: string) => ({ FinInstnId: { ClrSysMmbId: { MmbId: ispb } } });
-const document = (name: keyof typeof SPI_SCHEMAS, body: object) => ({
+const document = (name: keyof typeof SPI_SCHEMAS, body: XmlBody) => ({
   Document: { '@xmlns': SPI_SCHEMAS[name], ...body },
 });
 
-const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@', textNodeName: '#text' });
+/**
+ * Where a built message is checked against its XSD: `'here'`, before it leaves the builder (what pixd sends to
+ * the SPI: a message that would not validate is a bug here, not the peer's), or `'on-receipt'`, by the node
+ * that receives it, whose inbound path validates every message it parses (the sandbox's payer, whose messages go
+ * to a node's inbound path and nowhere else: checked twice, the same bytes cost a fifth of a sandbox payment's
+ * CPU; docs/performance.md, session 15).
+ */
+export type BuildCheck = 'here' | 'on-receipt';
 
-function write(name: keyof typeof SPI_SCHEMAS, body: object): string {
-  const xml = `<?xml version="1.0" encoding="UTF-8"?>${builder.build(document(name, body))}`;
-  // What pixd writes validates too: a message that would not is a bug here, not the peer's.
-  validateSpiMessage(xml);
+function write(name: keyof typeof SPI_SCHEMAS, body: XmlBody, check: BuildCheck = 'here'): string {
+  const xml = `<?xml version="1.0" encoding="UTF-8"?>${writeXml(document(name, body))}`;
+  if (check === 'here') validateSpiMessage(xml);
   return xml;
 }
 
@@ -126,33 +133,37 @@ function account(p: Partial<SpiParty> & { chave?: string }) {
   };
 }
 
-export function buildCreditTransfer(m: Omit<CreditTransfer, 'kind'>): string {
-  return write('pacs.008.spi.1.13', {
-    FIToFICstmrCdtTrf: {
-      GrpHdr: {
-        MsgId: m.msgId,
-        CreDtTm: utc(m.createdAt),
-        NbOfTxs: '1',
-        SttlmInf: { SttlmMtd: 'CLRG' },
-        PmtTpInf: { InstrPrty: 'HIGH', SvcLvl: { Prtry: 'PAGPRI' } },
-      },
-      CdtTrfTxInf: {
-        PmtId: { EndToEndId: m.endToEndId, ...(m.txid && { TxId: m.txid }) },
-        ...(m.initiation && { PmtTpInf: { LclInstrm: { Prtry: m.initiation } } }),
-        IntrBkSttlmAmt: brl(m.amountCents),
-        AccptncDtTm: utc(m.acceptedAt),
-        ChrgBr: 'SLEV',
-        ...(m.idRec && { MndtRltdInf: { MndtId: m.idRec } }),
-        Dbtr: party(m.debtor),
-        DbtrAcct: account(m.debtor),
-        DbtrAgt: agent(m.debtor.ispb),
-        ...(m.creditor.ispb && { CdtrAgt: agent(m.creditor.ispb) }),
-        ...((m.creditor.cpf || m.creditor.cnpj) && { Cdtr: party(m.creditor) }),
-        CdtrAcct: account(m.creditor),
-        ...(m.infoPagador && { RmtInf: { Ustrd: m.infoPagador } }),
+export function buildCreditTransfer(m: Omit<CreditTransfer, 'kind'>, check: BuildCheck = 'here'): string {
+  return write(
+    'pacs.008.spi.1.13',
+    {
+      FIToFICstmrCdtTrf: {
+        GrpHdr: {
+          MsgId: m.msgId,
+          CreDtTm: utc(m.createdAt),
+          NbOfTxs: '1',
+          SttlmInf: { SttlmMtd: 'CLRG' },
+          PmtTpInf: { InstrPrty: 'HIGH', SvcLvl: { Prtry: 'PAGPRI' } },
+        },
+        CdtTrfTxInf: {
+          PmtId: { EndToEndId: m.endToEndId, ...(m.txid && { TxId: m.txid }) },
+          ...(m.initiation && { PmtTpInf: { LclInstrm: { Prtry: m.initiation } } }),
+          IntrBkSttlmAmt: brl(m.amountCents),
+          AccptncDtTm: utc(m.acceptedAt),
+          ChrgBr: 'SLEV',
+          ...(m.idRec && { MndtRltdInf: { MndtId: m.idRec } }),
+          Dbtr: party(m.debtor),
+          DbtrAcct: account(m.debtor),
+          DbtrAgt: agent(m.debtor.ispb),
+          ...(m.creditor.ispb && { CdtrAgt: agent(m.creditor.ispb) }),
+          ...((m.creditor.cpf || m.creditor.cnpj) && { Cdtr: party(m.creditor) }),
+          CdtrAcct: account(m.creditor),
+          ...(m.infoPagador && { RmtInf: { Ustrd: m.infoPagador } }),
+        },
       },
     },
-  });
+    check,
+  );
 }
 
 export function buildStatusReport(m: Omit<StatusReport, 'kind'>): string {

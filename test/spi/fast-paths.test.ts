@@ -1,15 +1,17 @@
 // suite: database-independent
 /**
- * The two shortcuts of an inbound pacs.008's XML (docs/performance.md, "Session 13"): the plain-form reader
+ * The shortcuts of the SPI's XML (docs/performance.md, "Session 13" and "Session 15"): the plain-form reader
  * (src/spi/plain-xml.ts) builds fast-xml-parser's tree to the letter for every form a valid message can take,
  * and gives way to it for any other; the status report's template (src/spi/report-template.ts) writes the very
- * text the validating builder writes, and gives way to it for anything the template does not cover. Pure
+ * text the validating builder writes, and gives way to it for anything the template does not cover; the message
+ * writer (src/spi/xml-writer.ts) writes what fast-xml-parser's XMLBuilder writes, byte for byte. Pure
  * functions, no server.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { XMLParser } from 'fast-xml-parser';
+import fc from 'fast-check';
+import { XMLBuilder, XMLParser } from 'fast-xml-parser';
 import { XmlDocument, XsdValidator } from 'libxml2-wasm';
 import {
   buildCreditTransfer,
@@ -25,6 +27,7 @@ import {
 } from '../../src/spi/messages.ts';
 import { readPlainXml } from '../../src/spi/plain-xml.ts';
 import { statusReportFromTemplate } from '../../src/spi/report-template.ts';
+import { writeXml, type XmlBody } from '../../src/spi/xml-writer.ts';
 import { validateSpiMessage } from '../../src/spi/xsd.ts';
 import { compilePlainValidator, type PlainValidator } from '../../src/spi/xsd-plain.ts';
 
@@ -363,5 +366,34 @@ describe('the plain-form validator', () => {
     // Valid, but not plain: libxml2 accepts them.
     assert.equal(validateSpiMessage(xml.replace('<GrpHdr>', '<GrpHdr><!-- x -->')), 'pacs.008.spi.1.13');
     assert.equal(validateSpiMessage(FORMS['with a namespace prefix'](xml)), 'pacs.008.spi.1.13');
+  });
+});
+
+describe('the message writer', () => {
+  const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@', textNodeName: '#text' });
+  // Text with every character the builder escapes, and some it does not.
+  const text = fc.string({ unit: fc.constantFrom('a', 'Z', '0', ' ', '&', '<', '>', '"', "'", 'ç', '\u0000', ';') });
+  const leaf = fc.oneof(text, fc.integer(), fc.constant(undefined));
+  const name = fc.constantFrom('A', 'Bb', 'CdtTrfTxInf', 'Id');
+  // What messages.ts writes: elements holding text, or elements with an attribute and text beside them.
+  const { value } = fc.letrec<{ value: unknown; element: XmlBody }>((tie) => ({
+    value: fc.oneof({ depthSize: 'small' }, leaf, tie('element')),
+    element: fc
+      .tuple(fc.dictionary(name, tie('value'), { maxKeys: 3 }), fc.option(text), fc.option(text))
+      .map(([children, attribute, inner]) => ({
+        ...(attribute !== null && { '@Ccy': attribute }),
+        ...children,
+        ...(inner !== null && { '#text': inner }),
+      })),
+  }));
+  const document = fc.dictionary(name, value, { minKeys: 1, maxKeys: 2 }) as fc.Arbitrary<XmlBody>;
+
+  it("writes XMLBuilder's text for any body: elements, attributes, text, undefined, escapes", () => {
+    fc.assert(
+      fc.property(document, (body) => {
+        assert.equal(writeXml(body), builder.build(body));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -13,7 +13,7 @@ type XmlValue = string | number | undefined | XmlBody;
 const ENTITY: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
 const SPECIAL = /[&<>"']/g;
 
-const escape = (text: string) => text.replace(SPECIAL, (c) => ENTITY[c]);
+const escaped = (text: string) => text.replace(SPECIAL, (c) => ENTITY[c]);
 
 export function writeXml(body: XmlBody): string {
   let xml = '';
@@ -23,14 +23,14 @@ export function writeXml(body: XmlBody): string {
 
 function element(name: string, value: XmlValue): string {
   if (value === undefined) return '';
-  if (typeof value !== 'object') return `<${name}>${escape(String(value))}</${name}>`;
+  if (typeof value !== 'object') return `<${name}>${escaped(String(value))}</${name}>`;
   let attributes = '';
   let inner = '';
   for (const key of Object.keys(value)) {
     const child = value[key];
     if (child === undefined) continue;
-    if (key.startsWith('@')) attributes += ` ${key.slice(1)}="${escape(String(child))}"`;
-    else if (key === '#text') inner += escape(String(child));
+    if (key.startsWith('@')) attributes += ` ${key.slice(1)}="${escaped(String(child))}"`;
+    else if (key === '#text') inner += escaped(String(child));
     else inner += element(key, child);
   }
   return `<${name}${attributes}>${inner}</${name}>`;

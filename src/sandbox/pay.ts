@@ -9,7 +9,7 @@ import { parseBrCode } from '../platform/brcode.ts';
 import { amountDue, type PaymentTarget, type Reception } from '../pix/payments/engine.ts';
 import { settlementReaderFor } from '../pix/payments/settlement-batcher.ts';
 import { pixView } from '../pix/received/view.ts';
-import type { SpiNode } from '../spi/credit.ts';
+import type { SenderReads, SpiNode } from '../spi/credit.ts';
 import { accountOf, chargeToPay } from './pay-store.ts';
 import { FICTITIOUS_PAYER, payerPays, type PayerOrder } from './spi-institution.ts';
 
@@ -79,21 +79,20 @@ async function orderOf(
   clock: SpiNode['clock'],
   target: PaymentTarget,
   incoming: Incoming,
-): Promise<{ order: PayerOrder; now: Date }> {
+): Promise<{ order: PayerOrder; now: Date; reads?: SenderReads }> {
   const { amountCents: givenCents, ...payer } = incoming;
   if (target.kind === 'charge' || target.kind === 'location') {
-    // By txid, on the engine's coalesced charge read, which the payments in flight share (the app's read and then
-    // the inbound path's: a round trip per batch, not per payment; docs/performance.md, "Session 14, charges").
-    const charge =
-      target.kind === 'charge'
-        ? await settlementReaderFor(sql).submit(target)
-        : await chargeToPay(sql, { token: target.token });
+    // By txid, on the engine's coalesced charge read, which the payments in flight share; the node's inbound path
+    // is handed that read rather than reading the charge again (docs/performance.md, session 15).
+    const read = target.kind === 'charge' ? await settlementReaderFor(sql).submit(target) : undefined;
+    const charge = target.kind === 'charge' ? read : await chargeToPay(sql, { token: target.token });
     if (!charge) throw refused('cobranca_inexistente', 'Nenhuma cobrança corresponde ao Pix.');
     const now = clock.forAccount(charge.account_id).now();
     const amountCents = givenCents ?? amountDue(charge, now).cents;
     return {
       order: { creditor: { chave: charge.chave }, txid: charge.txid, initiation: 'QRDN', amountCents, ...payer },
       now,
+      ...(read && { reads: { charge: read } }),
     };
   }
   if (givenCents === undefined)
@@ -118,9 +117,12 @@ async function orderOf(
  * The sandbox payer's institution sends the order's pacs.008 into the node's inbound path (spi-institution.ts), as
  * another institution's gateway would; the refusal is shown in the engine's words.
  */
-async function payThroughBoundary(ctx: SpiNode, order: PayerOrder, now: Date): Promise<Reception> {
+async function payThroughBoundary(
+  ctx: SpiNode,
+  { order, now, reads }: { order: PayerOrder; now: Date; reads?: SenderReads },
+): Promise<Reception> {
   if (order.amountCents <= 0) throw refused('valor_invalido', 'O valor do Pix deve ser positivo.');
-  const outcome = await payerPays(ctx, order, now);
+  const outcome = await payerPays(ctx, order, now, reads);
   if (outcome.status === 'ACSP') return { received: outcome.credit.received };
   if (outcome.status === 'held') return { held: outcome.credit.held };
   const why = outcome.credit?.refused ?? { code: outcome.reason.code, message: outcome.reason.info ?? '' };
@@ -138,8 +140,7 @@ export async function sandboxPay(ctx: SpiNode, accountId: number, body: SandboxP
   }
   const payer: Payer = body.pagador ?? FICTITIOUS_PAYER;
   const incoming = { amountCents, payer, ...(body.infoPagador && { infoPagador: body.infoPagador }) };
-  const { order, now } = await orderOf(ctx.db, ctx.clock, target, incoming);
-  const reception = await payThroughBoundary(ctx, order, now);
+  const reception = await payThroughBoundary(ctx, await orderOf(ctx.db, ctx.clock, target, incoming));
   // Received a moment ago: no refunds yet.
   if (reception.received) return pixView(reception.received, []);
   // A participant's key: nothing is credited until the participant confirms (docs/participants.md).

@@ -16,7 +16,7 @@
 import { newEndToEndId, RECEIVER_ISPB, SANDBOX_PAYER_ISPB } from '../platform/institution.ts';
 import type { SpiRelay } from '../platform/extensions.ts';
 import { LIMITS } from '../platform/limits.ts';
-import type { SpiNode } from '../spi/credit.ts';
+import type { SenderReads, SpiNode } from '../spi/credit.ts';
 import type { OpenFinancePix, OpenFinancePixOutcome } from '../platform/extensions.ts';
 import { receiveSpiMessage, type CreditDecision, type InboundAnswer } from '../spi/inbound.ts';
 import {
@@ -162,9 +162,17 @@ function statusReportOf(answer: InboundAnswer): StatusReport {
   return report;
 }
 
-/** The sandbox payer's institution sends a pacs.008 into the node's inbound path and reads the answer. */
-export async function payerPays(ctx: SpiNode, order: PayerOrder, now: Date): Promise<PayerOutcome> {
-  const answer = await receiveSpiMessage(ctx, payerCreditTransfer(order, now));
+/**
+ * The sandbox payer's institution sends a pacs.008 into the node's inbound path and reads the answer; what the
+ * payer's app read before (the charge it pays) goes with it, so the node does not read it again.
+ */
+export async function payerPays(
+  ctx: SpiNode,
+  order: PayerOrder,
+  now: Date,
+  reads?: SenderReads,
+): Promise<PayerOutcome> {
+  const answer = await receiveSpiMessage(ctx, payerCreditTransfer(order, now), reads);
   const credit = answer.credit;
   if (answer.status === 202 && credit && 'held' in credit) return { status: 'held', credit };
   const report = statusReportOf(answer);

@@ -22,6 +22,7 @@ import { chargeSettlement, type IncomingPix } from '../pix/payments/engine.ts';
 import { keyReadsFor, keySettlement, type KeyForSettlement } from '../pix/payments/key-settlement.ts';
 import { PaymentRefused } from '../pix/payments/refusal.ts';
 import { settlementReaderFor } from '../pix/payments/settlement-batcher.ts';
+import type { ChargeForSettlement } from '../pix/payments/store.ts';
 import type { ReceivedPixRow } from '../pix/received/store.ts';
 import type { CreditTransfer } from './messages.ts';
 import {
@@ -33,6 +34,16 @@ import {
 
 /** What the inbound path uses of the node: its database and its clock. */
 export type SpiNode = Pick<AppContext, 'db' | 'clock'>;
+
+/**
+ * What a sender in this node read before it sent the message, handed to the inbound path so it is not read
+ * again: the sandbox's payer reads the charge it pays, as a payer's app does, and the node would read it again
+ * moments later (docs/performance.md, session 15). A gateway's messages come with none. Trusted only as a read:
+ * the charge is paid only while still the version read (the write's compare-and-set), else on the locked path.
+ */
+export interface SenderReads {
+  charge?: ChargeForSettlement;
+}
 
 const creditWriterFor = perDatabase(
   (sql) =>
@@ -70,6 +81,7 @@ export async function creditCoalesced(
   ctx: SpiNode,
   message: CreditTransfer,
   answerAt: (now: Date) => string,
+  reads: SenderReads = {},
 ): Promise<{ answer: string; received: ReceivedPixRow } | undefined> {
   const { chave, ispb } = message.creditor;
   if (!chave || message.idRec || (ispb !== undefined && ispb !== RECEIVER_ISPB)) return undefined;
@@ -89,7 +101,7 @@ export async function creditCoalesced(
   let credited: ReceivedPixRow | undefined;
   try {
     if (message.txid) {
-      const credit = await chargeCredit(ctx, key, message.txid, incoming, now);
+      const credit = await chargeCredit(ctx, key, message.txid, incoming, now, reads.charge);
       if (!credit) return undefined;
       credited = await chargeCreditWriterFor(ctx.db).submit({ ...credit, ...claim });
     } else {
@@ -119,10 +131,12 @@ async function chargeCredit(
   txid: string,
   incoming: Omit<IncomingPix, 'target'>,
   now: Date,
+  read: ChargeForSettlement | undefined,
 ): Promise<Omit<InboundChargeCredit, 'msgId' | 'answer'> | undefined> {
   if (!key || key.removed_at || key.confirm_incoming) return undefined;
   const target = { kind: 'charge', accountId: key.account_id, txid } as const;
-  const charge = await settlementReaderFor(ctx.db).submit(target);
+  const charge =
+    read?.account_id === key.account_id && read.txid === txid ? read : await settlementReaderFor(ctx.db).submit(target);
   if (!charge || charge.chave !== key.chave) return undefined;
   try {
     const settlement = chargeSettlement(charge, { ...incoming, target }, now);

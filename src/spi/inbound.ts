@@ -26,7 +26,7 @@ import { creditReturnedPix } from '../pix/send/returns.ts';
 import { lockCustomer } from '../platform/ledger/ledger.ts';
 import { answerSendCoalesced } from './answer-batch.ts';
 import { answerOutbound } from './answers.ts';
-import { creditCoalesced, payerOf, type SpiNode } from './credit.ts';
+import { creditCoalesced, payerOf, type SenderReads, type SpiNode } from './credit.ts';
 import { creditRecurringCoalesced } from './recurring-credit.ts';
 import { catalogReason } from './held.ts';
 import {
@@ -72,7 +72,7 @@ export type CreditDecision =
 const notHere = (ispb: string) =>
   ispb === RECEIVER_ISPB ? undefined : { code: 'AC03', info: `O ISPB ${ispb} não é desta instituição.` };
 
-export async function receiveSpiMessage(ctx: SpiNode, xml: string): Promise<InboundAnswer> {
+export async function receiveSpiMessage(ctx: SpiNode, xml: string, reads?: SenderReads): Promise<InboundAnswer> {
   let message: ReturnType<typeof parseSpiMessage>;
   try {
     message = parseSpiMessage(xml);
@@ -87,7 +87,7 @@ export async function receiveSpiMessage(ctx: SpiNode, xml: string): Promise<Inbo
     return { status: 400, xml: buildMessageReject(reject) };
   }
   if (message.kind === 'pacs.008') {
-    const { xml, credit } = await creditTransfer(ctx, message);
+    const { xml, credit } = await creditTransfer(ctx, message, reads);
     return xml === undefined ? { status: 202, credit } : { status: 200, xml, credit };
   }
   if (message.kind === 'pacs.002') {
@@ -196,10 +196,11 @@ class Refused extends Error {
 async function creditTransfer(
   ctx: SpiNode,
   message: CreditTransfer,
+  reads: SenderReads | undefined,
 ): Promise<{ xml: string | undefined; credit?: CreditDecision }> {
   const answerAt = (now: Date) => answerTo(message, now);
   const coalesced =
-    (await creditCoalesced(ctx, message, answerAt)) ?? (await creditRecurringCoalesced(ctx, message, answerAt));
+    (await creditCoalesced(ctx, message, answerAt, reads)) ?? (await creditRecurringCoalesced(ctx, message, answerAt));
   if (coalesced !== undefined) return { xml: coalesced.answer, credit: { received: coalesced.received } };
   let credit: CreditDecision | undefined;
   const claim = (sql: Sql, accountId: number | null, at: Date) =>

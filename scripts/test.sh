@@ -19,10 +19,13 @@ cd "$(dirname "$0")/.."
 mkdir -p node_modules/.cache/pixd
 build_dir=$(mktemp -d node_modules/.cache/pixd/test-build.XXXXXX)
 trap 'rm -rf "$build_dir"' EXIT
-bundled() { node --import tsx scripts/test-build.ts "$build_dir" "$@"; }
+# The bundled files' list goes to a file, not through a process substitution, so that a build that fails (a
+# missing file, an import of nothing) stops the run here.
+bundle() { node --import tsx scripts/test-build.ts "$build_dir" "$@" > "$build_dir/files"; }
 run() { node --enable-source-maps --test --test-timeout=600000 "$@"; }
 if [ "$#" -gt 0 ]; then
-  mapfile -t files < <(bundled "$@")
+  bundle "$@"
+  mapfile -t files < "$build_dir/files"
   run --test-concurrency=1 "${files[@]}"
   exit
 fi
@@ -35,7 +38,8 @@ mapfile -t serial < <(grep -l '^// suite: serial' "${all[@]}" || true)
 mapfile -t parallel < <(printf '%s\n' "${all[@]}" | grep -vxF -f <(printf '%s\n' "${serial[@]}"))
 
 # One build for both passes (the files share their chunks); its output keeps the order given.
-mapfile -t out < <(bundled "${parallel[@]}" "${serial[@]}")
+bundle "${parallel[@]}" "${serial[@]}"
+mapfile -t out < "$build_dir/files"
 serial=("${out[@]:${#parallel[@]}}")
 parallel=("${out[@]:0:${#parallel[@]}}")
 

@@ -16,6 +16,8 @@ const POLLS_PER_KEEPALIVE = 15;
 
 export class LiveStreams {
   private readonly open_ = new Set<() => void>();
+  /** Set by closeAll: a stream whose request was admitted before the node began closing, but that opens after. */
+  private closing = false;
 
   constructor(
     private readonly ctx: AppContext,
@@ -30,6 +32,13 @@ export class LiveStreams {
       connection: 'keep-alive',
     });
     raw.write('retry: 2000\n\n');
+    // The node began closing, or the connection ended, while the request's session was being checked: ended at
+    // once, as closeAll ends the others (the page reconnects, to another node), instead of polling on for a
+    // connection that is gone or a close that has passed.
+    if (this.closing || request.socket.destroyed) {
+      raw.end();
+      return;
+    }
     let last: string | undefined;
     let polls = 0;
     let busy = false;
@@ -63,6 +72,7 @@ export class LiveStreams {
   }
 
   closeAll(): void {
+    this.closing = true;
     for (const close of [...this.open_]) close();
   }
 }

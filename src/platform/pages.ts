@@ -6,7 +6,7 @@
  * path is 404, so the API is reachable only where a client certificate can be presented.
  */
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
@@ -25,10 +25,12 @@ export interface Pages {
   url: string;
   /** Connections accepted by the pages listener. */
   readonly sockets: WeakSet<TLSSocket>;
+  /** Its open connections from their first byte, the TLS handshake included: every one ends when it closes. */
+  readonly connections: Set<Socket>;
 }
 
 export function pagesOf(config: Config): Pages {
-  return { url: config.pagesUrl, sockets: new WeakSet() };
+  return { url: config.pagesUrl, sockets: new WeakSet(), connections: new Set() };
 }
 
 /** A request that came in on the pages listener to a route that is not a page: 404, as if it did not exist. */
@@ -51,6 +53,12 @@ export async function listenForPages(
     (request, response) => app.routing(request, response),
   );
   server.on('secureConnection', (socket) => pages.sockets.add(socket));
+  // Every connection from its first byte: closeAllConnections knows only those past their TLS handshake.
+  const { connections } = pages;
+  server.on('connection', (socket: Socket) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.pagesPort, config.host, resolve);
@@ -61,7 +69,10 @@ export async function listenForPages(
   }
   return () =>
     new Promise((resolve) => {
-      server.closeAllConnections();
       server.close(() => resolve());
+      // Pages close before the API drains (runtime.ts closes in reverse), so nothing refuses a request here: a
+      // connection still in its handshake would finish it, open a page's live stream, and hold this close open
+      // for ever (it hung a restart in a fresh-clone CI run). Every connection ends now, whatever its state.
+      for (const socket of connections) socket.destroy();
     });
 }

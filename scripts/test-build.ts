@@ -1,9 +1,9 @@
 /**
- * `npm test` (the whole suite) runs this first: every test file bundled with the sources it imports into
- * node_modules/.cache/pixd/test-build/, so each test process loads a handful of JavaScript files instead of
+ * `npm test` runs this first: every test file bundled with the sources it imports into a directory of the
+ * run's own under node_modules/.cache/pixd/, so each test process loads a handful of JavaScript files instead of
  * some five hundred TypeScript modules through tsx's loader thread. That load was 1.5 s of every file's 3.7 s
  * of fixed cost on a quiet machine (0.45 s bundled), and the suite's 124 files each pay it on both databases
- * (docs/performance.md, "The suite's time").
+ * (docs/performance.md, "Session 15: the suite's time").
  *
  * What a test sees does not change: each module keeps its own source file as `import.meta.url` (and
  * `import.meta.dirname`/`filename`), so reads of migrations, XSDs, pages and fixtures, and the child scripts
@@ -13,8 +13,7 @@
  * a failure's stack and location name the .ts line.
  *
  * Usage: node scripts/test-build.ts <out dir> <test file>... → prints each bundled file, in the order given.
- * Each run of the suite builds into a directory of its own (scripts/test.sh), so two runs in one checkout
- * never overwrite each other's files.
+ * scripts/test.sh gives each run its own directory, so two runs in one checkout never overwrite each other's.
  */
 import fs from 'node:fs';
 import path from 'node:path';
